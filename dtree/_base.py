@@ -1,0 +1,75 @@
+"""Parameter handling in scikit-learn's convention, without depending on it.
+
+``__init__`` only stores its keyword arguments; ``get_params`` reads them back
+from the signature, ``set_params`` writes them, and the repr shows those that
+differ from their defaults. That is all ``clone``, ``Pipeline`` and
+``GridSearchCV`` need.
+"""
+import inspect
+
+
+class ParamsMixin:
+    """get_params / set_params / repr from the ``__init__`` signature."""
+
+    @classmethod
+    def _param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return sorted(
+            name for name, p in signature.parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        )
+
+    def get_params(self, deep=True):
+        """Parameters of this estimator.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Accepted for compatibility; a tree has no sub-estimators.
+
+        Returns
+        -------
+        dict
+            Parameter names mapped to their values.
+        """
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        """Set parameters of this estimator.
+
+        Parameters
+        ----------
+        **params : dict
+            New parameter values; unknown names raise ValueError.
+
+        Returns
+        -------
+        self
+        """
+        valid = set(self._param_names())
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {sorted(valid)!r}."
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        defaults = {
+            name: p.default
+            for name, p in inspect.signature(type(self).__init__).parameters.items()
+            if name != "self"
+        }
+        shown = []
+        for name in self._param_names():
+            value = getattr(self, name)
+            default = defaults.get(name, inspect.Parameter.empty)
+            try:
+                same = value is default or bool(value == default)
+            except Exception:  # arrays and other values without a plain ==
+                same = False
+            if not same:
+                shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"

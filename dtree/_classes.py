@@ -1,0 +1,576 @@
+"""DecisionTreeClassifier and DecisionTreeRegressor: the public estimators.
+
+The estimators validate and encode the input once, resolve the
+hyperparameters, hand everything to the Cython builder, and wrap the node arrays
+it returns in a ``Tree``. Names, defaults and meanings follow scikit-learn's
+trees so that switching is a change of import.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from . import _validation as val
+from ._base import ParamsMixin
+from ._criterion import CRITERIA
+from ._nodes import Tree
+from ._splitter import Splitter
+from ._tree import build_tree
+
+CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "gain_ratio")
+REGRESSION_CRITERIA = ("squared_error",)
+# Depth limit standing in for "unlimited": deeper than any tree a machine holds.
+_NO_DEPTH_LIMIT = 2**31 - 1
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _draw_seed(random_state):
+    """A 63-bit seed for the Cython feature draw, from scikit-learn style random_state."""
+    if random_state is None or random_state is np.random:
+        return int(np.random.randint(1, 2**62, dtype=np.int64))
+    if _is_int(random_state):
+        return int(np.random.RandomState(random_state).randint(1, 2**62, dtype=np.int64))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(1, 2**62, dtype=np.int64))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(1, 2**62))
+    raise ValueError(f"random_state must be None, an int, a numpy RandomState or "
+                     f"Generator; got {random_state!r}")
+
+
+class BaseDecisionTree(ParamsMixin):
+    """Shared fit / apply / inspection logic of the two estimators."""
+
+    _criteria = ()
+
+    # ------------------------------------------------------------------ fit
+    def _resolve_params(self, n_samples, n_features, total_weight):
+        """Check hyperparameters and turn them into the builder's numbers."""
+        if self.criterion not in self._criteria:
+            raise ValueError(f"criterion must be one of {list(self._criteria)}; got "
+                             f"{self.criterion!r}")
+        if self.splitter != "best":
+            raise ValueError(f"splitter must be 'best'; got {self.splitter!r}")
+
+        max_depth = self.max_depth
+        if max_depth is None:
+            max_depth = _NO_DEPTH_LIMIT
+        elif not _is_int(max_depth) or max_depth < 1:
+            raise ValueError(f"max_depth must be None or an int >= 1; got {max_depth!r}")
+
+        leaf = self.min_samples_leaf
+        if _is_int(leaf):
+            if leaf < 1:
+                raise ValueError(f"min_samples_leaf must be an int >= 1 or a float in "
+                                 f"(0, 1); got {leaf!r}")
+            min_samples_leaf = int(leaf)
+        elif _is_real(leaf) and 0.0 < leaf < 1.0:
+            min_samples_leaf = max(1, int(math.ceil(leaf * n_samples)))
+        else:
+            raise ValueError(f"min_samples_leaf must be an int >= 1 or a float in (0, 1); "
+                             f"got {leaf!r}")
+
+        split = self.min_samples_split
+        if _is_int(split):
+            if split < 2:
+                raise ValueError(f"min_samples_split must be an int >= 2 or a float in "
+                                 f"(0, 1]; got {split!r}")
+            min_samples_split = int(split)
+        elif _is_real(split) and 0.0 < split <= 1.0:
+            min_samples_split = max(2, int(math.ceil(split * n_samples)))
+        else:
+            raise ValueError(f"min_samples_split must be an int >= 2 or a float in (0, 1]; "
+                             f"got {split!r}")
+        min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
+
+        frac = self.min_weight_fraction_leaf
+        if not _is_real(frac) or not 0.0 <= frac <= 0.5:
+            raise ValueError(f"min_weight_fraction_leaf must be a float in [0, 0.5]; got "
+                             f"{frac!r}")
+        min_weight_leaf = frac * total_weight
+
+        max_features = self.max_features
+        if max_features is None:
+            n_draw = n_features
+        elif isinstance(max_features, str) and max_features in ("sqrt", "log2"):
+            root = math.sqrt if max_features == "sqrt" else math.log2
+            n_draw = max(1, int(root(n_features)))
+        elif _is_int(max_features):
+            if not 1 <= max_features <= n_features:
+                raise ValueError(f"max_features must be in [1, n_features={n_features}]; "
+                                 f"got {max_features!r}")
+            n_draw = int(max_features)
+        elif _is_real(max_features) and 0.0 < max_features <= 1.0:
+            n_draw = max(1, int(max_features * n_features))
+        else:
+            raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int in [1, "
+                             f"n_features] or a float in (0, 1]; got {max_features!r}")
+
+        max_leaf_nodes = self.max_leaf_nodes
+        if max_leaf_nodes is None:
+            max_leaf_nodes = -1
+        elif not _is_int(max_leaf_nodes) or max_leaf_nodes < 2:
+            raise ValueError(f"max_leaf_nodes must be None or an int >= 2; got "
+                             f"{max_leaf_nodes!r}")
+
+        decrease = self.min_impurity_decrease
+        if not _is_real(decrease) or not decrease >= 0.0 or math.isinf(decrease):
+            raise ValueError(f"min_impurity_decrease must be a finite float >= 0; got "
+                             f"{decrease!r}")
+
+        return dict(max_depth=int(max_depth), min_samples_split=min_samples_split,
+                    min_samples_leaf=min_samples_leaf, min_weight_leaf=float(min_weight_leaf),
+                    min_impurity_decrease=float(decrease), max_leaf_nodes=int(max_leaf_nodes),
+                    max_features=n_draw)
+
+    def _fit(self, X, encoded_y, weights, n_classes):
+        limits = self._resolve_params(X.shape[0], X.shape[1],
+                                      float(weights.sum()) if weights is not None
+                                      else float(X.shape[0]))
+        n_draw = limits.pop("max_features")
+        seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
+        splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[self.criterion],
+                            limits["min_samples_leaf"], limits["min_weight_leaf"],
+                            n_draw, seed)
+        arrays = build_tree(splitter, **limits)
+        del splitter  # free the presorted columns before building the Tree object
+        self.tree_ = Tree(arrays, X.shape[1], n_classes)
+        self.max_features_ = n_draw
+        return self
+
+    def _prepare_X(self, X):
+        names = val.get_feature_names(X)
+        X = val.check_X(X, feature_names=names, estimator_name=type(self).__name__)
+        self.n_features_in_ = X.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return X
+
+    # ------------------------------------------------------------- predict
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "tree_")
+
+    def _check_fitted(self):
+        if not hasattr(self, "tree_"):
+            raise val.NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+
+    def _validate_X_predict(self, X):
+        self._check_fitted()
+        fitted_names = getattr(self, "feature_names_in_", None)
+        val.check_feature_names(fitted_names, X, type(self).__name__)
+        return val.check_X(X, feature_names=fitted_names, n_features=self.n_features_in_,
+                           estimator_name=type(self).__name__)
+
+    def apply(self, X):
+        """Index of the leaf each sample ends up in.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Node ids in ``tree_``.
+        """
+        return self.tree_.apply(self._validate_X_predict(X))
+
+    def decision_path(self, X):
+        """Nodes each sample passes through.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Entry (i, j) is 1 when sample i goes through node j.
+        """
+        return self.tree_.decision_path(self._validate_X_predict(X))
+
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0).
+
+        Returns
+        -------
+        int
+        """
+        self._check_fitted()
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves.
+
+        Returns
+        -------
+        int
+        """
+        self._check_fitted()
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total weighted impurity decrease per feature (Gini importance).
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+        """
+        self._check_fitted()
+        return self.tree_.compute_feature_importances()
+
+
+class DecisionTreeClassifier(BaseDecisionTree):
+    """Exact CART decision tree classifier.
+
+    Every split is the exact best of its criterion among the midpoints of
+    consecutive distinct values of every feature (ties go to the smallest
+    feature index, then to the smallest threshold). On data without such ties the
+    tree equals scikit-learn's node by node.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss", "gain_ratio"}, default="gini"
+        Split quality. "log_loss" is an alias of "entropy" (information gain);
+        "gain_ratio" is C4.5's information gain divided by the split information.
+    splitter : {"best"}, default="best"
+        Split search; "best" is the exact presorted scan.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the other limits stop it.
+    min_samples_split : int or float, default=2
+        Minimum samples to split a node (a float is a fraction of n_samples).
+    min_samples_leaf : int or float, default=1
+        Minimum samples in each leaf (a float is a fraction of n_samples).
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum fraction of the total sample weight in each leaf.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Number of features drawn at random for each split (None: all).
+    random_state : int, RandomState, Generator or None, default=None
+        Seed of the feature draw (used only when max_features < n_features).
+    max_leaf_nodes : int or None, default=None
+        Grow best-first with at most this many leaves.
+    min_impurity_decrease : float, default=0.0
+        Split only if ``N_t / N * (impurity - N_tR / N_t * right_impurity
+        - N_tL / N_t * left_impurity)`` reaches this value (weighted counts).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into the sample weights.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names.
+    max_features_ : int
+    tree_ : Tree
+        Node arrays (see ``dtree._nodes.Tree``).
+    feature_importances_ : ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> from dtree import DecisionTreeClassifier
+    >>> clf = DecisionTreeClassifier(max_depth=2).fit([[0.0], [1.0], [2.0]], ["a", "b", "b"])
+    >>> clf.predict([[1.5]]).tolist()
+    ['b']
+    """
+
+    _criteria = CLASSIFICATION_CRITERIA
+
+    def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.class_weight = class_weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Build the tree from training data.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features (converted to float32, as scikit-learn does).
+        y : array-like of shape (n_samples,)
+            Class labels of any hashable kind (str, int, bool, ...).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; None gives every sample weight 1.
+
+        Returns
+        -------
+        self
+        """
+        X = self._prepare_X(X)
+        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
+        classes, codes = _encode_labels(y)
+        weights = val.check_sample_weight(sample_weight, X.shape[0])
+        weights = self._apply_class_weight(classes, codes, weights)
+        self.classes_ = classes
+        self.n_classes_ = int(classes.shape[0])
+        return self._fit(X, codes, weights, self.n_classes_)
+
+    def _apply_class_weight(self, classes, codes, weights):
+        cw = self.class_weight
+        if cw is None:
+            return weights
+        if isinstance(cw, str):
+            if cw != "balanced":
+                raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
+            counts = np.bincount(codes, minlength=classes.shape[0]).astype(np.float64)
+            per_class = codes.shape[0] / (classes.shape[0] * counts)
+        elif isinstance(cw, dict):
+            known = classes.tolist()
+            unknown = [k for k in cw if k not in known]
+            if unknown:
+                raise ValueError(f"class_weight has labels {unknown!r} that are not in y "
+                                 f"(classes: {known!r})")
+            per_class = np.array([float(cw.get(c, 1.0)) for c in known])
+            if (per_class < 0).any() or not np.isfinite(per_class).all():
+                raise ValueError("class_weight values must be finite and >= 0")
+        else:
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
+        expanded = per_class[codes]
+        weights = expanded if weights is None else weights * expanded
+        if weights.sum() <= 0:
+            raise ValueError("sample weights times class weights sum to zero")
+        return weights
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class fractions of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+        """
+        X = self._validate_X_predict(X)
+        return self.tree_.value[self.tree_.apply(X), 0, :]
+
+    def predict_log_proba(self, X):
+        """Logarithm of ``predict_proba`` (-inf for a zero probability).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Most probable class of each sample (the first in ``classes_`` on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.classes_.take(np.argmax(self.predict_proba(X), axis=1))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean (weighted) accuracy on the given data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+        """
+        pred = self.predict(X)
+        y = val.check_y(y, pred.shape[0], estimator_name=type(self).__name__)
+        sw = val.check_sample_weight(sample_weight, pred.shape[0])
+        return float(np.average(pred == y, weights=sw))
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, Tags, TargetTags
+
+        tags = Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags())
+        return tags
+
+
+class DecisionTreeRegressor(BaseDecisionTree):
+    """Exact CART decision tree regressor (squared error).
+
+    Parameters
+    ----------
+    criterion : {"squared_error"}, default="squared_error"
+        Variance reduction. (absolute_error and poisson are not available yet.)
+    splitter : {"best"}, default="best"
+    max_depth : int or None, default=None
+    min_samples_split : int or float, default=2
+    min_samples_leaf : int or float, default=1
+    min_weight_fraction_leaf : float, default=0.0
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
+    max_leaf_nodes : int or None, default=None
+    min_impurity_decrease : float, default=0.0
+        See ``DecisionTreeClassifier``.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+    max_features_ : int
+    tree_ : Tree
+    feature_importances_ : ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> from dtree import DecisionTreeRegressor
+    >>> reg = DecisionTreeRegressor().fit([[0.0], [1.0], [2.0]], [1.0, 1.0, 3.0])
+    >>> reg.predict([[1.9]]).tolist()
+    [3.0]
+    """
+
+    _criteria = REGRESSION_CRITERIA
+
+    def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+
+    def fit(self, X, y, sample_weight=None):
+        """Build the tree from training data.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Finite real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        X = self._prepare_X(X)
+        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
+        y = _numeric_target(y)
+        weights = val.check_sample_weight(sample_weight, X.shape[0])
+        return self._fit(X, y, weights, 0)
+
+    def predict(self, X):
+        """Mean target of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        return self.tree_.value[self.tree_.apply(X), 0, 0]
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2 of the prediction.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+        """
+        pred = self.predict(X)
+        y = _numeric_target(val.check_y(y, pred.shape[0], estimator_name=type(self).__name__))
+        sw = val.check_sample_weight(sample_weight, pred.shape[0])
+        w = np.ones_like(y) if sw is None else sw
+        residual = np.sum(w * (y - pred) ** 2)
+        total = np.sum(w * (y - np.average(y, weights=w)) ** 2)
+        if total == 0.0:
+            return 1.0 if residual == 0.0 else 0.0
+        return float(1.0 - residual / total)
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import RegressorTags, Tags, TargetTags
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    regressor_tags=RegressorTags())
+
+
+def _encode_labels(y):
+    """Sorted unique labels and the int32 code of each sample."""
+    if y.dtype.kind == "f":
+        if np.isnan(y).any():
+            raise ValueError("Input y contains NaN: every sample needs a class label")
+        if not np.isfinite(y).all():
+            raise ValueError("Input y contains infinity: every sample needs a class label")
+        if (y != np.round(y)).any():
+            raise ValueError(
+                "Unknown label type: continuous. A classifier needs discrete labels "
+                "(got non-integer floats); use DecisionTreeRegressor for a numeric target."
+            )
+    if y.dtype.kind == "O":
+        for value in y:
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                raise ValueError("Input y contains missing labels (None or NaN)")
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"y labels must be mutually comparable (one kind, e.g. all str or "
+                        f"all int): {exc}") from None
+    return classes, codes.astype(np.int32).ravel()
+
+
+def _numeric_target(y):
+    try:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must be numeric for a regressor") from None
+    if np.isnan(y).any():
+        raise ValueError("Input y contains NaN")
+    if not np.isfinite(y).all():
+        raise ValueError("Input y contains infinity or a value too large for dtype('float64')")
+    return y

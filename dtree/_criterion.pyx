@@ -1,0 +1,71 @@
+# cython: language_level=3
+"""Impurity kernels: node impurity from class counts or moments.
+
+The inline per-sample kernels live in ``_criterion.pxd``; this module holds the
+node-level impurity and small Python entry points used by tests and by the
+Python layer (for example to score a split by hand).
+"""
+import numpy as np
+
+CRITERIA = {
+    "gini": CRIT_GINI,
+    "entropy": CRIT_ENTROPY,
+    "log_loss": CRIT_ENTROPY,
+    "gain_ratio": CRIT_GAIN_RATIO,
+    "squared_error": CRIT_SQUARED_ERROR,
+}
+
+
+cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
+                          double w) noexcept nogil:
+    """Impurity of a node from its statistics.
+
+    Classification: ``stats`` holds the weighted class counts. Gain ratio nodes
+    report entropy (the ratio belongs to a split, not to a node).
+    Squared error: ``stats`` is (sum w*y, sum w*y^2).
+    """
+    if crit == CRIT_GINI:
+        return gini_impurity(stats, n_stats, w)
+    if crit == CRIT_SQUARED_ERROR:
+        return mse_impurity(w, stats[0], stats[1])
+    return entropy_impurity(stats, n_stats, w)
+
+
+def impurity(counts, criterion="gini"):
+    """Impurity of one node from its (weighted) class counts.
+
+    Parameters
+    ----------
+    counts : array-like of shape (n_classes,)
+        Weighted class counts; for ``"squared_error"`` pass the target values.
+    criterion : str
+        One of "gini", "entropy"/"log_loss" (in bits), "gain_ratio" (entropy),
+        "squared_error" (population variance of the values).
+
+    Returns
+    -------
+    float
+    """
+    crit = _criterion_code(criterion)
+    values = np.ascontiguousarray(counts, dtype=np.float64).ravel()
+    cdef double[::1] v
+    cdef double stats[2]
+    if crit == CRIT_SQUARED_ERROR:
+        if values.size == 0:
+            raise ValueError("impurity of an empty node is undefined")
+        stats[0] = values.sum()
+        stats[1] = (values * values).sum()
+        return node_impurity(crit, stats, 2, <double>values.size)
+    if values.size == 0 or values.sum() <= 0 or (values < 0).any():
+        raise ValueError("counts must be non-negative with a positive sum")
+    v = values
+    return node_impurity(crit, &v[0], v.shape[0], values.sum())
+
+
+def _criterion_code(criterion):
+    try:
+        return CRITERIA[criterion]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown criterion {criterion!r}; expected one of {sorted(CRITERIA)}"
+        ) from None

@@ -1,0 +1,124 @@
+"""The fitted tree as flat node arrays, and everything that reads them.
+
+``Tree`` mirrors scikit-learn's ``tree_`` attribute: parallel arrays indexed by
+node id, leaves marked by ``children_left == children_right == -1``. Predict,
+apply, decision paths and feature importances all read these arrays; pruning,
+export and serialization (later layers) will read them too.
+"""
+import numpy as np
+
+from ._tree import apply_dense, decision_path_dense
+
+TREE_LEAF = -1
+TREE_UNDEFINED = -2
+
+
+class Tree:
+    """Flat arrays of a fitted binary decision tree.
+
+    Attributes
+    ----------
+    node_count : int
+        Number of nodes.
+    children_left, children_right : ndarray of shape (node_count,), intp
+        Child ids; -1 for leaves.
+    feature : ndarray of shape (node_count,), intp
+        Split feature; -2 for leaves.
+    threshold : ndarray of shape (node_count,), float64
+        Split threshold (``x <= threshold`` goes left); -2.0 for leaves.
+    value : ndarray of shape (node_count, 1, n_classes) or (node_count, 1, 1)
+        Weighted class fractions (classification) or mean target (regression).
+    impurity : ndarray of shape (node_count,)
+    n_node_samples : ndarray of shape (node_count,), intp
+    weighted_n_node_samples : ndarray of shape (node_count,)
+    node_depth : ndarray of shape (node_count,), intp
+    max_depth : int
+    n_leaves : int
+    n_features : int
+    n_classes : ndarray of shape (1,)
+        Number of classes (1 for regression), as scikit-learn.
+    n_outputs : int
+        Always 1.
+    """
+
+    def __init__(self, arrays, n_features, n_classes):
+        self.children_left = arrays["children_left"]
+        self.children_right = arrays["children_right"]
+        self.feature = arrays["feature"]
+        self.threshold = arrays["threshold"]
+        self.impurity = arrays["impurity"]
+        self.n_node_samples = arrays["n_node_samples"]
+        self.weighted_n_node_samples = arrays["weighted_n_node_samples"]
+        self.node_depth = arrays["depth"]
+        stats = arrays["stats"]
+        weights = self.weighted_n_node_samples[:, None]
+        if n_classes > 0:
+            # raw weighted class counts -> fractions (scikit-learn >= 1.4 layout)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                frac = np.where(weights > 0, stats / np.where(weights > 0, weights, 1), 0.0)
+            self.value = frac[:, None, :]
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = np.where(weights[:, 0] > 0, stats[:, 0] / np.where(weights[:, 0] > 0, weights[:, 0], 1), 0.0)
+            self.value = mean[:, None, None]
+        self._stats = stats
+        self.n_features = int(n_features)
+        self.n_classes = np.array([max(int(n_classes), 1)], dtype=np.intp)
+        self.n_outputs = 1
+
+    @property
+    def node_count(self):
+        return int(self.children_left.shape[0])
+
+    @property
+    def max_depth(self):
+        return int(self.node_depth.max()) if self.node_count else 0
+
+    @property
+    def n_leaves(self):
+        return int(np.count_nonzero(self.children_left == TREE_LEAF))
+
+    def apply(self, X):
+        """Leaf id for each row of a validated float32 X."""
+        return apply_dense(self.children_left, self.children_right, self.feature,
+                           self.threshold, X)
+
+    def decision_path(self, X):
+        """Node indicator matrix (scipy CSR) of a validated float32 X."""
+        try:
+            from scipy.sparse import csr_matrix
+        except ImportError as exc:  # scipy is optional at runtime
+            raise ImportError("decision_path returns a scipy.sparse matrix: "
+                              "install scipy (pip install scipy)") from exc
+        indptr, indices = decision_path_dense(self.children_left, self.children_right,
+                                              self.feature, self.threshold,
+                                              self.node_depth, X)
+        data = np.ones(indices.shape[0], dtype=np.intp)
+        return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def predict(self, X):
+        """``value`` of the leaf reached by each row."""
+        return self.value.take(self.apply(X), axis=0)
+
+    def compute_feature_importances(self, normalize=True):
+        """Total weighted impurity decrease brought by each feature.
+
+        Same definition as scikit-learn: for every split node,
+        ``w_t * imp_t - w_l * imp_l - w_r * imp_r``, summed per feature, divided
+        by the root weight and (optionally) normalised to sum to one.
+        """
+        importances = np.zeros(self.n_features, dtype=np.float64)
+        inner = np.flatnonzero(self.children_left != TREE_LEAF)
+        if inner.size:
+            w = self.weighted_n_node_samples
+            imp = self.impurity
+            left = self.children_left[inner]
+            right = self.children_right[inner]
+            decrease = (w[inner] * imp[inner] - w[left] * imp[left] - w[right] * imp[right])
+            np.add.at(importances, self.feature[inner], decrease)
+            importances /= w[0]
+        if normalize:
+            total = importances.sum()
+            if total > 0.0:
+                importances /= total
+        return importances

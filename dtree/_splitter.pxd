@@ -1,0 +1,72 @@
+# cython: language_level=3
+"""Exact splitter over presorted feature columns (see _splitter.pyx)."""
+
+ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
+
+
+cdef struct SplitRecord:
+    Py_ssize_t feature      # split feature, -1 while no valid candidate was seen
+    Py_ssize_t pos          # left child is the segment [start, pos), right [pos, end)
+    double threshold        # x <= threshold goes left
+    double proxy            # the criterion's proxy score of this split (larger is better)
+    double improvement      # scikit-learn's weighted impurity decrease
+    double impurity_left    # impurity of the left child
+    double impurity_right   # impurity of the right child
+    double weight_left      # weighted number of samples in the left child
+    double weight_right     # weighted number of samples in the right child
+
+
+cdef class Splitter:
+    # --- problem ---
+    cdef readonly Py_ssize_t n_samples    # N
+    cdef readonly Py_ssize_t n_features   # d
+    cdef readonly Py_ssize_t n_stats      # node statistics: K class counts, or (sum wy, sum wy^2)
+    cdef readonly int criterion           # CRIT_* code from _criterion.pxd
+    cdef readonly bint is_classifier
+    # --- constraints ---
+    cdef Py_ssize_t min_samples_leaf
+    cdef double min_weight_leaf
+    cdef Py_ssize_t max_features          # features drawn per node (non-constant ones count)
+    cdef unsigned long long rng_state     # xorshift64* state for the feature draw
+    # --- presorted layout: row f of each (d, N) array is feature f, node segments contiguous ---
+    cdef DTYPE_t* vals                    # feature values in sorted order within each node
+    cdef int* idx                         # sample index beside each value
+    cdef int* ycode                       # class code beside each value (classification)
+    cdef double* yval                     # target beside each value (regression)
+    cdef const double* sw                 # sample weights by sample index, NULL for unit weights
+    cdef const int* y_by_sample           # class codes by sample index (root statistics)
+    cdef const double* yv_by_sample       # targets by sample index (root statistics)
+    # --- scratch, allocated once per fit ---
+    cdef unsigned char* goes_left         # one byte per sample: 1 if it goes to the left child
+    cdef DTYPE_t* tmp_v                   # right part of a segment during a partition
+    cdef int* tmp_i
+    cdef int* tmp_yc
+    cdef double* tmp_yv
+    cdef double* count_left               # running class counts of the scan (K)
+    cdef double* count_right
+    cdef const double* xlogx_table        # n ln n for n = 0..N when weights are unit, else NULL
+    cdef Py_ssize_t* features             # feature order for the random draw
+    cdef object _owned                    # numpy arrays that own the memory above
+
+    cdef void root_stats(self, double* stats, double* weight) noexcept nogil
+    cdef bint node_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                         double weight, double impurity, double weight_root,
+                         SplitRecord* best, double* child_stats) noexcept nogil
+    cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
+                        const SplitRecord* split) noexcept nogil
+    # internals of node_split and partition
+    cdef bint _scan(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                    const double* stats, double weight, SplitRecord* best) noexcept nogil
+    cdef void _scan_classification(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                   const double* stats, double weight,
+                                   SplitRecord* best) noexcept nogil
+    cdef void _scan_regression(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                               const double* stats, double weight,
+                               SplitRecord* best) noexcept nogil
+    cdef void _finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                            double weight, double impurity, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil
+    cdef double _sum_stats(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                           double* out) noexcept nogil
+    cdef void _partition_feature(self, Py_ssize_t f, Py_ssize_t start,
+                                 Py_ssize_t end) noexcept nogil

@@ -1,0 +1,454 @@
+# cython: language_level=3
+"""Exact best-split search on presorted feature columns.
+
+Each feature column is sorted once per fit. For every feature the splitter
+keeps the samples of a node as one contiguous segment, in ascending order of
+that feature, with the value, the sample index and the target stored side by
+side so that a scan reads memory sequentially. A scan moves one sample at a
+time from the right child to the left one (O(1) per sample through the inline
+kernels of ``_criterion.pxd``) and scores a candidate only between two distinct
+consecutive values. After a split every other feature's segment is partitioned
+stably into left part + right part, so children stay sorted: nothing is sorted
+twice.
+
+Ties between candidates: the first (smallest threshold) position of a feature
+wins, and across features the smallest feature index wins.
+"""
+import numpy as np
+
+from libc.math cimport INFINITY, log
+from libc.string cimport memcpy, memset
+
+from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side,
+                          clf_move, clf_proxy, clogc, mse_proxy, node_impurity)
+
+
+cdef inline unsigned long long rng_next(unsigned long long* state) noexcept nogil:
+    # xorshift64*: enough for drawing feature orders, and reproducible everywhere
+    cdef unsigned long long x = state[0]
+    x ^= x >> 12
+    x ^= x << 25
+    x ^= x >> 27
+    state[0] = x
+    return x * 2685821657736338717ULL
+
+
+cdef inline double midpoint(DTYPE_t a, DTYPE_t b) noexcept nogil:
+    # Halves first so two large values cannot overflow; if rounding lands the
+    # midpoint on b, fall back to a so that b still goes right.
+    cdef double t = a / 2.0 + b / 2.0
+    if t >= b or t == INFINITY or t == -INFINITY:
+        t = a
+    return t
+
+
+cdef class Splitter:
+    """Presorted columns plus the scan and partition kernels.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float32
+    y : ndarray of shape (n_samples,)
+        int32 class codes in [0, n_classes) for classification, float64 targets
+        for regression.
+    sample_weight : ndarray of shape (n_samples,), float64, or None
+        None means unit weights.
+    n_classes : int
+        Number of classes; 0 for regression.
+    criterion : int
+        CRIT_* code.
+    min_samples_leaf, min_weight_leaf, max_features, seed
+        Constraints of the scan and the seed of the feature draw.
+    """
+
+    def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
+                  Py_ssize_t min_samples_leaf, double min_weight_leaf,
+                  Py_ssize_t max_features, unsigned long long seed):
+        X = np.asarray(X, dtype=np.float32)
+        cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
+        self.n_samples = n
+        self.n_features = d
+        self.criterion = criterion
+        self.is_classifier = criterion != CRIT_SQUARED_ERROR
+        self.n_stats = n_classes if self.is_classifier else 2
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_leaf = min_weight_leaf
+        self.max_features = max_features
+        self.rng_state = seed if seed != 0 else 0x9E3779B97F4A7C15ULL
+
+        vals = np.empty((d, n), dtype=np.float32)
+        idx = np.empty((d, n), dtype=np.int32)
+        if self.is_classifier:
+            y = np.ascontiguousarray(y, dtype=np.int32)
+            payload = np.empty((d, n), dtype=np.int32)
+            tmp_y = np.empty(n, dtype=np.int32)
+        else:
+            y = np.ascontiguousarray(y, dtype=np.float64)
+            payload = np.empty((d, n), dtype=np.float64)
+            tmp_y = np.empty(n, dtype=np.float64)
+        for f in range(d):
+            order = np.argsort(X[:, f])
+            idx[f] = order
+            vals[f] = X[order, f]
+            payload[f] = y[order]
+
+        goes_left = np.zeros(n, dtype=np.uint8)
+        tmp_v = np.empty(n, dtype=np.float32)
+        tmp_i = np.empty(n, dtype=np.int32)
+        counts = np.zeros((2, max(self.n_stats, 1)), dtype=np.float64)
+        features = np.arange(d, dtype=np.intp)
+        owned = [vals, idx, payload, tmp_y, goes_left, tmp_v, tmp_i, counts, features, y]
+
+        cdef DTYPE_t[:, ::1] vals_view = vals
+        cdef int[:, ::1] idx_view = idx
+        cdef int[:, ::1] yc_view
+        cdef double[:, ::1] yv_view
+        cdef int[::1] yc_tmp, y_code
+        cdef double[::1] yv_tmp, y_val, sw_view, table_view
+        cdef unsigned char[::1] gl_view = goes_left
+        cdef DTYPE_t[::1] tv_view = tmp_v
+        cdef int[::1] ti_view = tmp_i
+        cdef double[:, ::1] counts_view = counts
+        cdef Py_ssize_t[::1] feat_view = features
+
+        self.vals = &vals_view[0, 0] if n * d > 0 else NULL
+        self.idx = &idx_view[0, 0] if n * d > 0 else NULL
+        self.ycode = NULL
+        self.yval = NULL
+        self.y_by_sample = NULL
+        self.yv_by_sample = NULL
+        self.tmp_yc = NULL
+        self.tmp_yv = NULL
+        if self.is_classifier:
+            yc_view = payload
+            yc_tmp = tmp_y
+            y_code = y
+            self.ycode = &yc_view[0, 0]
+            self.tmp_yc = &yc_tmp[0]
+            self.y_by_sample = &y_code[0]
+        else:
+            yv_view = payload
+            yv_tmp = tmp_y
+            y_val = y
+            self.yval = &yv_view[0, 0]
+            self.tmp_yv = &yv_tmp[0]
+            self.yv_by_sample = &y_val[0]
+        self.goes_left = &gl_view[0]
+        self.tmp_v = &tv_view[0]
+        self.tmp_i = &ti_view[0]
+        self.count_left = &counts_view[0, 0]
+        self.count_right = &counts_view[1, 0]
+        self.features = &feat_view[0]
+
+        self.sw = NULL
+        if sample_weight is not None:
+            sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            owned.append(sw)
+            sw_view = sw
+            self.sw = &sw_view[0]
+
+        self.xlogx_table = NULL
+        if self.is_classifier and criterion != CRIT_GINI and sample_weight is None:
+            # Unit weights make every count an integer <= n: tabulate n ln n.
+            grid = np.arange(n + 1, dtype=np.float64)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                table = np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
+            owned.append(table)
+            table_view = table
+            self.xlogx_table = &table_view[0]
+        self._owned = owned
+
+    cdef void root_stats(self, double* stats, double* weight) noexcept nogil:
+        """Statistics of the whole training set, summed in sample order."""
+        cdef Py_ssize_t i
+        cdef double w, yv, total = 0.0
+        memset(stats, 0, self.n_stats * sizeof(double))
+        for i in range(self.n_samples):
+            w = self.sw[i] if self.sw != NULL else 1.0
+            total += w
+            if self.is_classifier:
+                stats[self.y_by_sample[i]] += w
+            else:
+                yv = self.yv_by_sample[i]
+                stats[0] += w * yv
+                stats[1] += w * yv * yv
+        weight[0] = total
+
+    cdef bint node_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                         double weight, double impurity, double weight_root,
+                         SplitRecord* best, double* child_stats) noexcept nogil:
+        """Find the best split of the node [start, end).
+
+        Returns False when no feature admits a valid split. On success ``best``
+        is filled and ``child_stats`` holds the left then the right child's
+        statistics (2 * n_stats values).
+        """
+        cdef Py_ssize_t d = self.n_features, i, j, f, visited = 0
+        cdef Py_ssize_t tmp
+        best.feature = -1
+        best.pos = end
+        best.proxy = -INFINITY
+
+        if self.max_features >= d:
+            for f in range(d):
+                self._scan(f, start, end, stats, weight, best)
+        else:
+            # Draw features without replacement until max_features non-constant
+            # ones were scanned (constant features do not use up the budget).
+            for i in range(d):
+                j = i + <Py_ssize_t>(rng_next(&self.rng_state) % <unsigned long long>(d - i))
+                tmp = self.features[i]
+                self.features[i] = self.features[j]
+                self.features[j] = tmp
+                if self._scan(self.features[i], start, end, stats, weight, best):
+                    visited += 1
+                    if visited >= self.max_features:
+                        break
+
+        if best.feature < 0:
+            return False
+        self._finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
+        return True
+
+    cdef bint _scan(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                    const double* stats, double weight, SplitRecord* best) noexcept nogil:
+        """Scan one feature; returns False if it is constant in the node."""
+        cdef const DTYPE_t* v = self.vals + f * self.n_samples
+        if v[end - 1] <= v[start]:
+            return False
+        if self.is_classifier:
+            self._scan_classification(f, start, end, stats, weight, best)
+        else:
+            self._scan_regression(f, start, end, stats, weight, best)
+        return True
+
+    cdef void _scan_classification(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                   const double* stats, double weight,
+                                   SplitRecord* best) noexcept nogil:
+        cdef Py_ssize_t n_samples = self.n_samples, K = self.n_stats, k, p
+        cdef const DTYPE_t* v = self.vals + f * n_samples
+        cdef const int* yc = self.ycode + f * n_samples
+        cdef const int* ix = self.idx + f * n_samples
+        cdef const double* sw = self.sw
+        cdef const double* table = self.xlogx_table
+        cdef double* cl = self.count_left
+        cdef double* cr = self.count_right
+        cdef int crit = self.criterion
+        cdef Py_ssize_t min_leaf = self.min_samples_leaf
+        cdef double min_wleaf = self.min_weight_leaf
+        # Both children need a weight clearly above rounding noise to be real.
+        cdef double tiny = weight * 1e-12
+        cdef double w = 1.0, wr, proxy
+        cdef double w_node_entropy = 0.0, wlogw = 0.0
+        cdef Side left, right
+
+        memset(cl, 0, K * sizeof(double))
+        memcpy(cr, stats, K * sizeof(double))
+        left.w = 0.0
+        left.acc = 0.0
+        right.w = weight
+        right.acc = 0.0
+        for k in range(K):
+            if crit == CRIT_GINI:
+                right.acc += stats[k] * stats[k]
+            else:
+                right.acc += clogc(stats[k], table)
+        if crit == CRIT_GAIN_RATIO:
+            wlogw = clogc(weight, table)
+            w_node_entropy = wlogw - right.acc
+
+        for p in range(start, end - 1):
+            if sw != NULL:
+                w = sw[ix[p]]
+            clf_move(crit, &left, &right, cl, cr, yc[p], w, table)
+            if v[p + 1] <= v[p]:
+                continue
+            if p + 1 - start < min_leaf:
+                continue
+            if end - p - 1 < min_leaf:
+                break
+            wr = weight - left.w
+            if wr < min_wleaf or wr <= tiny:
+                break
+            if left.w < min_wleaf or left.w <= tiny:
+                continue
+            proxy = clf_proxy(crit, left.w, left.acc, wr, right.acc,
+                              w_node_entropy, wlogw, table)
+            if proxy > best.proxy or (proxy == best.proxy and f < best.feature):
+                best.proxy = proxy
+                best.feature = f
+                best.pos = p + 1
+                best.threshold = midpoint(v[p], v[p + 1])
+
+    cdef void _scan_regression(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                               const double* stats, double weight,
+                               SplitRecord* best) noexcept nogil:
+        cdef Py_ssize_t n_samples = self.n_samples, p
+        cdef const DTYPE_t* v = self.vals + f * n_samples
+        cdef const double* yv = self.yval + f * n_samples
+        cdef const int* ix = self.idx + f * n_samples
+        cdef const double* sw = self.sw
+        cdef Py_ssize_t min_leaf = self.min_samples_leaf
+        cdef double min_wleaf = self.min_weight_leaf
+        cdef double tiny = weight * 1e-12
+        cdef double total = stats[0]
+        cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, proxy
+
+        for p in range(start, end - 1):
+            if sw != NULL:
+                w = sw[ix[p]]
+            wl += w
+            sl += w * yv[p]
+            if v[p + 1] <= v[p]:
+                continue
+            if p + 1 - start < min_leaf:
+                continue
+            if end - p - 1 < min_leaf:
+                break
+            wr = weight - wl
+            if wr < min_wleaf or wr <= tiny:
+                break
+            if wl < min_wleaf or wl <= tiny:
+                continue
+            proxy = mse_proxy(wl, sl, wr, total - sl)
+            if proxy > best.proxy or (proxy == best.proxy and f < best.feature):
+                best.proxy = proxy
+                best.feature = f
+                best.pos = p + 1
+                best.threshold = midpoint(v[p], v[p + 1])
+
+    cdef void _finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                            double weight, double impurity, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil:
+        """Children statistics, impurities and the weighted impurity decrease.
+
+        The children's statistics are summed afresh (not parent minus left):
+        subtraction leaves rounding residue in the weighted case that would make
+        a pure child look impure.
+        """
+        cdef Py_ssize_t S = self.n_stats
+        cdef double* left_stats = child_stats
+        cdef double* right_stats = child_stats + S
+        best.weight_left = self._sum_stats(best.feature, start, best.pos, left_stats)
+        best.weight_right = self._sum_stats(best.feature, best.pos, end, right_stats)
+        best.impurity_left = node_impurity(self.criterion, left_stats, S, best.weight_left)
+        best.impurity_right = node_impurity(self.criterion, right_stats, S, best.weight_right)
+        best.improvement = (weight / weight_root) * (
+            impurity
+            - best.weight_right / weight * best.impurity_right
+            - best.weight_left / weight * best.impurity_left)
+
+    cdef double _sum_stats(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                           double* out) noexcept nogil:
+        """Statistics of the samples in [start, end) of feature f's order; returns their weight."""
+        cdef Py_ssize_t offset = f * self.n_samples, p
+        cdef const int* ix = self.idx + offset
+        cdef double w = 1.0, total = 0.0, yv
+        memset(out, 0, self.n_stats * sizeof(double))
+        for p in range(start, end):
+            if self.sw != NULL:
+                w = self.sw[ix[p]]
+            total += w
+            if self.is_classifier:
+                out[self.ycode[offset + p]] += w
+            else:
+                yv = self.yval[offset + p]
+                out[0] += w * yv
+                out[1] += w * yv * yv
+        return total
+
+    cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
+                        const SplitRecord* split) noexcept nogil:
+        """Stable-partition every feature's segment into left part + right part."""
+        cdef Py_ssize_t n_samples = self.n_samples, p, f
+        cdef const int* ix = self.idx + split.feature * n_samples
+        for p in range(start, split.pos):
+            self.goes_left[ix[p]] = 1
+        for p in range(split.pos, end):
+            self.goes_left[ix[p]] = 0
+        for f in range(self.n_features):
+            # The split feature is already in order; a feature constant here
+            # stays constant in both children and is never scanned again.
+            if f == split.feature:
+                continue
+            if self.vals[f * n_samples + end - 1] <= self.vals[f * n_samples + start]:
+                continue
+            self._partition_feature(f, start, end)
+
+    cdef void _partition_feature(self, Py_ssize_t f, Py_ssize_t start,
+                                 Py_ssize_t end) noexcept nogil:
+        # Branch-free: write every entry to both the in-place left cursor (never
+        # ahead of the read position) and the scratch right cursor, then advance
+        # the cursor the sample belongs to.
+        cdef Py_ssize_t offset = f * self.n_samples, p, nl = start, nr = 0
+        cdef DTYPE_t* v = self.vals + offset
+        cdef int* ix = self.idx + offset
+        cdef const unsigned char* gl = self.goes_left
+        cdef DTYPE_t* tv = self.tmp_v
+        cdef int* ti = self.tmp_i
+        cdef int* yc
+        cdef int* tyc
+        cdef double* yv
+        cdef double* tyv
+        cdef int i
+        cdef unsigned char s
+        if self.is_classifier:
+            yc = self.ycode + offset
+            tyc = self.tmp_yc
+            for p in range(start, end):
+                i = ix[p]
+                s = gl[i]
+                v[nl] = v[p]
+                tv[nr] = v[p]
+                tyc[nr] = yc[p]
+                yc[nl] = yc[p]
+                ix[nl] = i
+                ti[nr] = i
+                nl += s
+                nr += 1 - s
+            memcpy(yc + nl, tyc, nr * sizeof(int))
+        else:
+            yv = self.yval + offset
+            tyv = self.tmp_yv
+            for p in range(start, end):
+                i = ix[p]
+                s = gl[i]
+                v[nl] = v[p]
+                tv[nr] = v[p]
+                tyv[nr] = yv[p]
+                yv[nl] = yv[p]
+                ix[nl] = i
+                ti[nr] = i
+                nl += s
+                nr += 1 - s
+            memcpy(yv + nl, tyv, nr * sizeof(double))
+        memcpy(v + nl, tv, nr * sizeof(DTYPE_t))
+        memcpy(ix + nl, ti, nr * sizeof(int))
+
+
+def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
+               min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best split of the root of (X, y): a test hook for the brute-force oracle.
+
+    Returns
+    -------
+    dict or None
+        feature, threshold, pos, proxy, improvement, impurity_left,
+        impurity_right, weight_left, weight_right; None when no split is valid.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    cdef Splitter sp = Splitter(X, y, sample_weight, n_classes, criterion,
+                                min_samples_leaf, min_weight_leaf, X.shape[1], 1)
+    stats = np.zeros(sp.n_stats, dtype=np.float64)
+    left = np.zeros(2 * sp.n_stats, dtype=np.float64)
+    cdef double[::1] sv = stats, lv = left
+    cdef double w
+    cdef SplitRecord rec
+    sp.root_stats(&sv[0], &w)
+    imp = node_impurity(criterion, &sv[0], sp.n_stats, w)
+    if not sp.node_split(0, sp.n_samples, &sv[0], w, imp, w, &rec, &lv[0]):
+        return None
+    return dict(feature=rec.feature, threshold=rec.threshold, pos=rec.pos,
+                proxy=rec.proxy, improvement=rec.improvement,
+                impurity_left=rec.impurity_left, impurity_right=rec.impurity_right,
+                weight_left=rec.weight_left, weight_right=rec.weight_right)

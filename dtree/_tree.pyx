@@ -1,0 +1,455 @@
+# cython: language_level=3
+"""Tree builders (depth-first and best-first), flat node storage, and traversal.
+
+The builders drive a ``Splitter`` node by node without the GIL and write the
+nodes into growable C arrays, which ``to_arrays`` hands to Python as numpy
+arrays in scikit-learn's layout. Node ids follow scikit-learn: depth-first
+growth numbers nodes in pre-order (left child first); best-first growth numbers
+a node when its parent is expanded.
+"""
+import numpy as np
+
+from libc.float cimport DBL_EPSILON
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+from ._criterion cimport node_impurity
+from ._splitter cimport DTYPE_t, SplitRecord, Splitter
+
+cdef Py_ssize_t LEAF = -1
+
+
+cdef struct Node:
+    Py_ssize_t left          # left child id, -1 for a leaf
+    Py_ssize_t right         # right child id, -1 for a leaf
+    Py_ssize_t feature       # split feature, -2 for a leaf (scikit-learn's TREE_UNDEFINED)
+    double threshold         # split threshold, -2.0 for a leaf
+    double impurity          # node impurity
+    Py_ssize_t n_samples     # training samples reaching the node
+    double weighted_n        # their total weight
+    Py_ssize_t depth         # depth of the node (root 0)
+
+
+cdef struct StackRecord:
+    Py_ssize_t start, end, depth, parent
+    bint is_left
+    double impurity
+    double weight
+
+
+cdef struct FrontierRecord:
+    Py_ssize_t node_id, start, end, depth
+    bint is_leaf
+    double improvement       # priority: the weighted impurity decrease of the node's split
+    SplitRecord split
+
+
+cdef struct Limits:
+    Py_ssize_t max_depth
+    Py_ssize_t min_samples_split
+    Py_ssize_t min_samples_leaf
+    double min_weight_leaf
+    double min_impurity_decrease
+
+
+cdef inline bint is_leaf_by_size(const Limits* lim, Py_ssize_t n, double weight,
+                                 Py_ssize_t depth, double impurity) noexcept nogil:
+    # The same test decides a node before its split and predicts its children,
+    # so a partition can be skipped exactly when both children will be leaves.
+    return (depth >= lim.max_depth
+            or n < lim.min_samples_split
+            or n < 2 * lim.min_samples_leaf
+            or weight < 2.0 * lim.min_weight_leaf
+            or impurity <= DBL_EPSILON)
+
+
+cdef class NodeStore:
+    """Growable node array plus a row of node statistics per node."""
+    cdef Node* nodes
+    cdef double* stats            # (capacity, n_stats): raw class counts or (sum wy, sum wy^2)
+    cdef double* child_stats      # best-first only: the pending split's children statistics (2 rows)
+    cdef Py_ssize_t count, capacity, n_stats
+
+    def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64):
+        self.n_stats = n_stats
+        self.count = 0
+        self.capacity = capacity
+        self.nodes = <Node*> malloc(capacity * sizeof(Node))
+        self.stats = <double*> malloc(capacity * n_stats * sizeof(double))
+        self.child_stats = <double*> malloc(2 * capacity * n_stats * sizeof(double))
+        if self.nodes == NULL or self.stats == NULL or self.child_stats == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.nodes)
+        free(self.stats)
+        free(self.child_stats)
+
+    cdef bint _grow(self) noexcept nogil:
+        cdef Py_ssize_t cap = self.capacity * 2
+        cdef Node* nodes = <Node*> realloc(self.nodes, cap * sizeof(Node))
+        if nodes == NULL:
+            return False
+        self.nodes = nodes
+        cdef double* stats = <double*> realloc(self.stats, cap * self.n_stats * sizeof(double))
+        if stats == NULL:
+            return False
+        self.stats = stats
+        stats = <double*> realloc(self.child_stats, 2 * cap * self.n_stats * sizeof(double))
+        if stats == NULL:
+            return False
+        self.child_stats = stats
+        self.capacity = cap
+        return True
+
+    cdef Py_ssize_t add(self, Py_ssize_t parent, bint is_left, Py_ssize_t depth,
+                        double impurity, Py_ssize_t n, double weight,
+                        const double* stats) noexcept nogil:
+        """Append a leaf; returns its id, or -1 when memory ran out."""
+        if self.count == self.capacity and not self._grow():
+            return -1
+        cdef Py_ssize_t node_id = self.count
+        cdef Node* node = &self.nodes[node_id]
+        node.left = LEAF
+        node.right = LEAF
+        node.feature = -2
+        node.threshold = -2.0
+        node.impurity = impurity
+        node.n_samples = n
+        node.weighted_n = weight
+        node.depth = depth
+        memcpy(self.stats + node_id * self.n_stats, stats, self.n_stats * sizeof(double))
+        if parent >= 0:
+            if is_left:
+                self.nodes[parent].left = node_id
+            else:
+                self.nodes[parent].right = node_id
+        self.count += 1
+        return node_id
+
+    cdef void set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil:
+        self.nodes[node_id].feature = split.feature
+        self.nodes[node_id].threshold = split.threshold
+
+    def to_arrays(self):
+        """The nodes as numpy arrays (scikit-learn's names, raw statistics)."""
+        cdef Py_ssize_t n = self.count, i
+        left = np.empty(n, dtype=np.intp)
+        right = np.empty(n, dtype=np.intp)
+        feature = np.empty(n, dtype=np.intp)
+        threshold = np.empty(n, dtype=np.float64)
+        impurity = np.empty(n, dtype=np.float64)
+        n_samples = np.empty(n, dtype=np.intp)
+        weighted = np.empty(n, dtype=np.float64)
+        depth = np.empty(n, dtype=np.intp)
+        stats = np.empty((n, self.n_stats), dtype=np.float64)
+        cdef Py_ssize_t[::1] lv = left, rv = right, fv = feature, nv = n_samples, dv = depth
+        cdef double[::1] tv = threshold, iv = impurity, wv = weighted
+        cdef double[:, ::1] sv = stats
+        for i in range(n):
+            lv[i] = self.nodes[i].left
+            rv[i] = self.nodes[i].right
+            fv[i] = self.nodes[i].feature
+            tv[i] = self.nodes[i].threshold
+            iv[i] = self.nodes[i].impurity
+            nv[i] = self.nodes[i].n_samples
+            wv[i] = self.nodes[i].weighted_n
+            dv[i] = self.nodes[i].depth
+        if n > 0:
+            memcpy(&sv[0, 0], self.stats, n * self.n_stats * sizeof(double))
+        return dict(children_left=left, children_right=right, feature=feature,
+                    threshold=threshold, impurity=impurity, n_node_samples=n_samples,
+                    weighted_n_node_samples=weighted, depth=depth, stats=stats)
+
+
+def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
+               Py_ssize_t min_samples_leaf, double min_weight_leaf,
+               double min_impurity_decrease, Py_ssize_t max_leaf_nodes=-1):
+    """Grow a tree: depth-first, or best-first when ``max_leaf_nodes`` > 0.
+
+    Returns
+    -------
+    dict of ndarray
+        See ``NodeStore.to_arrays``.
+    """
+    cdef Limits lim
+    lim.max_depth = max_depth
+    lim.min_samples_split = min_samples_split
+    lim.min_samples_leaf = min_samples_leaf
+    lim.min_weight_leaf = min_weight_leaf
+    lim.min_impurity_decrease = min_impurity_decrease
+    store = NodeStore(splitter.n_stats)
+    cdef int rc
+    if max_leaf_nodes > 0:
+        rc = _grow_best_first(splitter, store, &lim, max_leaf_nodes)
+    else:
+        rc = _grow_depth_first(splitter, store, &lim)
+    if rc != 0:
+        raise MemoryError("could not allocate memory for the tree")
+    return store.to_arrays()
+
+
+cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim) except -1:
+    cdef Py_ssize_t S = splitter.n_stats
+    cdef Py_ssize_t stack_cap = 64, sp = 0, node_id, n
+    cdef StackRecord* stack = <StackRecord*> malloc(stack_cap * sizeof(StackRecord))
+    cdef double* pool = <double*> malloc(stack_cap * S * sizeof(double))
+    cdef double* node_stats = <double*> malloc(3 * S * sizeof(double))
+    cdef double* left_stats = node_stats + S      # node_split writes left then right
+    cdef double* right_stats = node_stats + 2 * S
+    cdef StackRecord rec
+    cdef SplitRecord split
+    cdef double weight_root
+    cdef bint is_leaf, left_leaf, right_leaf
+    cdef Py_ssize_t k
+    cdef int rc = 0
+    cdef void* grown
+    if stack == NULL or pool == NULL or node_stats == NULL:
+        free(stack)
+        free(pool)
+        free(node_stats)
+        raise MemoryError()
+
+    with nogil:
+        splitter.root_stats(pool, &weight_root)
+        stack[0].start = 0
+        stack[0].end = splitter.n_samples
+        stack[0].depth = 0
+        stack[0].parent = -1
+        stack[0].is_left = False
+        stack[0].impurity = node_impurity(splitter.criterion, pool, S, weight_root)
+        stack[0].weight = weight_root
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            rec = stack[sp]
+            memcpy(node_stats, pool + sp * S, S * sizeof(double))
+            n = rec.end - rec.start
+            is_leaf = is_leaf_by_size(lim, n, rec.weight, rec.depth, rec.impurity)
+            node_id = store.add(rec.parent, rec.is_left, rec.depth, rec.impurity, n,
+                                rec.weight, node_stats)
+            if node_id < 0:
+                rc = 1
+                break
+            if not is_leaf:
+                is_leaf = (not splitter.node_split(rec.start, rec.end, node_stats, rec.weight,
+                                                   rec.impurity, weight_root, &split, left_stats)
+                           or split.improvement + DBL_EPSILON < lim.min_impurity_decrease)
+            if is_leaf:
+                continue
+
+            store.set_split(node_id, &split)
+            left_leaf = is_leaf_by_size(lim, split.pos - rec.start, split.weight_left,
+                                        rec.depth + 1, split.impurity_left)
+            right_leaf = is_leaf_by_size(lim, rec.end - split.pos, split.weight_right,
+                                         rec.depth + 1, split.impurity_right)
+            if not (left_leaf and right_leaf):
+                splitter.partition(rec.start, rec.end, &split)
+
+            if sp + 2 > stack_cap:
+                stack_cap *= 2
+                grown = realloc(stack, stack_cap * sizeof(StackRecord))
+                if grown == NULL:
+                    rc = 1
+                    break
+                stack = <StackRecord*> grown
+                grown = realloc(pool, stack_cap * S * sizeof(double))
+                if grown == NULL:
+                    rc = 1
+                    break
+                pool = <double*> grown
+            # Right first, so the left child is popped (and numbered) first.
+            stack[sp].start = split.pos
+            stack[sp].end = rec.end
+            stack[sp].depth = rec.depth + 1
+            stack[sp].parent = node_id
+            stack[sp].is_left = False
+            stack[sp].impurity = split.impurity_right
+            stack[sp].weight = split.weight_right
+            memcpy(pool + sp * S, right_stats, S * sizeof(double))
+            sp += 1
+            stack[sp].start = rec.start
+            stack[sp].end = split.pos
+            stack[sp].depth = rec.depth + 1
+            stack[sp].parent = node_id
+            stack[sp].is_left = True
+            stack[sp].impurity = split.impurity_left
+            stack[sp].weight = split.weight_left
+            memcpy(pool + sp * S, left_stats, S * sizeof(double))
+            sp += 1
+
+    free(stack)
+    free(pool)
+    free(node_stats)
+    return rc
+
+
+cdef inline bint _higher(const FrontierRecord* a, const FrontierRecord* b) noexcept nogil:
+    # Larger improvement first; equal improvements by node id, for reproducibility.
+    return a.improvement > b.improvement or (
+        a.improvement == b.improvement and a.node_id < b.node_id)
+
+
+cdef void _heap_push(FrontierRecord* heap, Py_ssize_t* size, FrontierRecord rec) noexcept nogil:
+    cdef Py_ssize_t i = size[0], parent
+    size[0] += 1
+    while i > 0:
+        parent = (i - 1) // 2
+        if not _higher(&rec, &heap[parent]):
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = rec
+
+
+cdef FrontierRecord _heap_pop(FrontierRecord* heap, Py_ssize_t* size) noexcept nogil:
+    cdef FrontierRecord top = heap[0], last
+    cdef Py_ssize_t i = 0, child, n
+    size[0] -= 1
+    n = size[0]
+    if n == 0:
+        return top
+    last = heap[n]
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and _higher(&heap[child + 1], &heap[child]):
+            child += 1
+        if not _higher(&heap[child], &last):
+            break
+        heap[i] = heap[child]
+        i = child
+    heap[i] = last
+    return top
+
+
+cdef int _add_frontier_node(Splitter splitter, NodeStore store, const Limits* lim,
+                            Py_ssize_t start, Py_ssize_t end, Py_ssize_t depth,
+                            Py_ssize_t parent, bint is_left, double impurity, double weight,
+                            double weight_root, const double* stats,
+                            FrontierRecord* out) noexcept nogil:
+    """Add a node and compute its split now (scikit-learn's best-first order)."""
+    cdef Py_ssize_t n = end - start
+    cdef bint is_leaf = is_leaf_by_size(lim, n, weight, depth, impurity)
+    cdef Py_ssize_t node_id = store.add(parent, is_left, depth, impurity, n, weight, stats)
+    if node_id < 0:
+        return 1
+    out.node_id = node_id
+    out.start = start
+    out.end = end
+    out.depth = depth
+    if not is_leaf:
+        is_leaf = (not splitter.node_split(start, end, store.stats + node_id * store.n_stats,
+                                           weight, impurity, weight_root, &out.split,
+                                           store.child_stats + 2 * node_id * store.n_stats)
+                   or out.split.improvement + DBL_EPSILON < lim.min_impurity_decrease)
+    out.is_leaf = is_leaf
+    out.improvement = 0.0 if is_leaf else out.split.improvement
+    return 0
+
+
+cdef int _grow_best_first(Splitter splitter, NodeStore store, const Limits* lim,
+                          Py_ssize_t max_leaf_nodes) except -1:
+    cdef Py_ssize_t S = splitter.n_stats
+    # Each expansion pops one record and pushes two: the frontier never holds
+    # more than max_leaf_nodes records.
+    cdef FrontierRecord* heap = <FrontierRecord*> malloc(
+        (max_leaf_nodes + 1) * sizeof(FrontierRecord))
+    cdef double* buf = <double*> malloc(3 * S * sizeof(double))
+    cdef double* node_stats = buf
+    cdef double* child_stats = buf + S
+    cdef Py_ssize_t size = 0, budget = max_leaf_nodes - 1
+    cdef FrontierRecord rec, left_rec, right_rec
+    cdef double weight_root, impurity_root
+    cdef bint left_leaf, right_leaf
+    cdef int rc = 0
+    if heap == NULL or buf == NULL:
+        free(heap)
+        free(buf)
+        raise MemoryError()
+
+    with nogil:
+        splitter.root_stats(node_stats, &weight_root)
+        impurity_root = node_impurity(splitter.criterion, node_stats, S, weight_root)
+        rc = _add_frontier_node(splitter, store, lim, 0, splitter.n_samples, 0, -1, False,
+                                impurity_root, weight_root, weight_root, node_stats, &rec)
+        if rc == 0:
+            _heap_push(heap, &size, rec)
+        while rc == 0 and size > 0 and budget > 0:
+            rec = _heap_pop(heap, &size)
+            if rec.is_leaf:
+                continue
+            budget -= 1
+            store.set_split(rec.node_id, &rec.split)
+            left_leaf = is_leaf_by_size(lim, rec.split.pos - rec.start, rec.split.weight_left,
+                                        rec.depth + 1, rec.split.impurity_left)
+            right_leaf = is_leaf_by_size(lim, rec.end - rec.split.pos, rec.split.weight_right,
+                                         rec.depth + 1, rec.split.impurity_right)
+            if not (left_leaf and right_leaf):
+                splitter.partition(rec.start, rec.end, &rec.split)
+            # the store may move when it grows: copy the children's statistics first
+            memcpy(child_stats, store.child_stats + 2 * rec.node_id * S, 2 * S * sizeof(double))
+            rc = _add_frontier_node(splitter, store, lim, rec.start, rec.split.pos,
+                                    rec.depth + 1, rec.node_id, True, rec.split.impurity_left,
+                                    rec.split.weight_left, weight_root, child_stats, &left_rec)
+            if rc != 0:
+                break
+            rc = _add_frontier_node(splitter, store, lim, rec.split.pos, rec.end,
+                                    rec.depth + 1, rec.node_id, False, rec.split.impurity_right,
+                                    rec.split.weight_right, weight_root, child_stats + S, &right_rec)
+            if rc != 0:
+                break
+            _heap_push(heap, &size, left_rec)
+            _heap_push(heap, &size, right_rec)
+
+    free(heap)
+    free(buf)
+    return rc
+
+
+def apply_dense(const Py_ssize_t[::1] left, const Py_ssize_t[::1] right,
+                const Py_ssize_t[::1] feature, const double[::1] threshold,
+                const DTYPE_t[:, :] X):
+    """Leaf id reached by each row of X (float32, any strides)."""
+    cdef Py_ssize_t n = X.shape[0], i, node
+    out = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] leaves = out
+    with nogil:
+        for i in range(n):
+            node = 0
+            while left[node] != LEAF:
+                if X[i, feature[node]] <= threshold[node]:
+                    node = left[node]
+                else:
+                    node = right[node]
+            leaves[i] = node
+    return out
+
+
+def decision_path_dense(const Py_ssize_t[::1] left, const Py_ssize_t[::1] right,
+                        const Py_ssize_t[::1] feature, const double[::1] threshold,
+                        const Py_ssize_t[::1] depth, const DTYPE_t[:, :] X):
+    """CSR pieces (indptr, indices) of the node indicator of each row of X."""
+    cdef Py_ssize_t n = X.shape[0], i, node, pos = 0
+    cdef Py_ssize_t[::1] leaves = apply_dense(left, right, feature, threshold, X)
+    indptr = np.zeros(n + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] ip = indptr
+    for i in range(n):
+        ip[i + 1] = ip[i] + depth[leaves[i]] + 1
+    indices = np.empty(ip[n], dtype=np.intp)
+    cdef Py_ssize_t[::1] ind = indices
+    with nogil:
+        for i in range(n):
+            node = 0
+            pos = ip[i]
+            while True:
+                ind[pos] = node
+                pos += 1
+                if left[node] == LEAF:
+                    break
+                if X[i, feature[node]] <= threshold[node]:
+                    node = left[node]
+                else:
+                    node = right[node]
+    return indptr, indices

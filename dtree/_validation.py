@@ -1,0 +1,232 @@
+"""Input validation: every bad input becomes a clear ValueError or TypeError.
+
+This module turns what users pass (lists, numpy arrays, pandas frames) into the
+encoded arrays the Cython core reads, once per call, and names the problem
+(shape, column, value) when something is wrong. It imports nothing from
+scikit-learn unless scikit-learn is installed, and then only to raise its
+exception and warning classes, so ``except NotFittedError`` keeps working for
+users who switch from it.
+"""
+import numbers
+import warnings
+
+import numpy as np
+
+try:  # optional: use scikit-learn's classes so its tools recognise them
+    from sklearn.exceptions import DataConversionWarning, NotFittedError
+except ImportError:  # pragma: no cover - exercised where scikit-learn is absent
+
+    class NotFittedError(ValueError, AttributeError):
+        """Raised when a method needing a fitted estimator is called before fit."""
+
+    class DataConversionWarning(UserWarning):
+        """Raised when input data is converted in a way the user may not expect."""
+
+
+DTYPE = np.float32
+
+
+def _is_sparse(X):
+    return hasattr(X, "tocsr") and hasattr(X, "nnz")
+
+
+def _column_label(j, feature_names):
+    if feature_names is not None:
+        return f"column {j} ({feature_names[j]!r})"
+    return f"column {j}"
+
+
+def get_feature_names(X):
+    """Column names of a DataFrame-like X if they are all strings, else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "iloc"):
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    kinds = {isinstance(name, str) for name in names}
+    if kinds == {True}:
+        return names
+    if len(kinds) > 1:
+        raise TypeError(
+            "Feature names are only supported if all input features have string "
+            f"names, but your input has {sorted({type(n).__name__ for n in names})} "
+            "as feature name / column name types. Convert them all to str."
+        )
+    return None
+
+
+def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator"):
+    """Validate a feature matrix and return it as a C-contiguous float32 array.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    feature_names : ndarray or None
+        Names used in error messages.
+    n_features : int or None
+        Expected number of features (at predict time).
+    estimator_name : str
+        Used in messages.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features), float32
+    """
+    if X is None:
+        raise ValueError(f"{estimator_name} expected a 2-D array X, got None")
+    if _is_sparse(X):
+        raise TypeError(
+            "sparse input is not supported: pass a dense array (for example X.toarray())"
+        )
+    if hasattr(X, "iloc"):
+        X = _frame_to_numeric(X)
+    try:
+        arr = np.asarray(X)
+        if arr.dtype.kind in "OUSV":
+            arr = arr.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"X must contain only numbers: {exc}") from None
+    if arr.dtype.kind == "c":
+        raise ValueError("X contains complex numbers; only real numbers are supported")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"X has unsupported dtype {arr.dtype}; expected numbers")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D array X of shape (n_samples, n_features), got a {arr.ndim}-D "
+            f"array of shape {arr.shape}. Reshape your data with X.reshape(-1, 1) for a "
+            "single feature or X.reshape(1, -1) for a single sample."
+        )
+    n_samples, n_cols = arr.shape
+    if n_samples == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={arr.shape}) while a "
+                         "minimum of 1 is required.")
+    if n_cols == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a "
+                         "minimum of 1 is required.")
+    if n_features is not None and n_cols != n_features:
+        raise ValueError(
+            f"X has {n_cols} features, but {estimator_name} is expecting {n_features} "
+            "features as input."
+        )
+    if arr.dtype.kind == "f":
+        finite = np.isfinite(arr)
+        if not finite.all():
+            j = int(np.flatnonzero(~finite.all(axis=0))[0])
+            bad = arr[~finite[:, j], j][0]
+            what = "NaN" if np.isnan(bad) else "infinity"
+            raise ValueError(
+                f"Input X contains {what} in {_column_label(j, feature_names)}; "
+                "NaN and infinite values (inf) are not supported: impute or drop them first."
+            )
+    out = np.ascontiguousarray(arr, dtype=DTYPE)
+    if arr.dtype.kind == "f" and not np.isfinite(out).all():
+        j = int(np.flatnonzero(~np.isfinite(out).all(axis=0))[0])
+        raise ValueError(
+            f"Input X has a value too large for float32 (inf after conversion) in "
+            f"{_column_label(j, feature_names)}."
+        )
+    return out
+
+
+def _frame_to_numeric(frame):
+    """A pandas DataFrame as a numeric numpy array, naming a non-numeric column."""
+    for j, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes)):
+        kind = getattr(dtype, "kind", "O")
+        if kind not in "biuf":
+            try:
+                np.asarray(frame.iloc[:, j], dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"X column {j} ({name!r}) has non-numeric values (dtype {dtype}); "
+                    "encode it as numbers first (categorical support comes with "
+                    "categorical_features)."
+                ) from None
+    return frame.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def check_y(y, n_samples, *, estimator_name="estimator"):
+    """Validate a target vector: 1-D (a column vector is raveled with a warning)."""
+    if y is None:
+        raise ValueError(f"{estimator_name} requires y to be passed, but the target y is None")
+    if _is_sparse(y):
+        raise TypeError("sparse y is not supported: pass a dense 1-D array")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change "
+            "the shape of y to (n_samples,), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(
+            f"y must be 1-D of shape (n_samples,), got shape {y.shape}; multi-output "
+            "targets are not supported"
+        )
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"X and y have inconsistent numbers of samples: X has {n_samples}, "
+            f"y has {y.shape[0]}"
+        )
+    return y
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Validate sample weights: finite, non-negative, positive sum. None stays None."""
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, numbers.Number):
+        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    try:
+        sw = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"sample_weight must be numeric: {exc}") from None
+    if sw.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D, got shape {sw.shape}")
+    if sw.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight.shape == {sw.shape}, expected ({n_samples},) to match X"
+        )
+    if not np.isfinite(sw).all():
+        raise ValueError("sample_weight contains NaN or infinity")
+    if (sw < 0).any():
+        raise ValueError(f"sample_weight contains negative values (min {sw.min()!r}); "
+                         "weights must be >= 0")
+    if sw.sum() <= 0:
+        raise ValueError("sample_weight sums to zero: at least one sample needs a "
+                         "positive weight")
+    return np.array(sw, dtype=np.float64)
+
+
+def check_feature_names(fitted_names, X, estimator_name):
+    """Compare the column names of X at predict time with those seen at fit."""
+    names = get_feature_names(X)
+    if fitted_names is None and names is None:
+        return
+    if fitted_names is None:
+        warnings.warn(f"X has feature names, but {estimator_name} was fitted without "
+                      "feature names", UserWarning, stacklevel=3)
+        return
+    if names is None:
+        warnings.warn(f"X does not have valid feature names, but {estimator_name} was "
+                      "fitted with feature names", UserWarning, stacklevel=3)
+        return
+    if len(names) == len(fitted_names) and (names == fitted_names).all():
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unseen = [n for n in names if n not in set(fitted_names)]
+    missing = [n for n in fitted_names if n not in set(names)]
+
+    def listing(items):
+        shown = [f"- {n}\n" for n in sorted(items)[:5]]
+        if len(items) > 5:
+            shown.append("- ...\n")
+        return "".join(shown)
+
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + listing(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + listing(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)

@@ -1,0 +1,99 @@
+"""Shared test helpers: tie-free data and a node-by-node tree comparison."""
+import numpy as np
+
+from reference import is_tie, split_score
+
+
+def tie_free_data(seed, n_samples, n_features, n_classes=2, regression=False):
+    """Continuous random X (float32 values with no duplicates in any column).
+
+    Consecutive sorted values of a column are at least 1e-5 apart, so no
+    tolerance of scikit-learn's (it treats values within 1e-7 as equal) is hit.
+    """
+    rng = np.random.RandomState(seed)
+    while True:
+        X = (rng.normal(size=(n_samples, n_features)) * 10).astype(np.float32)
+        gaps = np.diff(np.sort(X, axis=0), axis=0)
+        if gaps.min() > 1e-5:
+            break
+    signal = X[:, 0] + 0.5 * X[:, 1] * X[:, min(2, n_features - 1)] / 10
+    if regression:
+        y = signal + rng.normal(size=n_samples) * 5
+    else:
+        noisy = signal + rng.normal(size=n_samples) * 8
+        edges = np.quantile(noisy, np.linspace(0, 1, n_classes + 1)[1:-1])
+        y = np.searchsorted(edges, noisy)
+    return X, y
+
+
+def compare_trees(ours, theirs, X, y, sample_weight=None, criterion="gini",
+                  n_classes=None, rtol=1e-9):
+    """Walk two fitted trees together and compare every node.
+
+    Where the splits differ the two must be tied: equal criterion score on the
+    node's training samples, computed by the brute-force reference. If the tied
+    splits send the same training samples left (or the same samples with the
+    sides swapped, as two features can order them oppositely), the walk goes on
+    below; otherwise it stops there.
+
+    Returns
+    -------
+    (int, int)
+        Ties with the same partition of the training samples, and ties where
+        the walk had to stop.
+    """
+    a, b = ours.tree_, theirs.tree_
+    X = np.asarray(X, dtype=np.float32)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    ours_paths = ours.decision_path(X).tocsc()
+    theirs_paths = theirs.decision_path(X).tocsc()
+
+    def rows(paths, node):
+        return frozenset(paths[:, node].nonzero()[0].tolist())
+
+    same, stopped = 0, 0
+    stack = [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        assert a.n_node_samples[i] == b.n_node_samples[j], (i, j)
+        np.testing.assert_allclose(a.weighted_n_node_samples[i], b.weighted_n_node_samples[j],
+                                   rtol=rtol)
+        np.testing.assert_allclose(a.value[i], b.value[j], rtol=1e-7, atol=1e-12)
+        np.testing.assert_allclose(a.impurity[i], b.impurity[j], rtol=1e-7, atol=1e-9)
+        a_leaf = a.children_left[i] == -1
+        b_leaf = b.children_left[j] == -1
+        if a_leaf and not b_leaf:
+            # scikit-learn takes a child's impurity from its parent's running
+            # sums; rounding can leave a pure node with impurity > DBL_EPSILON,
+            # and it splits it. dtree sums children afresh and keeps the leaf.
+            node_y = np.asarray(y)[sorted(rows(ours_paths, i))]
+            assert (node_y == node_y[0]).all(), f"node {i}/{j}: leaf only in dtree"
+            same += 1
+            continue
+        assert a_leaf == b_leaf, f"node {i}/{j}: leaf only in scikit-learn"
+        if a_leaf:
+            continue
+        pairs = [(a.children_left[i], b.children_left[j]),
+                 (a.children_right[i], b.children_right[j])]
+        if a.feature[i] != b.feature[j] or a.threshold[i] != b.threshold[j]:
+            node_rows = sorted(rows(ours_paths, i))
+            xs, ys, ws = X[node_rows], np.asarray(y)[node_rows], w[node_rows]
+            ours_score = split_score(ys, ws, xs[:, a.feature[i]] <= a.threshold[i],
+                                     criterion, n_classes)
+            theirs_score = split_score(ys, ws, xs[:, b.feature[j]] <= b.threshold[j],
+                                       criterion, n_classes)
+            assert is_tie(ours_score, theirs_score, ours_score), (
+                f"node {i}: dtree split ({a.feature[i]}, {a.threshold[i]}) scores "
+                f"{ours_score}, scikit-learn's ({b.feature[j]}, {b.threshold[j]}) {theirs_score}")
+            ours_left = rows(ours_paths, a.children_left[i])
+            if ours_left == rows(theirs_paths, b.children_left[j]):
+                same += 1
+            elif ours_left == rows(theirs_paths, b.children_right[j]):
+                same += 1
+                pairs = [(a.children_left[i], b.children_right[j]),
+                         (a.children_right[i], b.children_left[j])]
+            else:
+                stopped += 1
+                continue
+        stack.extend(pairs)
+    return same, stopped

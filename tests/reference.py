@@ -1,0 +1,74 @@
+"""Brute-force reference split finder in plain Python: the tests' oracle.
+
+It tries every feature and every midpoint between consecutive distinct values
+and scores each candidate from scratch (no running sums, no proxies), so it
+shares no code or shortcut with the Cython splitter.
+"""
+import math
+
+import numpy as np
+
+
+def _class_impurity(counts, total, criterion):
+    if criterion == "gini":
+        return 1.0 - math.fsum((c / total) ** 2 for c in counts)
+    return -math.fsum((c / total) * math.log2(c / total) for c in counts if c > 0)
+
+
+def split_score(y, w, left_mask, criterion, n_classes=None):
+    """Score of one split of a node; smaller is better.
+
+    gini / entropy / squared_error: the weighted sum of child impurities
+    (w_L * I_L + w_R * I_R). gain_ratio: minus the gain ratio.
+    """
+    y = np.asarray(y)
+    w = np.asarray(w, dtype=np.float64)
+    parts = []
+    for mask in (left_mask, ~left_mask):
+        wt = math.fsum(w[mask])
+        if criterion == "squared_error":
+            mean = math.fsum(w[mask] * y[mask]) / wt
+            parts.append((wt, math.fsum(w[mask] * (y[mask] - mean) ** 2) / wt))
+        else:
+            counts = [math.fsum(w[mask & (y == k)]) for k in range(n_classes)]
+            kind = "gini" if criterion == "gini" else "entropy"
+            parts.append((wt, _class_impurity(counts, wt, kind)))
+    (wl, il), (wr, ir) = parts
+    if criterion != "gain_ratio":
+        return wl * il + wr * ir
+    total = wl + wr
+    counts = [math.fsum(w[y == k]) for k in range(n_classes)]
+    gain = _class_impurity(counts, total, "entropy") - (wl * il + wr * ir) / total
+    split_info = -math.fsum(p * math.log2(p) for p in (wl / total, wr / total))
+    return -gain / split_info
+
+
+def all_candidates(X, y, w, criterion, n_classes=None, min_samples_leaf=1,
+                   min_weight_leaf=0.0):
+    """Every valid candidate as (score, feature, threshold), in scan order."""
+    X = np.asarray(X, dtype=np.float32)
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    total_w = math.fsum(w)
+    out = []
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        for a, b in zip(values[:-1], values[1:]):
+            threshold = float(a) / 2.0 + float(b) / 2.0
+            if threshold >= float(b):
+                threshold = float(a)
+            left = X[:, f] <= threshold
+            n_left = int(left.sum())
+            if n_left < min_samples_leaf or len(y) - n_left < min_samples_leaf:
+                continue
+            wl = math.fsum(w[left])
+            wr = total_w - wl
+            if wl < min_weight_leaf or wr < min_weight_leaf:
+                continue
+            if wl <= 1e-12 * total_w or wr <= 1e-12 * total_w:
+                continue
+            out.append((split_score(y, w, left, criterion, n_classes), f, threshold))
+    return out
+
+
+def is_tie(a, b, scale):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(scale))
