@@ -135,6 +135,11 @@ class BaseDecisionTree(ParamsMixin):
                                       float(weights.sum()) if weights is not None
                                       else float(X.shape[0]))
         n_draw = limits.pop("max_features")
+        if weights is not None and not (weights > 0).all():
+            # A zero-weight sample must not place a threshold: drop it, as
+            # scikit-learn does (n_node_samples counts positive weights only).
+            keep = weights > 0
+            X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
         seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
         splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[self.criterion],
                             limits["min_samples_leaf"], limits["min_weight_leaf"],
@@ -397,7 +402,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.classes_.take(np.argmax(self.predict_proba(X), axis=1))
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1))
 
     def score(self, X, y, sample_weight=None):
         """Mean (weighted) accuracy on the given data.

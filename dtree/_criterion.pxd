@@ -55,8 +55,11 @@ cdef inline void clf_move(int crit, Side* left, Side* right, double* cl, double*
 
 cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double accr,
                              double w_node_entropy, double wlogw_node,
-                             const double* table) noexcept nogil:
-    """Score of a classification candidate; larger is better.
+                             const double* table, double* denominator) noexcept nogil:
+    """Score of a classification candidate as numerator / ``denominator``; larger is better.
+
+    The scan compares ``numerator > best * denominator`` (the denominator is
+    positive), so no division is paid for candidates that do not improve.
 
     gini:       sum_sides acc/w           (= const - sum_sides w * gini)
     entropy:    sum_sides (acc - w ln w)  (= -sum_sides w * H, H in nats)
@@ -64,23 +67,28 @@ cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double
                 (``w_node_entropy`` is w_node * H(node) in nats, ``wlogw_node``
                 is w_node ln w_node).
     """
-    cdef double hl, hr, gain, split_info
+    cdef double hl, hr, split_info
     if crit == CRIT_GINI:
-        return accl / wl + accr / wr
+        denominator[0] = wl * wr
+        return accl * wr + accr * wl
     hl = clogc(wl, table)
     hr = clogc(wr, table)
     if crit == CRIT_ENTROPY:
+        denominator[0] = 1.0
         return (accl - hl) + (accr - hr)
-    gain = w_node_entropy - (hl - accl) - (hr - accr)
     split_info = wlogw_node - hl - hr
     if split_info <= 0.0:
+        denominator[0] = 1.0
         return 0.0
-    return gain / split_info
+    denominator[0] = split_info
+    return w_node_entropy - (hl - accl) - (hr - accr)
 
 
-cdef inline double mse_proxy(double wl, double sl, double wr, double sr) noexcept nogil:
-    # sum_sides (sum w*y)^2 / w  (= const - sum_sides w * variance)
-    return sl * sl / wl + sr * sr / wr
+cdef inline double mse_proxy(double wl, double sl, double wr, double sr,
+                             double* denominator) noexcept nogil:
+    # sum_sides (sum w*y)^2 / w  (= const - sum_sides w * variance), as a fraction
+    denominator[0] = wl * wr
+    return sl * sl * wr + sr * sr * wl
 
 
 cdef inline double gini_impurity(const double* counts, Py_ssize_t n_classes,

@@ -9,6 +9,8 @@ cdef struct SplitRecord:
     Py_ssize_t pos          # left child is the segment [start, pos), right [pos, end)
     double threshold        # x <= threshold goes left
     double proxy            # the criterion's proxy score of this split (larger is better)
+    double num              # proxy = num / den; the scan compares cross-multiplied, so
+    double den              # candidates with identical statistics tie exactly
     double improvement      # scikit-learn's weighted impurity decrease
     double impurity_left    # impurity of the left child
     double impurity_right   # impurity of the right child

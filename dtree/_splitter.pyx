@@ -42,6 +42,85 @@ cdef inline double midpoint(DTYPE_t a, DTYPE_t b) noexcept nogil:
     return t
 
 
+cdef inline bint better(double num, double den, Py_ssize_t f,
+                        const SplitRecord* best) noexcept nogil:
+    # num/den > best.num/best.den with positive denominators; on an exact tie
+    # the smaller feature index wins (within a feature the first position does).
+    cdef double lhs = num * best.den, rhs = best.num * den
+    return lhs > rhs or (lhs == rhs and f < best.feature)
+
+
+cdef enum:
+    RADIX_BITS = 11
+    RADIX_SIZE = 2048          # 1 << RADIX_BITS; three passes cover 32-bit keys
+
+
+cdef inline unsigned int float_key(DTYPE_t x) noexcept nogil:
+    # Map float bits to an unsigned key with the same order: flip the sign bit
+    # of positives, all bits of negatives.
+    cdef unsigned int u = (<unsigned int*> &x)[0]
+    if u & 0x80000000u:
+        return ~u
+    return u | 0x80000000u
+
+
+cdef inline DTYPE_t key_float(unsigned int key) noexcept nogil:
+    cdef unsigned int u
+    if key & 0x80000000u:
+        u = key & 0x7FFFFFFFu
+    else:
+        u = ~key
+    return (<DTYPE_t*> &u)[0]
+
+
+cdef void radix_argsort_column(const DTYPE_t[:, :] X, Py_ssize_t f, DTYPE_t* vals_out,
+                               int* idx_out, unsigned int* keys_a, unsigned int* keys_b,
+                               int* idx_a, int* idx_b, Py_ssize_t* hist) noexcept nogil:
+    """Stable LSD radix argsort of column f of X: linear time, three passes.
+
+    Writes the sorted values to ``vals_out`` and the sample order to ``idx_out``.
+    Equal values keep ascending sample order, so the layout is reproducible.
+    """
+    cdef Py_ssize_t n = X.shape[0], i, b, shift, digit, total, count
+    cdef unsigned int* ks = keys_a
+    cdef unsigned int* kd = keys_b
+    cdef int* is_ = idx_a
+    cdef int* id_ = idx_b
+    cdef unsigned int* kt
+    cdef int* it
+    memset(hist, 0, 3 * RADIX_SIZE * sizeof(Py_ssize_t))
+    for i in range(n):
+        ks[i] = float_key(X[i, f])
+        is_[i] = <int>i
+        hist[ks[i] & (RADIX_SIZE - 1)] += 1
+        hist[RADIX_SIZE + ((ks[i] >> RADIX_BITS) & (RADIX_SIZE - 1))] += 1
+        hist[2 * RADIX_SIZE + (ks[i] >> (2 * RADIX_BITS))] += 1
+    for digit in range(3):
+        shift = digit * RADIX_BITS
+        # a digit shared by every key leaves the order unchanged: skip its pass
+        if n == 0 or hist[digit * RADIX_SIZE + ((ks[0] >> shift) & (RADIX_SIZE - 1))] == n:
+            continue
+        total = 0
+        for b in range(RADIX_SIZE):
+            count = hist[digit * RADIX_SIZE + b]
+            hist[digit * RADIX_SIZE + b] = total
+            total += count
+        for i in range(n):
+            b = digit * RADIX_SIZE + ((ks[i] >> shift) & (RADIX_SIZE - 1))
+            kd[hist[b]] = ks[i]
+            id_[hist[b]] = is_[i]
+            hist[b] += 1
+        kt = ks
+        ks = kd
+        kd = kt
+        it = is_
+        is_ = id_
+        id_ = it
+    for i in range(n):
+        vals_out[i] = key_float(ks[i])
+    memcpy(idx_out, is_, n * sizeof(int))
+
+
 cdef class Splitter:
     """Presorted columns plus the scan and partition kernels.
 
@@ -86,11 +165,8 @@ cdef class Splitter:
             y = np.ascontiguousarray(y, dtype=np.float64)
             payload = np.empty((d, n), dtype=np.float64)
             tmp_y = np.empty(n, dtype=np.float64)
-        for f in range(d):
-            order = np.argsort(X[:, f])
-            idx[f] = order
-            vals[f] = X[order, f]
-            payload[f] = y[order]
+        _presort(X, vals, idx)
+        _gather_rows(y, idx, payload)
 
         goes_left = np.zeros(n, dtype=np.uint8)
         tmp_v = np.empty(n, dtype=np.float32)
@@ -103,8 +179,10 @@ cdef class Splitter:
         cdef int[:, ::1] idx_view = idx
         cdef int[:, ::1] yc_view
         cdef double[:, ::1] yv_view
-        cdef int[::1] yc_tmp, y_code
-        cdef double[::1] yv_tmp, y_val, sw_view, table_view
+        cdef int[::1] yc_tmp
+        cdef double[::1] yv_tmp
+        cdef const int[::1] y_code
+        cdef const double[::1] y_val, sw_view, table_view
         cdef unsigned char[::1] gl_view = goes_left
         cdef DTYPE_t[::1] tv_view = tmp_v
         cdef int[::1] ti_view = tmp_i
@@ -187,7 +265,8 @@ cdef class Splitter:
         cdef Py_ssize_t tmp
         best.feature = -1
         best.pos = end
-        best.proxy = -INFINITY
+        best.num = -INFINITY
+        best.den = 1.0
 
         if self.max_features >= d:
             for f in range(d):
@@ -207,6 +286,7 @@ cdef class Splitter:
 
         if best.feature < 0:
             return False
+        best.proxy = best.num / best.den
         self._finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
         return True
 
@@ -238,7 +318,7 @@ cdef class Splitter:
         cdef double min_wleaf = self.min_weight_leaf
         # Both children need a weight clearly above rounding noise to be real.
         cdef double tiny = weight * 1e-12
-        cdef double w = 1.0, wr, proxy
+        cdef double w = 1.0, wr, num, den
         cdef double w_node_entropy = 0.0, wlogw = 0.0
         cdef Side left, right
 
@@ -272,10 +352,11 @@ cdef class Splitter:
                 break
             if left.w < min_wleaf or left.w <= tiny:
                 continue
-            proxy = clf_proxy(crit, left.w, left.acc, wr, right.acc,
-                              w_node_entropy, wlogw, table)
-            if proxy > best.proxy or (proxy == best.proxy and f < best.feature):
-                best.proxy = proxy
+            num = clf_proxy(crit, left.w, left.acc, wr, right.acc,
+                            w_node_entropy, wlogw, table, &den)
+            if better(num, den, f, best):
+                best.num = num
+                best.den = den
                 best.feature = f
                 best.pos = p + 1
                 best.threshold = midpoint(v[p], v[p + 1])
@@ -292,7 +373,7 @@ cdef class Splitter:
         cdef double min_wleaf = self.min_weight_leaf
         cdef double tiny = weight * 1e-12
         cdef double total = stats[0]
-        cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, proxy
+        cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den
 
         for p in range(start, end - 1):
             if sw != NULL:
@@ -310,9 +391,10 @@ cdef class Splitter:
                 break
             if wl < min_wleaf or wl <= tiny:
                 continue
-            proxy = mse_proxy(wl, sl, wr, total - sl)
-            if proxy > best.proxy or (proxy == best.proxy and f < best.feature):
-                best.proxy = proxy
+            num = mse_proxy(wl, sl, wr, total - sl, &den)
+            if better(num, den, f, best):
+                best.num = num
+                best.den = den
                 best.feature = f
                 best.pos = p + 1
                 best.threshold = midpoint(v[p], v[p + 1])
@@ -424,6 +506,50 @@ cdef class Splitter:
             memcpy(yv + nl, tyv, nr * sizeof(double))
         memcpy(v + nl, tv, nr * sizeof(DTYPE_t))
         memcpy(ix + nl, ti, nr * sizeof(int))
+
+
+def _presort(X, vals, idx):
+    """Sort every column of X (n, d) into rows of vals and idx (d, n)."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
+    cdef const DTYPE_t[:, :] Xv = X
+    cdef DTYPE_t[:, ::1] vv = vals
+    cdef int[:, ::1] iv = idx
+    keys = np.empty((2, max(n, 1)), dtype=np.uint32)
+    order = np.empty((2, max(n, 1)), dtype=np.int32)
+    hist = np.empty(3 * RADIX_SIZE, dtype=np.intp)
+    cdef unsigned int[:, ::1] kv = keys
+    cdef int[:, ::1] ov = order
+    cdef Py_ssize_t[::1] hv = hist
+    if n == 0:
+        return
+    with nogil:
+        for f in range(d):
+            radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &kv[0, 0], &kv[1, 0],
+                                 &ov[0, 0], &ov[1, 0], &hv[0])
+
+
+def _gather_rows(y, idx, out):
+    """out[f, p] = y[idx[f, p]] for every row f: the target beside each value."""
+    cdef const int[:, ::1] iv = idx
+    cdef Py_ssize_t d = idx.shape[0], n = idx.shape[1], f, p
+    cdef const int[::1] yc
+    cdef const double[::1] yd
+    cdef int[:, ::1] oc
+    cdef double[:, ::1] od
+    if out.dtype == np.int32:
+        yc = y
+        oc = out
+        with nogil:
+            for f in range(d):
+                for p in range(n):
+                    oc[f, p] = yc[iv[f, p]]
+    else:
+        yd = y
+        od = out
+        with nogil:
+            for f in range(d):
+                for p in range(n):
+                    od[f, p] = yd[iv[f, p]]
 
 
 def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,

@@ -86,7 +86,8 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"X must contain only numbers: {exc}") from None
     if arr.dtype.kind == "c":
-        raise ValueError("X contains complex numbers; only real numbers are supported")
+        raise ValueError("Complex data not supported: X contains complex numbers; "
+                         "only real numbers are")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"X has unsupported dtype {arr.dtype}; expected numbers")
     if arr.ndim != 2:

@@ -6,7 +6,7 @@ from helpers import compare_trees, tie_free_data
 
 import dtree
 
-sklearn_tree = pytest.importorskip("sklearn.tree")
+import sklearn.tree as sklearn_tree  # noqa: E402
 
 PARAMS = [
     {},
