@@ -190,7 +190,8 @@ class BaseDecisionTree(ParamsMixin):
         ndarray of shape (n_samples,)
             Node ids in ``tree_``.
         """
-        return self.tree_.apply(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.tree_.apply(X)
 
     def decision_path(self, X):
         """Nodes each sample passes through.
@@ -204,7 +205,8 @@ class BaseDecisionTree(ParamsMixin):
         scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
             Entry (i, j) is 1 when sample i goes through node j.
         """
-        return self.tree_.decision_path(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
 
     def get_depth(self):
         """Depth of the tree (a single leaf has depth 0).
@@ -328,6 +330,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self
         """
         X = self._prepare_X(X)
+        _check_label_kinds(y)
         y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
         classes, codes = _encode_labels(y)
         weights = val.check_sample_weight(sample_weight, X.shape[0])
@@ -546,6 +549,22 @@ class DecisionTreeRegressor(BaseDecisionTree):
                     regressor_tags=RegressorTags())
 
 
+def _check_label_kinds(y):
+    """Refuse labels mixing strings and numbers (numpy would turn 1 into '1')."""
+    if y is None or (isinstance(y, np.ndarray) and y.dtype != object):
+        return
+    if hasattr(y, "dtype") and getattr(y.dtype, "kind", "O") != "O":
+        return
+    values = np.asarray(y, dtype=object).ravel()
+    for value in values:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            raise ValueError("Input y contains missing labels (None or NaN)")
+    kinds = {isinstance(v, str) for v in values}
+    if len(kinds) > 1:
+        raise TypeError("y mixes string and number labels; labels must be mutually "
+                        "comparable (all str or all numbers)")
+
+
 def _encode_labels(y):
     """Sorted unique labels and the int32 code of each sample."""
     if y.dtype.kind == "f":
@@ -558,10 +577,6 @@ def _encode_labels(y):
                 "Unknown label type: continuous. A classifier needs discrete labels "
                 "(got non-integer floats); use DecisionTreeRegressor for a numeric target."
             )
-    if y.dtype.kind == "O":
-        for value in y:
-            if value is None or (isinstance(value, float) and math.isnan(value)):
-                raise ValueError("Input y contains missing labels (None or NaN)")
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError as exc:

@@ -1,0 +1,179 @@
+"""Every bad input gets a clear ValueError or TypeError naming the problem."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import dtree
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
+
+X = np.arange(20, dtype=float).reshape(10, 2)
+Y = np.array([0, 1] * 5)
+
+
+@pytest.mark.parametrize("bad_X, message", [
+    (np.arange(10.0), "2-D"),
+    (np.zeros((2, 3, 4)), "2-D"),
+    (np.zeros((0, 3)), "0 sample"),
+    (np.zeros((10, 0)), "0 feature"),
+    ([["a", "b"]] * 10, "only numbers"),
+    (np.full((10, 2), 1 + 2j), "Complex"),
+])
+def test_bad_X_shapes_and_types(bad_X, message):
+    y = Y[: len(bad_X)] if hasattr(bad_X, "__len__") and len(bad_X) else Y[:0]
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier().fit(bad_X, y)
+
+
+@pytest.mark.parametrize("value, word", [(np.nan, "NaN"), (np.inf, "infinity"),
+                                         (-np.inf, "infinity")])
+def test_nan_and_infinity_name_the_column(value, word):
+    bad = X.copy()
+    bad[3, 1] = value
+    with pytest.raises(ValueError, match=f"{word} in column 1"):
+        DecisionTreeRegressor().fit(bad, Y.astype(float))
+    fitted = DecisionTreeRegressor().fit(X, Y.astype(float))
+    with pytest.raises(ValueError, match=f"{word} in column 1"):
+        fitted.predict(bad)
+
+
+def test_nan_in_a_dataframe_names_the_column_by_name():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [1.0, np.nan, 3.0]})
+    with pytest.raises(ValueError, match=r"NaN in column 1 \('b'\)"):
+        DecisionTreeClassifier().fit(frame, [0, 1, 0])
+
+
+def test_non_numeric_dataframe_column_is_named():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "color": ["red", "blue", "red"]})
+    with pytest.raises(ValueError, match=r"column 1 \('color'\) has non-numeric"):
+        DecisionTreeClassifier().fit(frame, [0, 1, 0])
+
+
+def test_too_large_for_float32_is_reported():
+    bad = X.copy()
+    bad[0, 0] = 1e300
+    with pytest.raises(ValueError, match="too large for float32"):
+        DecisionTreeClassifier().fit(bad, Y)
+
+
+def test_sparse_input_is_refused_with_a_hint():
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(TypeError, match="sparse"):
+        DecisionTreeClassifier().fit(scipy_sparse.csr_matrix(X), Y)
+
+
+def test_y_problems():
+    with pytest.raises(ValueError, match="inconsistent numbers of samples: X has 10, y has 9"):
+        DecisionTreeClassifier().fit(X, Y[:9])
+    with pytest.raises(ValueError, match="y is None"):
+        DecisionTreeClassifier().fit(X, None)
+    with pytest.raises(ValueError, match="multi-output"):
+        DecisionTreeClassifier().fit(X, np.zeros((10, 2)))
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        DecisionTreeClassifier().fit(X, np.linspace(0, 1, 10))
+    with pytest.raises(ValueError, match="NaN"):
+        DecisionTreeClassifier().fit(X, np.r_[np.zeros(9), np.nan])
+    with pytest.raises(ValueError, match="missing labels"):
+        DecisionTreeClassifier().fit(X, ["a"] * 9 + [None])
+    with pytest.raises(TypeError, match="comparable"):
+        DecisionTreeClassifier().fit(X, ["a"] * 9 + [1])
+    with pytest.raises(ValueError, match="NaN"):
+        DecisionTreeRegressor().fit(X, np.r_[np.zeros(9), np.nan])
+    with pytest.raises(ValueError, match="infinity"):
+        DecisionTreeRegressor().fit(X, np.r_[np.zeros(9), np.inf])
+    with pytest.raises(ValueError, match="numeric"):
+        DecisionTreeRegressor().fit(X, ["a"] * 10)
+
+
+@pytest.mark.parametrize("weights, message", [
+    (-np.ones(10), "negative"),
+    (np.zeros(10), "sums to zero"),
+    (np.ones(9), r"expected \(10,\)"),
+    (np.ones((10, 2)), "1-D"),
+    (np.r_[np.ones(9), np.nan], "NaN"),
+])
+def test_bad_sample_weights(weights, message):
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier().fit(X, Y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"criterion": "gina"}, "criterion"),
+    ({"criterion": "squared_error"}, "criterion"),
+    ({"splitter": "random"}, "splitter"),
+    ({"max_depth": 0}, "max_depth"),
+    ({"max_depth": 2.5}, "max_depth"),
+    ({"min_samples_split": 1}, "min_samples_split"),
+    ({"min_samples_split": 1.5}, "min_samples_split"),
+    ({"min_samples_leaf": 0}, "min_samples_leaf"),
+    ({"min_samples_leaf": 1.0}, "min_samples_leaf"),
+    ({"min_weight_fraction_leaf": 0.6}, "min_weight_fraction_leaf"),
+    ({"max_features": 0}, "max_features"),
+    ({"max_features": 3}, "max_features"),
+    ({"max_features": "cube"}, "max_features"),
+    ({"max_features": 1.5}, "max_features"),
+    ({"max_leaf_nodes": 1}, "max_leaf_nodes"),
+    ({"min_impurity_decrease": -1.0}, "min_impurity_decrease"),
+    ({"min_impurity_decrease": np.nan}, "min_impurity_decrease"),
+    ({"class_weight": "even"}, "class_weight"),
+    ({"class_weight": {7: 1.0}}, "class_weight"),
+    ({"class_weight": {0: -1.0}}, "class_weight"),
+    ({"max_features": 1, "random_state": "seed"}, "random_state"),
+])
+def test_bad_hyperparameters_are_named(params, name):
+    with pytest.raises(ValueError, match=name):
+        DecisionTreeClassifier(**params).fit(X, Y)
+
+
+def test_regressor_rejects_classification_criteria():
+    with pytest.raises(ValueError, match="criterion"):
+        DecisionTreeRegressor(criterion="gini").fit(X, Y)
+
+
+def test_wrong_number_of_features_at_predict():
+    clf = DecisionTreeClassifier().fit(X, Y)
+    with pytest.raises(ValueError, match="X has 3 features, but DecisionTreeClassifier "
+                                         "is expecting 2 features"):
+        clf.predict(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "apply", "decision_path"])
+def test_unfitted_model_raises_not_fitted(method):
+    with pytest.raises(NotFittedError, match="not fitted"):
+        getattr(DecisionTreeClassifier(), method)(X)
+    assert issubclass(NotFittedError, ValueError)
+    assert issubclass(NotFittedError, AttributeError)
+
+
+def test_unfitted_inspection_raises_not_fitted():
+    for call in (lambda e: e.get_depth(), lambda e: e.get_n_leaves(),
+                 lambda e: e.feature_importances_):
+        with pytest.raises(NotFittedError):
+            call(DecisionTreeRegressor())
+
+
+def test_feature_names_must_match_at_predict():
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    clf = DecisionTreeClassifier().fit(frame, Y)
+    with pytest.raises(ValueError, match="Feature names must be in the same order"):
+        clf.predict(frame[["b", "a"]])
+    with pytest.raises(ValueError, match="unseen at fit time:\n- c"):
+        clf.predict(frame.rename(columns={"b": "c"}))
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        clf.predict(X)
+
+
+def test_one_class_gives_a_single_leaf():
+    clf = DecisionTreeClassifier().fit(X, ["only"] * 10)
+    assert clf.tree_.node_count == 1
+    assert clf.predict(X).tolist() == ["only"] * 10
+    np.testing.assert_array_equal(clf.predict_proba(X), np.ones((10, 1)))
+
+
+def test_constant_features_give_a_single_leaf():
+    clf = DecisionTreeClassifier().fit(np.ones((10, 3)), Y)
+    assert clf.tree_.node_count == 1
+    np.testing.assert_allclose(clf.predict_proba(X[:, :1].repeat(3, 1)), 0.5)
+
+
+def test_version_is_exposed():
+    assert isinstance(dtree.__version__, str) and dtree.__version__.count(".") >= 1
