@@ -405,8 +405,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
         -------
         ndarray of shape (n_samples,)
         """
-        proba = self.predict_proba(X)
-        return self.classes_.take(np.argmax(proba, axis=1))
+        X = self._validate_X_predict(X)
+        # argmax per node once, not per sample
+        node_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
+        return self.classes_.take(node_class.take(self.tree_.apply(X)))
 
     def score(self, X, y, sample_weight=None):
         """Mean (weighted) accuracy on the given data.
@@ -517,7 +519,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         ndarray of shape (n_samples,)
         """
         X = self._validate_X_predict(X)
-        return self.tree_.value[self.tree_.apply(X), 0, 0]
+        return self.tree_.value[:, 0, 0].take(self.tree_.apply(X))
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2 of the prediction.

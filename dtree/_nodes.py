@@ -7,7 +7,7 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
-from ._tree import apply_dense, decision_path_dense
+from ._tree import apply_packed, decision_path_packed, pack_nodes
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -78,10 +78,24 @@ class Tree:
     def n_leaves(self):
         return int(np.count_nonzero(self.children_left == TREE_LEAF))
 
+    @property
+    def _packed(self):
+        # Traversal reads one 24-byte record per level instead of four arrays.
+        packed = self.__dict__.get("_packed_nodes")
+        if packed is None:
+            packed = pack_nodes(self.children_left, self.children_right, self.feature,
+                                self.threshold)
+            self.__dict__["_packed_nodes"] = packed
+        return packed
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_packed_nodes", None)  # derived: rebuilt on first use
+        return state
+
     def apply(self, X):
         """Leaf id for each row of a validated float32 X."""
-        return apply_dense(self.children_left, self.children_right, self.feature,
-                           self.threshold, X)
+        return apply_packed(self._packed, X)
 
     def decision_path(self, X):
         """Node indicator matrix (scipy CSR) of a validated float32 X."""
@@ -90,9 +104,7 @@ class Tree:
         except ImportError as exc:  # scipy is optional at runtime
             raise ImportError("decision_path returns a scipy.sparse matrix: "
                               "install scipy (pip install scipy)") from exc
-        indptr, indices = decision_path_dense(self.children_left, self.children_right,
-                                              self.feature, self.threshold,
-                                              self.node_depth, X)
+        indptr, indices = decision_path_packed(self._packed, self.node_depth, X)
         data = np.ones(indices.shape[0], dtype=np.intp)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 

@@ -408,31 +408,79 @@ cdef int _grow_best_first(Splitter splitter, NodeStore store, const Limits* lim,
     return rc
 
 
-def apply_dense(const Py_ssize_t[::1] left, const Py_ssize_t[::1] right,
-                const Py_ssize_t[::1] feature, const double[::1] threshold,
-                const DTYPE_t[:, :] X):
+cdef struct PackedNode:
+    # One record per node for traversal (24 bytes). A leaf points to itself
+    # through both children, so a step from a leaf is a no-op and a block of
+    # rows can advance in lockstep without a branch per row and level.
+    double threshold
+    int feature
+    int child[2]        # left, right; both the node itself for a leaf
+    int pad
+
+
+PACKED_NODE_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32),
+                              ("left", np.int32), ("right", np.int32), ("pad", np.int32)])
+
+cdef enum:
+    BLOCK = 8           # rows advanced together: independent loads overlap
+
+
+def pack_nodes(left, right, feature, threshold):
+    """The traversal fields of every node in one structured array."""
+    ids = np.arange(left.shape[0], dtype=np.int32)
+    is_leaf = left < 0
+    packed = np.zeros(left.shape[0], dtype=PACKED_NODE_DTYPE)
+    packed["threshold"] = np.where(is_leaf, 0.0, threshold)
+    packed["feature"] = np.where(is_leaf, 0, feature)
+    packed["left"] = np.where(is_leaf, ids, left)
+    packed["right"] = np.where(is_leaf, ids, right)
+    return packed
+
+
+cdef void _apply_block(const PackedNode* nodes, const DTYPE_t[:, :] X, Py_ssize_t start,
+                       Py_ssize_t m, int* cur) noexcept nogil:
+    # Advance m rows one level at a time until none of them moves: the rows'
+    # dependent load chains are independent, so the CPU overlaps them.
+    cdef Py_ssize_t r
+    cdef int node, nxt, moved = 1
+    for r in range(m):
+        cur[r] = 0
+    while moved:
+        moved = 0
+        for r in range(m):
+            node = cur[r]
+            nxt = nodes[node].child[X[start + r, nodes[node].feature] > nodes[node].threshold]
+            moved |= nxt != node
+            cur[r] = nxt
+
+
+def apply_packed(packed, const DTYPE_t[:, :] X):
     """Leaf id reached by each row of X (float32, any strides)."""
-    cdef Py_ssize_t n = X.shape[0], i, node
+    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef Py_ssize_t n = X.shape[0], start, m, r
+    cdef int cur[BLOCK]
     out = np.empty(n, dtype=np.intp)
     cdef Py_ssize_t[::1] leaves = out
     with nogil:
-        for i in range(n):
-            node = 0
-            while left[node] != LEAF:
-                if X[i, feature[node]] <= threshold[node]:
-                    node = left[node]
-                else:
-                    node = right[node]
-            leaves[i] = node
+        start = 0
+        while start < n:
+            m = min(<Py_ssize_t>BLOCK, n - start)
+            _apply_block(nodes, X, start, m, cur)
+            for r in range(m):
+                leaves[start + r] = cur[r]
+            start += m
     return out
 
 
-def decision_path_dense(const Py_ssize_t[::1] left, const Py_ssize_t[::1] right,
-                        const Py_ssize_t[::1] feature, const double[::1] threshold,
-                        const Py_ssize_t[::1] depth, const DTYPE_t[:, :] X):
+def decision_path_packed(packed, const Py_ssize_t[::1] depth, const DTYPE_t[:, :] X):
     """CSR pieces (indptr, indices) of the node indicator of each row of X."""
-    cdef Py_ssize_t n = X.shape[0], i, node, pos = 0
-    cdef Py_ssize_t[::1] leaves = apply_dense(left, right, feature, threshold, X)
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef Py_ssize_t n = X.shape[0], i, pos
+    cdef int node
+    cdef Py_ssize_t[::1] leaves = apply_packed(packed, X)
     indptr = np.zeros(n + 1, dtype=np.intp)
     cdef Py_ssize_t[::1] ip = indptr
     for i in range(n):
@@ -446,10 +494,7 @@ def decision_path_dense(const Py_ssize_t[::1] left, const Py_ssize_t[::1] right,
             while True:
                 ind[pos] = node
                 pos += 1
-                if left[node] == LEAF:
+                if nodes[node].child[0] == node:
                     break
-                if X[i, feature[node]] <= threshold[node]:
-                    node = left[node]
-                else:
-                    node = right[node]
+                node = nodes[node].child[X[i, nodes[node].feature] > nodes[node].threshold]
     return indptr, indices
