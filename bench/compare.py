@@ -70,7 +70,7 @@ def main():
                    dtree_fit=fit_ours, sklearn_fit=fit_sk, fit_ratio=fit_ours / fit_sk,
                    dtree_predict=pred_ours, sklearn_predict=pred_sk,
                    predict_ratio=pred_ours / pred_sk, lightgbm_fit=lgb_time,
-                   dtree_leaves=est.get_n_leaves(), sklearn_leaves=sk.get_n_leaves(),
+                   dtree_leaves=int(est.get_n_leaves()), sklearn_leaves=int(sk.get_n_leaves()),
                    peak_fit_bytes=peak, x_float32_bytes=X.astype(np.float32).nbytes)
         results.append(row)
         print(json.dumps(row))

@@ -5,6 +5,7 @@ hyperparameters, hand everything to the Cython builder, and wrap the node arrays
 it returns in a ``Tree``. Names, defaults and meanings follow scikit-learn's
 trees so that switching is a change of import.
 """
+import copy
 import math
 import numbers
 
@@ -14,6 +15,9 @@ from . import _validation as val
 from ._base import ParamsMixin
 from ._criterion import CRITERIA
 from ._nodes import Tree
+from ._pruning import (CV_RULES, RISKS, PruningSequence, cost_complexity_path, cp_table,
+                       cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
+                       reduced_error_leaves, select_row)
 from ._splitter import Splitter
 from ._tree import build_tree
 
@@ -43,6 +47,39 @@ def _draw_seed(random_state):
         return int(random_state.integers(1, 2**62))
     raise ValueError(f"random_state must be None, an int, a numpy RandomState or "
                      f"Generator; got {random_state!r}")
+
+
+class PathResult(dict):
+    """A dict whose keys are also attributes (scikit-learn's Bunch)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _rng(random_state):
+    if isinstance(random_state, np.random.RandomState):
+        return random_state
+    return np.random.RandomState(_draw_seed(random_state) % (2**32))
+
+
+def _holdout(encoded_y, n_classes, fraction, rng):
+    """Mask of a held-out part of about ``fraction`` of the samples (per class)."""
+    n = encoded_y.shape[0]
+    held = np.zeros(n, dtype=bool)
+    groups = [np.flatnonzero(encoded_y == k) for k in range(n_classes)] if n_classes \
+        else [np.arange(n)]
+    for members in groups:
+        if members.shape[0] < 2:
+            continue
+        take = min(max(1, int(round(fraction * members.shape[0]))), members.shape[0] - 1)
+        held[rng.choice(members, size=take, replace=False)] = True
+    if held.all() or not held.any():
+        what = "train on" if held.all() else "validate on"
+        raise ValueError(f"validation_fraction={fraction} leaves no samples to {what}")
+    return held
 
 
 class BaseDecisionTree(ParamsMixin):
@@ -130,7 +167,8 @@ class BaseDecisionTree(ParamsMixin):
                     min_impurity_decrease=float(decrease), max_leaf_nodes=int(max_leaf_nodes),
                     max_features=n_draw)
 
-    def _fit(self, X, encoded_y, weights, n_classes):
+    def _grow(self, X, encoded_y, weights, n_classes):
+        """An unpruned tree grown with this estimator's growth parameters."""
         limits = self._resolve_params(X.shape[0], X.shape[1],
                                       float(weights.sum()) if weights is not None
                                       else float(X.shape[0]))
@@ -146,9 +184,172 @@ class BaseDecisionTree(ParamsMixin):
                             n_draw, seed)
         arrays = build_tree(splitter, **limits)
         del splitter  # free the presorted columns before building the Tree object
-        self.tree_ = Tree(arrays, X.shape[1], n_classes)
         self.max_features_ = n_draw
+        return Tree.from_builder(arrays, X.shape[1], n_classes)
+
+    def _fit(self, X, encoded_y, weights, n_classes):
+        self._check_pruning_params(encoded_y, weights, n_classes)
+        for name in ("cp_table_", "ccp_alpha_"):
+            self.__dict__.pop(name, None)
+        if self.pruning == "reduced_error":
+            valid = _holdout(encoded_y, n_classes, self.validation_fraction,
+                             _rng(self.random_state))
+            train = ~valid
+            tree = self._grow(X[train], encoded_y[train],
+                              None if weights is None else weights[train], n_classes)
+            w_valid = np.ones(valid.sum()) if weights is None else weights[valid]
+            tree = tree.subtree(reduced_error_leaves(tree, X[valid], encoded_y[valid],
+                                                     w_valid))
+        else:
+            tree = self._grow(X, encoded_y, weights, n_classes)
+            if self.pruning == "pessimistic":
+                tree = tree.subtree(pessimistic_leaves(tree, self.cf))
+        if isinstance(self.ccp_alpha, str):
+            tree = self._prune_by_cross_validation(tree, X, encoded_y, weights, n_classes)
+        elif self.ccp_alpha > 0.0:
+            tree = prune_ccp(tree, float(self.ccp_alpha), self.prune_risk)
+            self.ccp_alpha_ = float(self.ccp_alpha)
+        self.tree_ = tree
         return self
+
+    def _check_pruning_params(self, encoded_y, weights, n_classes):
+        alpha = self.ccp_alpha
+        if isinstance(alpha, str):
+            if alpha != "cv":
+                raise ValueError(f"ccp_alpha must be a float >= 0 or 'cv'; got {alpha!r}")
+        elif not _is_real(alpha) or not math.isfinite(alpha) or alpha < 0:
+            raise ValueError(f"ccp_alpha must be a finite float >= 0 or 'cv'; got {alpha!r}")
+        if self.prune_risk not in RISKS:
+            raise ValueError(f"prune_risk must be one of {list(RISKS)}; got "
+                             f"{self.prune_risk!r}")
+        if self.cv_rule not in CV_RULES:
+            raise ValueError(f"cv_rule must be one of {list(CV_RULES)}; got {self.cv_rule!r}")
+        if self.pruning not in (None, "pessimistic", "reduced_error"):
+            raise ValueError(f"pruning must be None, 'pessimistic' or 'reduced_error'; got "
+                             f"{self.pruning!r}")
+        if self.pruning == "pessimistic" and n_classes == 0:
+            raise ValueError("pruning='pessimistic' (C4.5) is for classifiers; use "
+                             "ccp_alpha or pruning='reduced_error' for regression")
+        if not _is_real(self.cf) or not 0.0 < self.cf <= 0.5:
+            raise ValueError(f"cf must be a float in (0, 0.5]; got {self.cf!r}")
+        frac = self.validation_fraction
+        if not _is_real(frac) or not 0.0 < frac < 1.0:
+            raise ValueError(f"validation_fraction must be a float in (0, 1); got {frac!r}")
+        if self.pruning is not None and (isinstance(alpha, str) or alpha > 0):
+            raise ValueError("use either ccp_alpha or pruning, not both")
+        if isinstance(alpha, str) and _is_int(self.cv):
+            if self.cv < 2:
+                raise ValueError(f"cv must be an int >= 2 or (train, test) index pairs; "
+                                 f"got {self.cv!r}")
+            n = encoded_y.shape[0] if weights is None else int(np.count_nonzero(weights > 0))
+            if self.cv > n:
+                raise ValueError(f"cv={self.cv} is larger than the number of samples ({n})")
+            if n_classes > 0:
+                present = encoded_y if weights is None else encoded_y[weights > 0]
+                counts = np.bincount(present, minlength=n_classes)
+                smallest = counts[counts > 0].min()
+                if self.cv > smallest:
+                    raise ValueError(
+                        f"cv={self.cv} is larger than the smallest class count ({smallest}): "
+                        "every fold needs every class")
+
+    def _prune_by_cross_validation(self, tree, X, encoded_y, weights, n_classes):
+        """Choose alpha by k-fold cross-validation over the pruning sequence (rpart)."""
+        table, seq = cp_table(tree, self.prune_risk)
+        w = np.ones(X.shape[0]) if weights is None else weights
+        if n_classes > 0:
+            counts = tree.value[0, 0, :] * tree.weighted_n_node_samples[0]
+            root_loss = tree.weighted_n_node_samples[0] - counts.max()
+        else:
+            root_loss = tree.weighted_n_node_samples[0] * tree.impurity[0]
+        if tree.node_count == 1 or root_loss <= 0:
+            table.xerror = np.zeros(len(table))
+            table.xstd = np.zeros(len(table))
+        else:
+            sums = np.zeros(len(table))
+            squares = np.zeros(len(table))
+            total = 0.0
+            for train, test in self._cv_splits(X, encoded_y, n_classes):
+                total += w[test].sum()
+                fold_tree = self._grow(X[train], encoded_y[train],
+                                       None if weights is None else weights[train], n_classes)
+                fold_seq = PruningSequence(fold_tree, self.prune_risk)
+                s, q = cross_validated_losses(fold_tree, fold_seq, X[test], encoded_y[test],
+                                              w[test], table.alpha)
+                sums += s
+                squares += q
+            table.xerror = sums / root_loss
+            table.xstd = np.sqrt(np.maximum(squares - sums ** 2 / total, 0.0)) / root_loss
+        table.rule = self.cv_rule
+        table.selected = select_row(table, self.cv_rule)
+        alpha = float(table.alpha[table.selected])
+        self.cp_table_ = table
+        self.ccp_alpha_ = alpha
+        return tree.subtree(seq.leaves_at(alpha, tree.node_count))
+
+    def _cv_splits(self, X, encoded_y, n_classes):
+        """(train, test) index arrays: our folds for an int ``cv``, else the user's."""
+        cv = self.cv
+        if _is_int(cv):
+            folds = fold_ids(encoded_y, n_classes, cv, _rng(self.random_state))
+            return [(np.flatnonzero(folds != k), np.flatnonzero(folds == k))
+                    for k in range(cv)]
+        splits = list(cv.split(X, encoded_y)) if hasattr(cv, "split") else list(cv)
+        if not splits:
+            raise ValueError("cv gave no (train, test) splits")
+        for train, test in splits:
+            if len(train) == 0 or len(test) == 0:
+                raise ValueError("every cv split needs training and test samples")
+        return [(np.asarray(train), np.asarray(test)) for train, test in splits]
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Effective alphas and total leaf risks of the minimal cost-complexity pruning.
+
+        Fits an unpruned tree with this estimator's parameters (as scikit-learn
+        does) and walks the weakest-link sequence with ``prune_risk``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        dict
+            ``ccp_alphas`` (increasing, starting at 0) and ``impurities`` (the
+            total leaf risk of the subtree at each alpha); also readable as
+            attributes.
+        """
+        unpruned = copy.deepcopy(self).set_params(ccp_alpha=0.0, pruning=None)
+        unpruned.fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = cost_complexity_path(unpruned.tree_, self.prune_risk)
+        return PathResult(ccp_alphas=alphas, impurities=impurities)
+
+    def prune(self, ccp_alpha):
+        """A copy of this fitted estimator pruned at ``ccp_alpha`` (no refit).
+
+        Parameters
+        ----------
+        ccp_alpha : float
+            Complexity parameter (>= 0), in the units of ``prune_risk``.
+
+        Returns
+        -------
+        estimator
+            Same class and parameters; ``tree_`` is the minimal cost-complexity
+            subtree of this one, with feature importances recomputed from it.
+        """
+        self._check_fitted()
+        if not _is_real(ccp_alpha) or not math.isfinite(ccp_alpha) or ccp_alpha < 0:
+            raise ValueError(f"ccp_alpha must be a finite float >= 0; got {ccp_alpha!r}")
+        if self.prune_risk not in RISKS:
+            raise ValueError(f"prune_risk must be one of {list(RISKS)}; got "
+                             f"{self.prune_risk!r}")
+        pruned = copy.deepcopy(self)
+        pruned.tree_ = prune_ccp(self.tree_, float(ccp_alpha), self.prune_risk)
+        pruned.ccp_alpha_ = float(ccp_alpha)
+        return pruned
 
     def _prepare_X(self, X):
         names = val.get_feature_names(X)
@@ -274,6 +475,30 @@ class DecisionTreeClassifier(BaseDecisionTree):
         - N_tL / N_t * left_impurity)`` reaches this value (weighted counts).
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplied into the sample weights.
+    ccp_alpha : float or "cv", default=0.0
+        Minimal cost-complexity pruning: the subtree minimising
+        ``R(T) + ccp_alpha * |leaves|``. ``"cv"`` chooses alpha by ``cv``-fold
+        cross-validation over the pruning sequence with rpart's rule
+        (``cv_rule``); the table is kept in ``cp_table_``.
+    prune_risk : {"impurity", "misclassification"}, default="impurity"
+        R(T) of the cost-complexity pruning: the weighted impurity of the leaves
+        (scikit-learn) or their weighted misclassification (rpart). For
+        regression both mean the squared error.
+    pruning : {None, "pessimistic", "reduced_error"}, default=None
+        Other pruning methods: C4.5's pessimistic subtree replacement with
+        confidence ``cf`` (classifiers), or reduced-error pruning against a
+        held-out ``validation_fraction`` of the training data (the tree then
+        grows on the rest).
+    cv : int, CV splitter or iterable of (train, test) indices, default=10
+        Folds for ``ccp_alpha="cv"``: an int gives that many random folds
+        (stratified for classifiers, drawn with ``random_state``).
+    cv_rule : {"1se", "min"}, default="1se"
+        The simplest tree within one standard error of the best
+        cross-validated error, or the best.
+    cf : float, default=0.25
+        C4.5's confidence factor for ``pruning="pessimistic"``, in (0, 0.5].
+    validation_fraction : float, default=0.1
+        Held-out fraction for ``pruning="reduced_error"``.
 
     Attributes
     ----------
@@ -286,6 +511,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
     tree_ : Tree
         Node arrays (see ``dtree._nodes.Tree``).
     feature_importances_ : ndarray of shape (n_features,)
+    ccp_alpha_ : float
+        The alpha the tree was pruned at (set when ccp_alpha > 0 or "cv").
+    cp_table_ : CPTable
+        rpart's CP table, with the cross-validated columns (ccp_alpha="cv").
 
     Examples
     --------
@@ -300,7 +529,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, class_weight=None):
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
+                 prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
+                 validation_fraction=0.1):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -312,6 +543,13 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.prune_risk = prune_risk
+        self.pruning = pruning
+        self.cv = cv
+        self.cv_rule = cv_rule
+        self.cf = cf
+        self.validation_fraction = validation_fraction
 
     def fit(self, X, y, sample_weight=None):
         """Build the tree from training data.
@@ -452,7 +690,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
     random_state : int, RandomState, Generator or None, default=None
     max_leaf_nodes : int or None, default=None
     min_impurity_decrease : float, default=0.0
-        See ``DecisionTreeClassifier``.
+    ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction
+        See ``DecisionTreeClassifier`` (``pruning="pessimistic"`` is for
+        classifiers only).
 
     Attributes
     ----------
@@ -475,7 +715,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
     def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0):
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
+                 pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -486,6 +727,15 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.random_state = random_state
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
+        self.prune_risk = prune_risk
+        self.pruning = pruning
+        self.cv = cv
+        self.cv_rule = cv_rule
+        self.validation_fraction = validation_fraction
+
+    # C4.5's pessimistic pruning is for classifiers; the shared checks read cf.
+    cf = 0.25
 
     def fit(self, X, y, sample_weight=None):
         """Build the tree from training data.

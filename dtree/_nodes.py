@@ -41,30 +41,80 @@ class Tree:
         Always 1.
     """
 
-    def __init__(self, arrays, n_features, n_classes):
-        self.children_left = arrays["children_left"]
-        self.children_right = arrays["children_right"]
-        self.feature = arrays["feature"]
-        self.threshold = arrays["threshold"]
-        self.impurity = arrays["impurity"]
-        self.n_node_samples = arrays["n_node_samples"]
-        self.weighted_n_node_samples = arrays["weighted_n_node_samples"]
-        self.node_depth = arrays["depth"]
-        stats = arrays["stats"]
-        weights = self.weighted_n_node_samples[:, None]
-        if n_classes > 0:
-            # raw weighted class counts -> fractions (scikit-learn >= 1.4 layout)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                frac = np.where(weights > 0, stats / np.where(weights > 0, weights, 1), 0.0)
-            self.value = frac[:, None, :]
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = np.where(weights[:, 0] > 0, stats[:, 0] / np.where(weights[:, 0] > 0, weights[:, 0], 1), 0.0)
-            self.value = mean[:, None, None]
-        self._stats = stats
+    def __init__(self, *, children_left, children_right, feature, threshold, value,
+                 impurity, n_node_samples, weighted_n_node_samples, node_depth,
+                 n_features, n_classes):
+        self.children_left = children_left
+        self.children_right = children_right
+        self.feature = feature
+        self.threshold = threshold
+        self.value = value
+        self.impurity = impurity
+        self.n_node_samples = n_node_samples
+        self.weighted_n_node_samples = weighted_n_node_samples
+        self.node_depth = node_depth
         self.n_features = int(n_features)
+        # scikit-learn reports 1 "class" for a regression tree
         self.n_classes = np.array([max(int(n_classes), 1)], dtype=np.intp)
         self.n_outputs = 1
+        self.is_classifier = int(n_classes) > 0
+
+    @classmethod
+    def from_builder(cls, arrays, n_features, n_classes):
+        """A Tree from the builder's arrays (raw node statistics become ``value``)."""
+        stats = arrays["stats"]
+        weights = arrays["weighted_n_node_samples"]
+        safe = np.where(weights > 0, weights, 1.0)
+        if n_classes > 0:
+            # weighted class counts -> fractions (scikit-learn >= 1.4 layout)
+            value = (stats / safe[:, None])[:, None, :]
+        else:
+            value = (stats[:, 0] / safe)[:, None, None]
+        return cls(children_left=arrays["children_left"],
+                   children_right=arrays["children_right"], feature=arrays["feature"],
+                   threshold=arrays["threshold"], value=value, impurity=arrays["impurity"],
+                   n_node_samples=arrays["n_node_samples"],
+                   weighted_n_node_samples=weights, node_depth=arrays["depth"],
+                   n_features=n_features, n_classes=n_classes)
+
+    def subtree(self, leaves):
+        """Copy of the tree in which the nodes marked in ``leaves`` become leaves.
+
+        Parameters
+        ----------
+        leaves : ndarray of bool, shape (node_count,)
+            Nodes to turn into leaves (their descendants are dropped).
+
+        Returns
+        -------
+        Tree
+            Compact arrays, nodes renumbered in pre-order (left first), like
+            scikit-learn's pruned trees.
+        """
+        leaves = np.asarray(leaves, dtype=bool) | (self.children_left == TREE_LEAF)
+        order = []
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            if not leaves[node]:
+                stack.append(self.children_right[node])
+                stack.append(self.children_left[node])
+        order = np.asarray(order, dtype=np.intp)
+        new_id = np.full(self.node_count, TREE_LEAF, dtype=np.intp)
+        new_id[order] = np.arange(order.shape[0])
+        is_leaf = leaves[order]
+        left = np.where(is_leaf, TREE_LEAF, new_id[self.children_left[order]])
+        right = np.where(is_leaf, TREE_LEAF, new_id[self.children_right[order]])
+        n_classes = int(self.n_classes[0]) if self.is_classifier else 0
+        return Tree(children_left=left, children_right=right,
+                    feature=np.where(is_leaf, TREE_UNDEFINED, self.feature[order]),
+                    threshold=np.where(is_leaf, float(TREE_UNDEFINED), self.threshold[order]),
+                    value=self.value[order], impurity=self.impurity[order],
+                    n_node_samples=self.n_node_samples[order],
+                    weighted_n_node_samples=self.weighted_n_node_samples[order],
+                    node_depth=self.node_depth[order], n_features=self.n_features,
+                    n_classes=n_classes)
 
     @property
     def node_count(self):

@@ -1,0 +1,524 @@
+"""Pruning on the flat node arrays of a fitted tree.
+
+- Cost-complexity (weakest-link) pruning, with the cost R(T) measured by node
+  impurity (scikit-learn's choice) or by misclassification (rpart's), the pruning
+  path, and the choice of alpha by cross-validation with rpart's CP table and its
+  one-standard-error rule.
+- C4.5's pessimistic pruning (subtree replacement by the upper confidence bound
+  of the binomial error).
+- Reduced-error pruning against held-out data.
+
+Every pruner only decides which nodes become leaves; ``Tree.subtree`` builds the
+compacted copy, so a pruned tree is always a subtree of the original.
+"""
+import heapq
+import math
+
+import numpy as np
+
+from ._nodes import TREE_LEAF
+
+RISKS = ("impurity", "misclassification")
+CV_RULES = ("1se", "min")
+
+
+# --------------------------------------------------------------- risks
+def node_risk(tree, risk):
+    """R(t) of every node as a leaf, per unit of root weight.
+
+    Parameters
+    ----------
+    tree : Tree
+    risk : {"impurity", "misclassification"}
+        "impurity": ``w_t / w_root * impurity_t`` (scikit-learn). For classifiers
+        "misclassification": the weight of the samples outside the node's
+        majority class over the root weight (rpart). For regression both mean the
+        sum of squared errors over the root weight.
+
+    Returns
+    -------
+    ndarray of shape (node_count,)
+    """
+    w = tree.weighted_n_node_samples
+    if risk == "misclassification" and tree.is_classifier:
+        counts = tree.value[:, 0, :] * w[:, None]
+        return np.maximum(w - counts.max(axis=1), 0.0) / w[0]
+    return w / w[0] * tree.impurity
+
+
+def _parents(tree):
+    parent = np.full(tree.node_count, -1, dtype=np.intp)
+    inner = np.flatnonzero(tree.children_left != TREE_LEAF)
+    parent[tree.children_left[inner]] = inner
+    parent[tree.children_right[inner]] = inner
+    return parent
+
+
+# ------------------------------------------------------- weakest link
+class PruningSequence:
+    """The weakest-link pruning sequence of a tree, one pruned node per step.
+
+    Each step prunes the internal node with the smallest effective alpha
+    ``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``, the smallest node id on ties; this is
+    scikit-learn's order, with its arithmetic, so paths agree to the last bit.
+
+    Attributes
+    ----------
+    alphas : ndarray
+        Effective alpha of each step.
+    nodes : ndarray
+        Node pruned at each step.
+    risks : ndarray
+        Total leaf risk R(T) after each step.
+    n_leaves : ndarray
+        Leaves of the subtree after each step.
+    initial_risk : float
+        R(T) of the unpruned tree.
+    root_risk : float
+        R(t) of the root alone.
+    """
+
+    def __init__(self, tree, risk):
+        r_node = node_risk(tree, risk)
+        parent = _parents(tree).tolist()
+        left = tree.children_left.tolist()
+        right = tree.children_right.tolist()
+        n = tree.node_count
+        rn = r_node.tolist()
+        r_branch = [0.0] * n
+        n_leaves = [0] * n
+        # Leaf risks bubble up in leaf-id order, scikit-learn's summation order.
+        for leaf in np.flatnonzero(tree.children_left == TREE_LEAF).tolist():
+            r_branch[leaf] = rn[leaf]
+            node = leaf
+            while node != 0:
+                up = parent[node]
+                r_branch[up] += rn[leaf]
+                n_leaves[up] += 1
+                node = up
+        candidate = [left[i] != TREE_LEAF for i in range(n)]
+
+        def effective_alpha(i):
+            return (rn[i] - r_branch[i]) / (n_leaves[i] - 1)
+
+        heap = [(effective_alpha(i), i, 0) for i in range(n) if candidate[i]]
+        heapq.heapify(heap)
+        version = [0] * n
+        alphas, nodes, risks, leaves_after = [], [], [], []
+        self.initial_risk = r_branch[0] if n else 0.0
+        self.root_risk = rn[0] if n else 0.0
+        while candidate[0]:
+            alpha, node, ver = heapq.heappop(heap)
+            if not candidate[node] or ver != version[node]:
+                continue
+            # the pruned branch's internal nodes are candidates no more
+            stack = [node]
+            while stack:
+                i = stack.pop()
+                if left[i] != TREE_LEAF:
+                    candidate[i] = False
+                    stack.append(left[i])
+                    stack.append(right[i])
+            n_pruned = n_leaves[node] - 1
+            n_leaves[node] = 0
+            r_diff = rn[node] - r_branch[node]
+            r_branch[node] = rn[node]
+            up = parent[node]
+            while up != -1:
+                n_leaves[up] -= n_pruned
+                r_branch[up] += r_diff
+                version[up] += 1
+                heapq.heappush(heap, (effective_alpha(up), up, version[up]))
+                up = parent[up]
+            alphas.append(alpha)
+            nodes.append(node)
+            risks.append(r_branch[0])
+            leaves_after.append(max(n_leaves[0], 1))
+        self.alphas = np.asarray(alphas, dtype=np.float64)
+        self.nodes = np.asarray(nodes, dtype=np.intp)
+        self.risks = np.asarray(risks, dtype=np.float64)
+        self.n_leaves = np.asarray(leaves_after, dtype=np.intp)
+        self.initial_leaves = int(np.count_nonzero(tree.children_left == TREE_LEAF))
+
+    def n_steps_at(self, alpha):
+        """Steps taken when pruning at ``alpha``: all up to the first alpha above it."""
+        above = np.flatnonzero(self.alphas > alpha)
+        return int(above[0]) if above.size else int(self.alphas.shape[0])
+
+    def leaves_at(self, alpha, node_count):
+        """Mask of the nodes that become leaves when pruning at ``alpha``."""
+        mask = np.zeros(node_count, dtype=bool)
+        mask[self.nodes[: self.n_steps_at(alpha)]] = True
+        return mask
+
+    def collapse_alphas(self, tree):
+        """Alpha at which each node turns into a leaf.
+
+        Original leaves: -inf. Internal nodes pruned by a step: that step's alpha.
+        Internal nodes only removed with an ancestor: +inf.
+        """
+        c = np.full(tree.node_count, np.inf)
+        c[tree.children_left == TREE_LEAF] = -np.inf
+        c[self.nodes] = self.alphas
+        return c
+
+
+def cost_complexity_path(tree, risk="impurity"):
+    """scikit-learn's ``cost_complexity_pruning_path`` on a fitted tree.
+
+    Returns
+    -------
+    ccp_alphas, impurities : ndarray
+        The effective alphas (starting at 0 for the whole tree) and the total
+        leaf risk of the subtree at each.
+    """
+    seq = PruningSequence(tree, risk)
+    return (np.r_[0.0, seq.alphas], np.r_[seq.initial_risk, seq.risks])
+
+
+def prune_ccp(tree, ccp_alpha, risk="impurity"):
+    """The minimal cost-complexity subtree for ``ccp_alpha``."""
+    if ccp_alpha <= 0.0:
+        return tree
+    seq = PruningSequence(tree, risk)
+    return tree.subtree(seq.leaves_at(ccp_alpha, tree.node_count))
+
+
+# ---------------------------------------------------------- CP table
+class CPTable:
+    """rpart's complexity-parameter table.
+
+    One row per subtree of the pruning sequence, from the root alone to the
+    whole tree.
+
+    Attributes
+    ----------
+    CP : ndarray
+        alpha at which the row's tree becomes optimal, over the root risk.
+    nsplit : ndarray
+        Splits (leaves - 1) of the row's tree.
+    rel_error : ndarray
+        R(T) / R(root) on the training data (the ``prune_risk`` measure).
+    xerror : ndarray
+        Cross-validated loss (misclassification for classifiers, squared error
+        for regressors) over the same loss of the root on the training data.
+    xstd : ndarray
+        Standard error of ``xerror``.
+    alpha : ndarray
+        The alpha (per unit of root weight) each row's tree is evaluated at: the
+        geometric mean of the row's and the previous row's CP, as rpart does
+        (infinity for the root row).
+    selected : int or None
+        Row chosen by the cross-validation rule.
+    """
+
+    columns = ("CP", "nsplit", "rel_error", "xerror", "xstd")
+
+    def __init__(self, CP, nsplit, rel_error, alpha, xerror=None, xstd=None, selected=None,
+                 rule=None):
+        self.CP = np.asarray(CP, dtype=np.float64)
+        self.nsplit = np.asarray(nsplit, dtype=np.intp)
+        self.rel_error = np.asarray(rel_error, dtype=np.float64)
+        self.alpha = np.asarray(alpha, dtype=np.float64)
+        n = self.CP.shape[0]
+        self.xerror = np.full(n, np.nan) if xerror is None else np.asarray(xerror, float)
+        self.xstd = np.full(n, np.nan) if xstd is None else np.asarray(xstd, float)
+        self.selected = selected
+        self.rule = rule
+
+    def __len__(self):
+        return int(self.CP.shape[0])
+
+    def to_dict(self):
+        """The columns as lists (JSON-able)."""
+        return {name: getattr(self, name).tolist() for name in self.columns}
+
+    def to_frame(self):
+        """The table as a pandas DataFrame (pandas required)."""
+        import pandas as pd
+
+        frame = pd.DataFrame({name: getattr(self, name) for name in self.columns})
+        return frame.rename(columns={"rel_error": "rel error"})
+
+    def __str__(self):
+        lines = [f"{'':>3} {'CP':>10} {'nsplit':>6} {'rel error':>10} {'xerror':>10} "
+                 f"{'xstd':>10}"]
+        for i in range(len(self)):
+            mark = " <" if i == self.selected else ""
+            lines.append(f"{i + 1:>3} {self.CP[i]:>10.8f} {self.nsplit[i]:>6d} "
+                         f"{self.rel_error[i]:>10.7f} {self.xerror[i]:>10.7f} "
+                         f"{self.xstd[i]:>10.7f}{mark}")
+        if self.selected is not None:
+            lines.append(f"selected row {self.selected + 1} by the {self.rule} rule")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def plot(self, ax=None):
+        """rpart's ``plotcp``: xerror with its one-SE band against CP.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        # rpart plots each row at the geometric mean of its CP interval
+        upper = np.r_[np.inf, self.CP[:-1]]
+        x = np.sqrt(self.CP * np.where(np.isinf(upper), self.CP, upper))
+        x = np.where(x > 0, x, np.nan)
+        ax.errorbar(np.arange(len(self)), self.xerror, yerr=self.xstd, fmt="o-", capsize=3)
+        best = int(np.nanargmin(self.xerror)) if np.isfinite(self.xerror).any() else None
+        if best is not None:
+            ax.axhline(self.xerror[best] + self.xstd[best], linestyle="--", color="grey",
+                       label="min + 1 SE")
+        ax.set_xticks(np.arange(len(self)))
+        ax.set_xticklabels([f"{v:.2g}" if np.isfinite(v) else "Inf" for v in x],
+                           rotation=45)
+        ax.set_xlabel("cp")
+        ax.set_ylabel("X-val relative error")
+        top = ax.secondary_xaxis("top")
+        top.set_xticks(np.arange(len(self)))
+        top.set_xticklabels([str(k + 1) for k in self.nsplit])
+        top.set_xlabel("size of tree")
+        if best is not None:
+            ax.legend()
+        return ax
+
+
+def cp_table(tree, risk):
+    """CP table (without the cross-validation columns) and the pruning sequence."""
+    seq = PruningSequence(tree, risk)
+    root = seq.root_risk
+    # steps with the same alpha prune together: one row per distinct subtree
+    level_alpha, level_risk, level_leaves = [], [], []
+    for alpha, total, leaves in zip(seq.alphas, seq.risks, seq.n_leaves):
+        if level_alpha and alpha <= level_alpha[-1] * (1 + 1e-10) + 1e-300:
+            level_risk[-1], level_leaves[-1] = total, leaves
+        else:
+            level_alpha.append(alpha)
+            level_risk.append(total)
+            level_leaves.append(leaves)
+    # rows from the root to the whole tree
+    alphas = np.r_[level_alpha[::-1], 0.0]
+    risks = np.r_[level_risk[::-1], seq.initial_risk]
+    leaves = np.r_[level_leaves[::-1], seq.initial_leaves]
+    scale = root if root > 0 else 1.0
+    upper = np.r_[np.inf, alphas[:-1]]
+    with np.errstate(invalid="ignore"):
+        eval_alpha = np.where(np.isinf(upper), np.inf, np.sqrt(alphas * upper))
+    table = CPTable(CP=alphas / scale, nsplit=leaves - 1,
+                    rel_error=risks / scale if root > 0 else np.ones_like(risks),
+                    alpha=eval_alpha)
+    return table, seq
+
+
+def cross_validated_losses(tree, seq, X_test, y_test, w_test, eval_alphas):
+    """Held-out loss of the pruned subtrees of a fold's tree at every eval alpha.
+
+    Each node is the leaf a sample ends in for the alphas in
+    ``[m(node), m(parent))`` where ``m`` is the smallest collapse alpha on the
+    path from the root; the losses are spread over those ranges at once.
+
+    Returns
+    -------
+    (sum of w*loss, sum of w*loss^2) per eval alpha, in the order given.
+    """
+    order = np.argsort(eval_alphas)
+    finite = np.where(np.isinf(eval_alphas), np.finfo(np.float64).max, eval_alphas)
+    sorted_alphas = finite[order]
+    collapse = seq.collapse_alphas(tree)
+    m = collapse.copy()
+    for node in range(tree.node_count):  # pre-order: parents come first
+        for child in (tree.children_left[node], tree.children_right[node]):
+            if child != TREE_LEAF:
+                m[child] = min(m[node], collapse[child])
+    parent = _parents(tree)
+    m_parent = np.where(parent >= 0, m[np.maximum(parent, 0)], np.inf)
+
+    path = tree.decision_path(X_test)
+    rows = np.repeat(np.arange(X_test.shape[0]), np.diff(path.indptr))
+    nodes = path.indices
+    if tree.is_classifier:
+        node_class = np.argmax(tree.value[:, 0, :], axis=1)
+        loss = (node_class[nodes] != y_test[rows]).astype(np.float64)
+    else:
+        loss = (y_test[rows] - tree.value[nodes, 0, 0]) ** 2
+    weight = w_test[rows]
+    lo = np.searchsorted(sorted_alphas, m[nodes], side="left")
+    hi = np.searchsorted(sorted_alphas, m_parent[nodes], side="left")
+    k = sorted_alphas.shape[0]
+    first, second = np.zeros(k + 1), np.zeros(k + 1)
+    np.add.at(first, lo, weight * loss)
+    np.add.at(first, hi, -weight * loss)
+    np.add.at(second, lo, weight * loss * loss)
+    np.add.at(second, hi, -weight * loss * loss)
+    sums = np.empty(k)
+    squares = np.empty(k)
+    sums[order] = np.cumsum(first)[:k]
+    squares[order] = np.cumsum(second)[:k]
+    return sums, squares
+
+
+def fold_ids(y_codes, n_classes, cv, rng):
+    """Fold of each sample: stratified by class for classifiers, shuffled otherwise."""
+    n = y_codes.shape[0]
+    folds = np.empty(n, dtype=np.intp)
+    if n_classes > 0:
+        offset = 0
+        for k in range(n_classes):
+            members = np.flatnonzero(y_codes == k)
+            rng.shuffle(members)
+            folds[members] = (np.arange(members.shape[0]) + offset) % cv
+            offset += members.shape[0]
+    else:
+        perm = rng.permutation(n)
+        folds[perm] = np.arange(n) % cv
+    return folds
+
+
+def select_row(table, rule):
+    """Row chosen by the 1-SE rule (simplest tree within one SE of the best) or the min."""
+    best = int(np.argmin(table.xerror))
+    if rule == "min":
+        return best
+    limit = table.xerror[best] + table.xstd[best]
+    return int(np.flatnonzero(table.xerror <= limit * (1 + 1e-12))[0])
+
+
+# ------------------------------------------------------------- C4.5
+def _betacf(a, b, x):
+    # continued fraction of the incomplete beta function (modified Lentz)
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        step = d * c
+        h *= step
+        if abs(step - 1.0) < 1e-15:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """Regularised incomplete beta function I_x(a, b) for a, b > 0."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                 + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+
+
+def binomial_upper_bound(errors, n, cf):
+    """C4.5's pessimistic error rate: the p with P(X <= errors | n, p) = cf.
+
+    ``X`` is binomial(n, p); non-integer (weighted) counts use the incomplete
+    beta form ``P(X <= e) = I_{1-p}(n - e, e + 1)``.
+    """
+    if n <= 0:
+        return 0.0
+    if errors <= 0:
+        return 1.0 - cf ** (1.0 / n)
+    if errors >= n:
+        return 1.0
+    lo, hi = errors / n, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if betainc(n - errors, errors + 1.0, 1.0 - mid) > cf:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def pessimistic_leaves(tree, cf=0.25):
+    """Nodes that C4.5's subtree replacement turns into leaves.
+
+    Bottom-up, a subtree is replaced by a leaf when the leaf's predicted errors
+    ``N * U_cf(E, N)`` are at most the subtree's (the sum over its leaves) plus
+    0.1, as C4.5 does.
+    """
+    w = tree.weighted_n_node_samples
+    errors_as_leaf = np.maximum(w - (tree.value[:, 0, :] * w[:, None]).max(axis=1), 0.0)
+    predicted = np.array([wt * binomial_upper_bound(e, wt, cf)
+                          for e, wt in zip(errors_as_leaf, w)])
+    leaves = np.zeros(tree.node_count, dtype=bool)
+    subtree = predicted.copy()
+    for node in _post_order(tree):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == TREE_LEAF:
+            continue
+        below = subtree[left] + subtree[right]
+        if predicted[node] <= below + 0.1:
+            leaves[node] = True
+            subtree[node] = predicted[node]
+        else:
+            subtree[node] = below
+    return leaves
+
+
+def _post_order(tree):
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if tree.children_left[node] != TREE_LEAF:
+            stack.append(tree.children_left[node])
+            stack.append(tree.children_right[node])
+    return order[::-1]
+
+
+# ---------------------------------------------------------- reduced error
+def reduced_error_leaves(tree, X_val, y_val, w_val):
+    """Nodes that reduced-error pruning turns into leaves.
+
+    Bottom-up, a subtree becomes a leaf when the leaf's loss on the held-out
+    samples reaching it is no larger than the subtree's (0/1 loss for
+    classifiers, squared error for regressors).
+    """
+    path = tree.decision_path(X_val)
+    rows = np.repeat(np.arange(X_val.shape[0]), np.diff(path.indptr))
+    nodes = path.indices
+    if tree.is_classifier:
+        node_class = np.argmax(tree.value[:, 0, :], axis=1)
+        loss = (node_class[nodes] != y_val[rows]).astype(np.float64)
+    else:
+        loss = (y_val[rows] - tree.value[nodes, 0, 0]) ** 2
+    as_leaf = np.bincount(nodes, weights=w_val[rows] * loss, minlength=tree.node_count)
+    leaves = np.zeros(tree.node_count, dtype=bool)
+    subtree = as_leaf.copy()
+    for node in _post_order(tree):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == TREE_LEAF:
+            continue
+        below = subtree[left] + subtree[right]
+        if as_leaf[node] <= below:
+            leaves[node] = True
+            subtree[node] = as_leaf[node]
+        else:
+            subtree[node] = below
+    return leaves

@@ -1,0 +1,349 @@
+"""Pruning: cost-complexity (scikit-learn's path, rpart's CP table and CV), C4.5, REP."""
+import math
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier as SkClassifier
+from sklearn.tree import DecisionTreeRegressor as SkRegressor
+
+from helpers import compare_trees, tie_free_data
+
+import dtree
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
+from dtree._classes import _holdout, _rng
+from dtree._nodes import Tree
+from dtree._pruning import binomial_upper_bound, pessimistic_leaves
+from dtree.datasets import load, load_Xy
+
+matplotlib.use("Agg")
+
+
+def is_subtree(pruned, original):
+    """Every node of ``pruned`` is the same node of ``original`` (same split, same data)."""
+    a, b = pruned.tree_, original.tree_
+    stack = [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        if a.n_node_samples[i] != b.n_node_samples[j]:
+            return False
+        if not np.allclose(a.value[i], b.value[j]):
+            return False
+        if a.children_left[i] == -1:
+            continue
+        if b.children_left[j] == -1 or a.feature[i] != b.feature[j] \
+                or a.threshold[i] != b.threshold[j]:
+            return False
+        stack.append((a.children_left[i], b.children_left[j]))
+        stack.append((a.children_right[i], b.children_right[j]))
+    return True
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return train_test_split(X, y, random_state=0)
+
+
+# ------------------------------------------------ scikit-learn's path
+def test_breast_cancer_path_equals_sklearn(cancer):
+    X_train, _, y_train, _ = cancer
+    ours = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(X_train, y_train)
+    theirs = SkClassifier(random_state=0).cost_complexity_pruning_path(X_train, y_train)
+    assert len(ours.ccp_alphas) == len(theirs.ccp_alphas) == 13
+    np.testing.assert_allclose(ours["ccp_alphas"], theirs.ccp_alphas, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(ours.impurities, theirs.impurities, rtol=1e-9, atol=1e-15)
+    assert (np.diff(ours.ccp_alphas) >= 0).all()
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_tie_free_path_and_pruned_trees_equal_sklearn(kind):
+    if kind == "classifier":
+        X, y = tie_free_data(21, 400, 4, n_classes=3)
+        w = np.random.RandomState(0).uniform(0.5, 2.0, len(y))
+        ours_cls, theirs_cls, crit, k = DecisionTreeClassifier, SkClassifier, "gini", 3
+    else:
+        X, y = tie_free_data(22, 400, 4, regression=True)
+        w = None
+        ours_cls, theirs_cls, crit, k = DecisionTreeRegressor, SkRegressor, "squared_error", None
+    params = dict(min_samples_leaf=5)
+    ours = ours_cls(**params).cost_complexity_pruning_path(X, y, sample_weight=w)
+    theirs = theirs_cls(random_state=0, **params).cost_complexity_pruning_path(
+        X, y, sample_weight=w)
+    # scikit-learn splits some pure nodes (its children's impurity comes from
+    # running sums and can exceed DBL_EPSILON); such splits prune at alpha ~ 1e-17
+    # and dtree never makes them.
+    real = np.r_[True, theirs.ccp_alphas[1:] > 1e-12]
+    np.testing.assert_allclose(ours.ccp_alphas, theirs.ccp_alphas[real], rtol=1e-8, atol=1e-14)
+    np.testing.assert_allclose(ours.impurities, theirs.impurities[real], rtol=1e-8, atol=1e-14)
+    for alpha in _between(theirs.ccp_alphas[real]):
+        a = ours_cls(ccp_alpha=alpha, **params).fit(X, y, sample_weight=w)
+        b = theirs_cls(ccp_alpha=alpha, random_state=0, **params).fit(X, y, sample_weight=w)
+        same, stopped = compare_trees(a, b, X, y, w, crit, n_classes=k)
+        assert stopped == 0
+        np.testing.assert_allclose(a.predict(X), b.predict(X))
+        if same:  # a pure node scikit-learn split and dtree did not
+            continue
+        np.testing.assert_array_equal(a.tree_.children_left, b.tree_.children_left)
+        np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+        np.testing.assert_allclose(a.feature_importances_, b.feature_importances_,
+                                   rtol=1e-7, atol=1e-12)
+
+
+def test_breast_cancer_ccp_alpha_gives_sklearn_tree(cancer):
+    X_train, X_test, y_train, _ = cancer
+    path = SkClassifier(random_state=0).cost_complexity_pruning_path(X_train, y_train)
+    for alpha in _between(path.ccp_alphas):
+        ours = DecisionTreeClassifier(ccp_alpha=alpha).fit(X_train, y_train)
+        theirs = SkClassifier(ccp_alpha=alpha, random_state=0).fit(X_train, y_train)
+        assert ours.get_n_leaves() == theirs.get_n_leaves()
+        same, stopped = compare_trees(ours, theirs, X_train, y_train, None, "gini", 2)
+        assert stopped == 0
+
+
+def _between(alphas):
+    # Prune between consecutive path alphas: at a path alpha itself the last
+    # bit of the two libraries' impurities decides, at a midpoint nothing does.
+    alphas = np.unique(alphas)
+    return np.sqrt(alphas[1:-1] * alphas[2:])
+
+
+# ------------------------------------------------------ rpart's tables
+def test_kyphosis_cp_table_equals_rpart():
+    X, y = load_Xy("kyphosis")
+    clf = DecisionTreeClassifier(min_samples_split=20, min_samples_leaf=7,
+                                 prune_risk="misclassification", ccp_alpha="cv",
+                                 random_state=0).fit(X, y)
+    table = clf.cp_table_
+    np.testing.assert_allclose(table.CP[:2], [0.17647059, 0.01960784], atol=5e-9)
+    by_splits = dict(zip(table.nsplit.tolist(), table.rel_error.tolist()))
+    for nsplit, rel in [(0, 1.0), (1, 0.8235294), (4, 0.7647059)]:
+        assert by_splits[nsplit] == pytest.approx(rel, abs=5e-8)
+    _check_cv_columns(table)
+
+
+def test_car_test_frame_cp_table_equals_rpart():
+    frame = load("car_test_frame")
+    reg = DecisionTreeRegressor(min_samples_split=20, min_samples_leaf=7, ccp_alpha="cv",
+                                random_state=0).fit(frame[["Weight"]], frame["Mileage"])
+    table = reg.cp_table_
+    np.testing.assert_allclose(table.CP[:3], [0.59534912, 0.13452819, 0.01282843], atol=5e-9)
+    np.testing.assert_allclose(table.rel_error[:4], [1, 0.4046509, 0.2701227, 0.2572943],
+                               atol=5e-8)
+    np.testing.assert_array_equal(table.nsplit[:4], [0, 1, 2, 3])
+    _check_cv_columns(table)
+
+
+def _check_cv_columns(table):
+    assert np.isfinite(table.xerror).all() and (table.xstd > 0).all()
+    best = int(np.argmin(table.xerror))
+    limit = table.xerror[best] + table.xstd[best]
+    assert table.selected == int(np.flatnonzero(table.xerror <= limit)[0])
+    assert table.xerror[table.selected] <= limit
+    assert (np.diff(table.CP) < 0).all() and (np.diff(table.nsplit) > 0).all()
+    text = str(table)
+    assert "rel error" in text and "xstd" in text and "<" in text
+
+
+def test_cv_rule_min_takes_the_best_row_and_is_reproducible(cancer):
+    X_train, _, y_train, _ = cancer
+    a = DecisionTreeClassifier(ccp_alpha="cv", cv_rule="min", cv=5, random_state=3)
+    b = DecisionTreeClassifier(ccp_alpha="cv", cv_rule="min", cv=5, random_state=3)
+    a.fit(X_train, y_train)
+    b.fit(X_train, y_train)
+    assert a.cp_table_.selected == int(np.argmin(a.cp_table_.xerror))
+    np.testing.assert_array_equal(a.cp_table_.xerror, b.cp_table_.xerror)
+    one_se = DecisionTreeClassifier(ccp_alpha="cv", cv=5, random_state=3).fit(X_train, y_train)
+    assert one_se.get_n_leaves() <= a.get_n_leaves()
+
+
+def test_cv_accepts_a_splitter_or_index_pairs(cancer):
+    from sklearn.model_selection import KFold
+
+    X_train, _, y_train, _ = cancer
+    splitter = KFold(4, shuffle=True, random_state=0)
+    a = DecisionTreeClassifier(ccp_alpha="cv", cv=splitter).fit(X_train, y_train)
+    b = DecisionTreeClassifier(ccp_alpha="cv", cv=list(splitter.split(X_train))).fit(
+        X_train, y_train)
+    np.testing.assert_array_equal(a.cp_table_.xerror, b.cp_table_.xerror)
+    assert np.isfinite(a.cp_table_.xerror).all()
+    with pytest.raises(ValueError, match="no \\(train, test\\) splits"):
+        DecisionTreeClassifier(ccp_alpha="cv", cv=[]).fit(X_train, y_train)
+
+
+def test_cp_table_frame_and_plot(tmp_path):
+    X, y = load_Xy("kyphosis")
+    clf = DecisionTreeClassifier(min_samples_leaf=7, ccp_alpha="cv", cv=5,
+                                 random_state=0).fit(X, y)
+    frame = clf.cp_table_.to_frame()
+    assert list(frame.columns) == ["CP", "nsplit", "rel error", "xerror", "xstd"]
+    assert clf.cp_table_.to_dict()["nsplit"][0] == 0
+    ax = clf.cp_table_.plot()
+    out = tmp_path / "cp.png"
+    ax.figure.savefig(out)
+    assert out.stat().st_size > 1000
+    assert ax.get_ylabel() == "X-val relative error"
+
+
+# --------------------------------------------- subtrees and held-out accuracy
+def test_every_pruned_tree_is_a_subtree(cancer):
+    X_train, _, y_train, _ = cancer
+    full = DecisionTreeClassifier().fit(X_train, y_train)
+    path = full.cost_complexity_pruning_path(X_train, y_train)
+    leaves = []
+    for alpha in path.ccp_alphas:
+        pruned = full.prune(alpha)
+        assert is_subtree(pruned, full)
+        leaves.append(pruned.get_n_leaves())
+        assert pruned.feature_importances_.sum() in (0.0, pytest.approx(1.0))
+    assert leaves == sorted(leaves, reverse=True) and leaves[-1] == 1
+    assert full.get_n_leaves() == leaves[0]  # prune() left the original alone
+    pessimistic = DecisionTreeClassifier(pruning="pessimistic").fit(X_train, y_train)
+    assert is_subtree(pessimistic, full)
+
+
+def test_cv_chosen_tree_is_at_least_as_accurate_on_breast_cancer(cancer):
+    X_train, X_test, y_train, y_test = cancer
+    unpruned = DecisionTreeClassifier(random_state=0).fit(X_train, y_train)
+    chosen = DecisionTreeClassifier(ccp_alpha="cv", random_state=0).fit(X_train, y_train)
+    assert is_subtree(chosen, unpruned)
+    assert chosen.score(X_test, y_test) >= unpruned.score(X_test, y_test)
+    assert chosen.get_n_leaves() < unpruned.get_n_leaves()
+
+
+def test_cv_chosen_tree_is_at_least_as_accurate_on_adult():
+    frame = load("adult")
+    y = frame.pop("income")
+    X = pd.get_dummies(frame, dtype=float)  # categorical support is a later issue
+    train, test = slice(0, 32561), slice(32561, None)
+    unpruned = DecisionTreeClassifier(random_state=0).fit(X[train], y[train])
+    chosen = DecisionTreeClassifier(ccp_alpha="cv", random_state=0).fit(X[train], y[train])
+    assert chosen.score(X[test], y[test]) >= unpruned.score(X[test], y[test])
+    assert chosen.get_n_leaves() < unpruned.get_n_leaves() / 10
+
+
+# ---------------------------------------------------------------- C4.5
+def test_binomial_upper_bound_matches_hand_computation():
+    # E = 0: (1 - p)^N = CF
+    assert binomial_upper_bound(0, 6, 0.25) == pytest.approx(1 - 0.25 ** (1 / 6))
+    assert binomial_upper_bound(0, 1, 0.25) == pytest.approx(0.75)
+    # E = 1, N = 16: (1 - p)^16 + 16 p (1 - p)^15 = 0.25 gives p = 0.1596
+    # (Quinlan's book prints 0.157, from C4.5's normal approximation)
+    p = binomial_upper_bound(1, 16, 0.25)
+    assert (1 - p) ** 16 + 16 * p * (1 - p) ** 15 == pytest.approx(0.25, abs=1e-9)
+    assert p == pytest.approx(0.1596, abs=1e-4)
+    for errors, n in [(2, 10), (3, 7), (5, 40)]:
+        p = binomial_upper_bound(errors, n, 0.1)
+        cdf = sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(errors + 1))
+        assert cdf == pytest.approx(0.1, abs=1e-9)
+    assert binomial_upper_bound(4, 4, 0.25) == 1.0
+
+
+def _hand_tree():
+    # Quinlan's example: a node of 16 cases (15 A, 1 B) whose subtree has
+    # leaves of 6 A, 9 A and 1 B.
+    counts = np.array([[15, 1], [6, 0], [9, 1], [9, 0], [0, 1]], dtype=float)
+    w = counts.sum(axis=1)
+    return Tree(children_left=np.array([1, -1, 3, -1, -1]),
+                children_right=np.array([2, -1, 4, -1, -1]),
+                feature=np.array([0, -2, 0, -2, -2]),
+                threshold=np.array([0.5, -2.0, 1.5, -2.0, -2.0]),
+                value=(counts / w[:, None])[:, None, :], impurity=np.zeros(5),
+                n_node_samples=w.astype(np.intp), weighted_n_node_samples=w,
+                node_depth=np.array([0, 1, 1, 2, 2]), n_features=1, n_classes=2)
+
+
+def test_pessimistic_pruning_on_quinlans_example():
+    tree = _hand_tree()
+    # by hand: subtree 6 U(0,6) + 9 U(0,9) + 1 U(0,1) = 1.238 + 1.289 + 0.750
+    subtree = 6 * (1 - 0.25 ** (1 / 6)) + 9 * (1 - 0.25 ** (1 / 9)) + 0.75
+    assert subtree == pytest.approx(3.273, abs=1e-3)  # Quinlan: 3.273
+    as_leaf = 16 * binomial_upper_bound(1, 16, 0.25)
+    assert as_leaf == pytest.approx(2.554, abs=1e-3)  # Quinlan (approximate U): 2.512
+    # the (9 A, 1 B) node keeps its split: 10 U(1,10) > 9 U(0,9) + U(0,1) + 0.1
+    assert 10 * binomial_upper_bound(1, 10, 0.25) > 9 * (1 - 0.25 ** (1 / 9)) + 0.75 + 0.1
+    leaves = pessimistic_leaves(tree, cf=0.25)
+    assert leaves.tolist() == [True, False, False, False, False]
+    assert tree.subtree(leaves).node_count == 1
+
+
+def test_pessimistic_pruning_shrinks_a_noisy_tree():
+    X, y = tie_free_data(31, 600, 4, n_classes=2)
+    full = DecisionTreeClassifier().fit(X, y)
+    pruned = DecisionTreeClassifier(pruning="pessimistic").fit(X, y)
+    looser = DecisionTreeClassifier(pruning="pessimistic", cf=0.5).fit(X, y)
+    assert is_subtree(pruned, full) and is_subtree(looser, full)
+    assert pruned.get_n_leaves() < looser.get_n_leaves() <= full.get_n_leaves()
+
+
+# ---------------------------------------------------------- reduced error
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_reduced_error_pruning(kind):
+    if kind == "classifier":
+        X, y = tie_free_data(41, 800, 4, n_classes=2)
+        est = DecisionTreeClassifier
+    else:
+        X, y = tie_free_data(42, 800, 4, regression=True)
+        est = DecisionTreeRegressor
+    pruned = est(pruning="reduced_error", validation_fraction=0.25, random_state=0).fit(X, y)
+    # the same held-out part: the tree grows on the rest, then loses branches
+    codes = y if kind == "classifier" else np.zeros(len(y), dtype=int)
+    valid = _holdout(codes, 2 if kind == "classifier" else 0, 0.25, _rng(0))
+    assert 0.2 < valid.mean() < 0.3
+    grown = est().fit(X[~valid], y[~valid])
+    assert is_subtree(pruned, grown)
+    assert pruned.get_n_leaves() < grown.get_n_leaves() / 2
+
+    def loss(model):
+        pred = model.predict(X[valid])
+        return np.mean(pred != y[valid]) if kind == "classifier" else \
+            np.mean((pred - y[valid]) ** 2)
+    assert loss(pruned) <= loss(grown)
+    again = est(pruning="reduced_error", validation_fraction=0.25, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(pruned.tree_.threshold, again.tree_.threshold)
+
+
+# ------------------------------------------------------------- bad input
+@pytest.mark.parametrize("params, name", [
+    ({"ccp_alpha": -0.1}, "ccp_alpha"),
+    ({"ccp_alpha": np.inf}, "ccp_alpha"),
+    ({"ccp_alpha": np.nan}, "ccp_alpha"),
+    ({"ccp_alpha": "auto"}, "ccp_alpha"),
+    ({"ccp_alpha": "cv", "cv": 1}, "cv"),
+    ({"ccp_alpha": "cv", "cv": 6}, "smallest class count"),
+    ({"ccp_alpha": "cv", "cv_rule": "2se"}, "cv_rule"),
+    ({"prune_risk": "entropy"}, "prune_risk"),
+    ({"pruning": "c4.5"}, "pruning"),
+    ({"pruning": "pessimistic", "cf": 0.0}, "cf"),
+    ({"pruning": "pessimistic", "cf": 0.6}, "cf"),
+    ({"pruning": "reduced_error", "validation_fraction": 1.0}, "validation_fraction"),
+    ({"pruning": "reduced_error", "validation_fraction": 0.0}, "validation_fraction"),
+    ({"pruning": "pessimistic", "ccp_alpha": 0.1}, "not both"),
+])
+def test_bad_pruning_parameters_are_named(params, name):
+    X = np.arange(40, dtype=float).reshape(20, 2)
+    y = np.r_[np.zeros(15), np.ones(5)]
+    with pytest.raises(ValueError, match=name):
+        DecisionTreeClassifier(**params).fit(X, y)
+
+
+def test_cv_larger_than_the_data_and_regressor_checks():
+    X = np.arange(10, dtype=float).reshape(5, 2)
+    with pytest.raises(ValueError, match="larger than the number of samples"):
+        DecisionTreeRegressor(ccp_alpha="cv", cv=10).fit(X, np.arange(5.0))
+    with pytest.raises(ValueError, match="for classifiers"):
+        DecisionTreeRegressor(pruning="pessimistic").fit(X, np.arange(5.0))
+
+
+def test_prune_needs_a_fitted_tree_and_a_valid_alpha():
+    with pytest.raises(NotFittedError):
+        DecisionTreeClassifier().prune(0.1)
+    clf = DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1])
+    for bad in (-1.0, np.nan, "cv"):
+        with pytest.raises(ValueError, match="ccp_alpha"):
+            clf.prune(bad)
+    assert clf.prune(10.0).get_n_leaves() == 1
+    assert isinstance(dtree.DecisionTreeClassifier().get_params()["ccp_alpha"], float)
