@@ -1,11 +1,17 @@
-"""Build script: compiles the Cython kernels with -O3."""
+"""Build script: compiles the Cython kernels with -O3.
+
+Set DTREE_CYTHON_CHECKS=1 to compile with bounds and wraparound checks on (the
+debugging build that CI also tests).
+"""
+import os
 import sys
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-COMPILE_ARGS = [] if sys.platform == "win32" else ["-O3"]
+COMPILE_ARGS = ["/O2"] if sys.platform == "win32" else ["-O3"]
+CHECKS = os.environ.get("DTREE_CYTHON_CHECKS", "") not in ("", "0")
 MODULES = ["_criterion", "_splitter", "_tree"]
 
 extensions = [
@@ -24,10 +30,10 @@ setup(
         extensions,
         compiler_directives={
             "language_level": 3,
-            "boundscheck": False,
-            "wraparound": False,
+            "boundscheck": CHECKS,
+            "wraparound": CHECKS,
             "cdivision": True,
-            "initializedcheck": False,
+            "initializedcheck": CHECKS,
         },
     )
 )

@@ -1,11 +1,14 @@
 """dtree: exact, fast decision trees with typed Cython kernels.
 
-Public names: ``DecisionTreeClassifier``, ``DecisionTreeRegressor``,
-``NotFittedError`` and ``__version__``; datasets live in ``dtree.datasets``.
+Public names: the estimators ``DecisionTreeClassifier`` and
+``DecisionTreeRegressor``; ``load`` / ``from_dict`` for model files (and their
+``ModelFileError``); ``NotFittedError``; ``__version__``. Datasets live in
+``dtree.datasets``, exporters in ``dtree.export``.
 """
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._io import ModelFileError, from_dict, load
 from ._validation import NotFittedError
 from ._version import __version__
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "NotFittedError",
-           "__version__"]
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ModelFileError",
+           "NotFittedError", "from_dict", "load", "__version__"]

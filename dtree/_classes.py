@@ -361,6 +361,32 @@ class BaseDecisionTree(ParamsMixin):
             del self.feature_names_in_
         return X
 
+    # ------------------------------------------------------- persistence
+    def save(self, path):
+        """Write this fitted estimator to a model file (read it with ``dtree.load``).
+
+        The file is a versioned archive of plain arrays and a JSON header:
+        loading it never executes code. See ``dtree._io``.
+
+        Parameters
+        ----------
+        path : str, path-like or writable binary file
+        """
+        from ._io import save
+
+        save(self, path)
+
+    def to_dict(self):
+        """The fitted estimator as JSON-able Python (read it with ``dtree.from_dict``).
+
+        Returns
+        -------
+        dict
+        """
+        from ._io import to_dict
+
+        return to_dict(self)
+
     # ------------------------------------------------------------- predict
     def __sklearn_is_fitted__(self):
         return hasattr(self, "tree_")

@@ -1,0 +1,401 @@
+"""Model files: a safe, versioned format for fitted trees.
+
+A model file is a ZIP archive of uncompressed ``.npy`` members (what
+``numpy.savez`` writes): ``header.npy`` holds UTF-8 JSON (format name and
+version, dtree version, estimator class and parameters, classes, feature
+names), the other members are the node arrays. Loading never unpickles and
+never executes code: members are parsed with numpy's header reader, their
+dtypes must be plain numbers, their declared sizes must match the bytes on
+disk, and the tree is checked (child ids in range and pointing forward, so
+acyclic; features in range; finite thresholds; value shapes) before any
+estimator is built.
+
+``to_dict`` / ``from_dict`` give the same content as JSON-able Python.
+"""
+import io
+import json
+import zipfile
+
+import numpy as np
+
+from ._nodes import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._version import __version__
+
+FORMAT_NAME = "dtree-model"
+FORMAT_VERSION = 1
+# The largest member we read; far above any real tree, far below a hostile file's claims.
+MAX_MEMBER_BYTES = 1 << 32
+
+# array name -> (dtype it is stored as, number of dimensions)
+ARRAYS = {
+    "children_left": (np.int64, 1),
+    "children_right": (np.int64, 1),
+    "feature": (np.int64, 1),
+    "threshold": (np.float64, 1),
+    "value": (np.float64, 3),
+    "impurity": (np.float64, 1),
+    "n_node_samples": (np.int64, 1),
+    "weighted_n_node_samples": (np.float64, 1),
+    "node_depth": (np.int64, 1),
+}
+
+
+class ModelFileError(ValueError):
+    """A model file (or dict) is corrupt, hostile, or of an unsupported version."""
+
+
+# ------------------------------------------------------------------ dict
+def _encode_labels(classes):
+    values = classes.tolist()
+    kinds = {type(v).__name__ for v in values}
+    if kinds <= {"str"}:
+        return {"kind": "str", "values": values}
+    if kinds <= {"bool"}:
+        return {"kind": "bool", "values": values}
+    if kinds <= {"int"}:
+        return {"kind": "int", "values": values}
+    if kinds <= {"float", "int"}:
+        return {"kind": "float", "values": [float(v) for v in values]}
+    raise TypeError(f"classes of kinds {sorted(kinds)} cannot be saved: labels must be "
+                    "str, int, float or bool")
+
+
+def _decode_labels(spec):
+    if not isinstance(spec, dict) or spec.get("kind") not in ("str", "bool", "int", "float"):
+        raise ModelFileError("classes must be a dict with kind str, bool, int or float")
+    values = spec.get("values")
+    if not isinstance(values, list) or not values:
+        raise ModelFileError("classes must list at least one label")
+    expected = {"str": str, "bool": bool, "int": int, "float": (int, float)}[spec["kind"]]
+    for v in values:
+        if not isinstance(v, expected) or (spec["kind"] == "int" and isinstance(v, bool)):
+            raise ModelFileError(f"class label {v!r} is not of kind {spec['kind']}")
+    if len(set(values)) != len(values):
+        raise ModelFileError("class labels must be distinct")
+    dtype = {"str": None, "bool": bool, "int": np.int64, "float": np.float64}[spec["kind"]]
+    return np.asarray(values, dtype=dtype)
+
+
+def to_dict(estimator):
+    """Everything needed to rebuild a fitted estimator, as JSON-able Python.
+
+    Parameters
+    ----------
+    estimator : DecisionTreeClassifier or DecisionTreeRegressor
+        A fitted estimator.
+
+    Returns
+    -------
+    dict
+    """
+    estimator._check_fitted()
+    tree = estimator.tree_
+    params = {}
+    for name, value in estimator.get_params().items():
+        if isinstance(value, (np.integer, np.floating)):
+            value = value.item()
+        if value is None or isinstance(value, (str, int, float, bool)):
+            params[name] = value
+        elif isinstance(value, dict):  # class_weight
+            params[name] = {"__dict_items__": [[_plain(k), _plain(v)]
+                                               for k, v in value.items()]}
+        else:  # RandomState objects, CV splitters: not part of a fitted model
+            params[name] = None
+    out = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "dtree_version": __version__,
+        "estimator": type(estimator).__name__,
+        "params": params,
+        "n_features_in": int(estimator.n_features_in_),
+        "feature_names_in": (estimator.feature_names_in_.tolist()
+                             if hasattr(estimator, "feature_names_in_") else None),
+        "max_features": int(estimator.max_features_),
+        "classes": (_encode_labels(estimator.classes_)
+                    if hasattr(estimator, "classes_") else None),
+        "tree": {name: getattr(tree, name).tolist() for name in ARRAYS},
+    }
+    if getattr(estimator, "ccp_alpha_", None) is not None:
+        out["ccp_alpha"] = float(estimator.ccp_alpha_)
+    return out
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def from_dict(data):
+    """Rebuild a fitted estimator from ``to_dict`` output, validating everything.
+
+    Parameters
+    ----------
+    data : dict
+
+    Returns
+    -------
+    DecisionTreeClassifier or DecisionTreeRegressor
+
+    Raises
+    ------
+    ModelFileError
+        When anything is missing, malformed or inconsistent.
+    """
+    if not isinstance(data, dict):
+        raise ModelFileError("a model must be a dict")
+    header = {k: v for k, v in data.items() if k != "tree"}
+    tree = data.get("tree")
+    if not isinstance(tree, dict):
+        raise ModelFileError("the model has no 'tree' section")
+    arrays = {}
+    for name, (dtype, ndim) in ARRAYS.items():
+        if name not in tree:
+            raise ModelFileError(f"the tree lacks the array {name!r}")
+        try:
+            arr = np.asarray(tree[name], dtype=dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ModelFileError(f"tree array {name!r} is not numeric: {exc}") from None
+        arrays[name] = arr
+    return _build(header, arrays)
+
+
+# ------------------------------------------------------------ validation
+def _build(header, arrays):
+    from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+
+    if header.get("format") != FORMAT_NAME:
+        raise ModelFileError(f"not a dtree model (format {header.get('format')!r})")
+    version = header.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ModelFileError("format_version must be an integer")
+    if version > FORMAT_VERSION or version < 1:
+        raise ModelFileError(f"model format version {version} is not supported by dtree "
+                             f"{__version__} (it reads versions 1 to {FORMAT_VERSION})")
+    kinds = {"DecisionTreeClassifier": DecisionTreeClassifier,
+             "DecisionTreeRegressor": DecisionTreeRegressor}
+    cls = kinds.get(header.get("estimator"))
+    if cls is None:
+        raise ModelFileError(f"unknown estimator {header.get('estimator')!r}")
+    n_features = header.get("n_features_in")
+    if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+        raise ModelFileError("n_features_in must be a positive integer")
+    is_classifier = cls is DecisionTreeClassifier
+    classes = _decode_labels(header.get("classes")) if is_classifier else None
+    if not is_classifier and header.get("classes") is not None:
+        raise ModelFileError("a regressor has no classes")
+    n_outputs = classes.shape[0] if is_classifier else 1
+    tree = _check_tree(arrays, n_features, n_outputs, is_classifier)
+
+    params = header.get("params")
+    if not isinstance(params, dict):
+        raise ModelFileError("params must be a dict")
+    known = set(cls._param_names())
+    unknown = set(params) - known
+    if unknown:
+        raise ModelFileError(f"unknown parameters {sorted(unknown)} for {cls.__name__}")
+    clean = {}
+    for name, value in params.items():
+        if isinstance(value, dict):
+            items = value.get("__dict_items__")
+            if not isinstance(items, list) or not all(
+                    isinstance(i, list) and len(i) == 2 for i in items):
+                raise ModelFileError(f"parameter {name!r} is malformed")
+            value = {k: v for k, v in items}
+        elif not (value is None or isinstance(value, (str, int, float, bool))):
+            raise ModelFileError(f"parameter {name!r} has an unsupported type")
+        clean[name] = value
+    estimator = cls(**clean)
+    names = header.get("feature_names_in")
+    if names is not None:
+        if not isinstance(names, list) or len(names) != n_features or \
+                not all(isinstance(n, str) for n in names):
+            raise ModelFileError("feature_names_in must list one str per feature")
+        estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    max_features = header.get("max_features", n_features)
+    if not isinstance(max_features, int) or not 1 <= max_features <= n_features:
+        raise ModelFileError("max_features must be an integer in [1, n_features_in]")
+    estimator.n_features_in_ = n_features
+    estimator.max_features_ = max_features
+    if is_classifier:
+        estimator.classes_ = classes
+        estimator.n_classes_ = int(classes.shape[0])
+    if "ccp_alpha" in header:
+        alpha = header["ccp_alpha"]
+        if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or alpha < 0:
+            raise ModelFileError("ccp_alpha must be a number >= 0")
+        estimator.ccp_alpha_ = float(alpha)
+    estimator.tree_ = tree
+    return estimator
+
+
+def _check_tree(arrays, n_features, n_outputs, is_classifier):
+    n = arrays["children_left"].shape[0]
+    if n < 1:
+        raise ModelFileError("a tree needs at least one node")
+    for name, (dtype, ndim) in ARRAYS.items():
+        arr = arrays[name]
+        if arr.ndim != ndim:
+            raise ModelFileError(f"tree array {name!r} has {arr.ndim} dimensions, "
+                                 f"expected {ndim}")
+        if arr.shape[0] != n:
+            raise ModelFileError(f"tree array {name!r} has {arr.shape[0]} rows, "
+                                 f"children_left has {n}")
+    left, right = arrays["children_left"], arrays["children_right"]
+    is_leaf = left == TREE_LEAF
+    if not np.array_equal(is_leaf, right == TREE_LEAF):
+        raise ModelFileError("a node has exactly one child")
+    inner = np.flatnonzero(~is_leaf)
+    for child in (left[inner], right[inner]):
+        # children point forward: no cycles, and every walk from the root ends
+        if ((child <= inner) | (child >= n)).any():
+            raise ModelFileError("child index out of range or not after its parent")
+    referenced = np.bincount(np.r_[left[inner], right[inner]], minlength=n)
+    if referenced[0] != 0 or (referenced[1:] != 1).any():
+        raise ModelFileError("every node but the root must have exactly one parent")
+    feature = arrays["feature"]
+    if ((feature[inner] < 0) | (feature[inner] >= n_features)).any():
+        raise ModelFileError(f"split feature out of range [0, {n_features})")
+    threshold = arrays["threshold"]
+    if not np.isfinite(threshold[inner]).all():
+        raise ModelFileError("split thresholds must be finite")
+    value = arrays["value"]
+    if value.shape[1:] != (1, n_outputs):
+        raise ModelFileError(f"value has shape {value.shape}, expected ({n}, 1, {n_outputs})")
+    for name in ("value", "impurity", "weighted_n_node_samples"):
+        if not np.isfinite(arrays[name]).all():
+            raise ModelFileError(f"tree array {name!r} has non-finite entries")
+    if (arrays["n_node_samples"] < 0).any() or (arrays["weighted_n_node_samples"] < 0).any():
+        raise ModelFileError("node sample counts must be non-negative")
+    depth = arrays["node_depth"]
+    if depth[0] != 0 or (depth[left[inner]] != depth[inner] + 1).any() or \
+            (depth[right[inner]] != depth[inner] + 1).any():
+        raise ModelFileError("node_depth does not match the tree structure")
+    return Tree(children_left=left.astype(np.intp), children_right=right.astype(np.intp),
+                feature=np.where(is_leaf, TREE_UNDEFINED, feature).astype(np.intp),
+                threshold=np.where(is_leaf, float(TREE_UNDEFINED), threshold),
+                value=value, impurity=arrays["impurity"],
+                n_node_samples=arrays["n_node_samples"].astype(np.intp),
+                weighted_n_node_samples=arrays["weighted_n_node_samples"],
+                node_depth=depth.astype(np.intp), n_features=n_features,
+                n_classes=n_outputs if is_classifier else 0)
+
+
+# ------------------------------------------------------------------ files
+def save(estimator, path):
+    """Write a fitted estimator to ``path`` (see the module docstring for the format).
+
+    Parameters
+    ----------
+    estimator : fitted DecisionTreeClassifier or DecisionTreeRegressor
+    path : str or path-like or writable binary file
+    """
+    data = to_dict(estimator)
+    del data["tree"]  # the arrays go in as binary members
+    header = np.frombuffer(json.dumps(data, sort_keys=True).encode("utf-8"), dtype=np.uint8)
+    members = {"header": header}
+    for name, (dtype, _) in ARRAYS.items():
+        members[name] = np.ascontiguousarray(getattr(estimator.tree_, name), dtype=dtype)
+    if hasattr(path, "write"):
+        np.savez(path, **members)
+        return
+    try:
+        # an open file keeps numpy from appending ".npz" to the name
+        with open(path, "wb") as fh:
+            np.savez(fh, **members)
+    except OSError as exc:
+        raise OSError(f"cannot write the model to {str(path)!r}: "
+                      f"{exc.strerror or exc}") from exc
+
+
+def load(path):
+    """Read a model file written by ``save``; never executes code from it.
+
+    Parameters
+    ----------
+    path : str or path-like or readable binary file
+
+    Returns
+    -------
+    DecisionTreeClassifier or DecisionTreeRegressor
+
+    Raises
+    ------
+    ModelFileError
+        For a file that is not a valid dtree model (truncated, corrupt,
+        hostile, or of a newer format version).
+    """
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise ModelFileError(f"not a dtree model file (bad archive: {exc})") from None
+    except OSError as exc:
+        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
+        raise ModelFileError(f"cannot read the model file: {exc}") from None
+    with archive:
+        members = {}
+        for info in archive.infolist():
+            name = info.filename
+            if not name.endswith(".npy") or name[:-4] in members:
+                raise ModelFileError(f"unexpected member {name!r} in the model file")
+            key = name[:-4]
+            if key != "header" and key not in ARRAYS:
+                raise ModelFileError(f"unexpected member {name!r} in the model file")
+            members[key] = _read_member(archive, info)
+    if "header" not in members:
+        raise ModelFileError("the model file has no header")
+    header_bytes = members.pop("header")
+    if header_bytes.dtype != np.uint8 or header_bytes.ndim != 1:
+        raise ModelFileError("the model header must be bytes")
+    try:
+        header = json.loads(header_bytes.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"the model header is not JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise ModelFileError("the model header must be a JSON object")
+    missing = [name for name in ARRAYS if name not in members]
+    if missing:
+        raise ModelFileError(f"the model file lacks the arrays {missing}")
+    arrays = {}
+    for name, (dtype, _) in ARRAYS.items():
+        arr = members[name]
+        if arr.dtype != np.dtype(dtype):
+            raise ModelFileError(f"tree array {name!r} has dtype {arr.dtype}, expected "
+                                 f"{np.dtype(dtype)}")
+        arrays[name] = arr
+    return _build(header, arrays)
+
+
+def _read_member(archive, info):
+    """One .npy member, read without pickle and with its declared size checked."""
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise ModelFileError(f"member {info.filename!r} is compressed; model files store "
+                             "arrays uncompressed")
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise ModelFileError(f"member {info.filename!r} is too large")
+    try:
+        raw = archive.read(info)
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+        raise ModelFileError(f"member {info.filename!r} is corrupt: {exc}") from None
+    stream = io.BytesIO(raw)
+    try:
+        major, minor = np.lib.format.read_magic(stream)
+        if (major, minor) == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif (major, minor) == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"unsupported .npy version {major}.{minor}")
+    except (ValueError, SyntaxError, TypeError, EOFError) as exc:
+        raise ModelFileError(f"member {info.filename!r} has a bad header: {exc}") from None
+    if dtype.hasobject or dtype.kind not in "biuf" or dtype.fields is not None:
+        raise ModelFileError(f"member {info.filename!r} has unsupported dtype {dtype}")
+    if fortran or not all(isinstance(s, int) and s >= 0 for s in shape):
+        raise ModelFileError(f"member {info.filename!r} has an unsupported layout")
+    count = 1
+    for s in shape:
+        count *= s
+    offset = stream.tell()
+    if count * dtype.itemsize != len(raw) - offset:
+        raise ModelFileError(f"member {info.filename!r} declares {count} items but holds "
+                             f"{len(raw) - offset} bytes")
+    return np.frombuffer(raw, dtype=dtype, count=count, offset=offset).reshape(shape)
