@@ -325,12 +325,10 @@ def load(path):
     """
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, EOFError) as exc:
+    except (FileNotFoundError, PermissionError, IsADirectoryError):
+        raise
+    except Exception as exc:  # zipfile raises many kinds on hostile bytes
         raise ModelFileError(f"not a dtree model file (bad archive: {exc})") from None
-    except OSError as exc:
-        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
-            raise
-        raise ModelFileError(f"cannot read the model file: {exc}") from None
     with archive:
         members = {}
         for info in archive.infolist():
@@ -374,7 +372,7 @@ def _read_member(archive, info):
         raise ModelFileError(f"member {info.filename!r} is too large")
     try:
         raw = archive.read(info)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+    except Exception as exc:  # bad CRC, odd flags, truncation: all mean a corrupt file
         raise ModelFileError(f"member {info.filename!r} is corrupt: {exc}") from None
     stream = io.BytesIO(raw)
     try:
@@ -385,7 +383,7 @@ def _read_member(archive, info):
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
         else:
             raise ValueError(f"unsupported .npy version {major}.{minor}")
-    except (ValueError, SyntaxError, TypeError, EOFError) as exc:
+    except Exception as exc:  # any failure to parse untrusted bytes is a bad file
         raise ModelFileError(f"member {info.filename!r} has a bad header: {exc}") from None
     if dtype.hasobject or dtype.kind not in "biuf" or dtype.fields is not None:
         raise ModelFileError(f"member {info.filename!r} has unsupported dtype {dtype}")

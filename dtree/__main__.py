@@ -1,0 +1,261 @@
+"""Command line: ``python -m dtree {fit,predict,show,eval} ...``.
+
+    python -m dtree fit data.csv --target COL [--criterion gini --max-depth 5] -o model.dtree
+    python -m dtree predict model.dtree data.csv [-o predictions.csv]
+    python -m dtree show model.dtree [--format text|dot|rules|compact]
+    python -m dtree eval model.dtree data.csv --target COL
+
+CSV files are read with pandas when it is installed, else with the standard
+library (numeric feature columns only). ``--categorical auto`` one-hot encodes
+text columns (a stop-gap until native categorical splits); the model remembers
+the encoded columns and ``predict``/``eval`` encode new files the same way.
+Errors are reported on one line with exit status 2.
+"""
+import argparse
+import csv
+import gzip
+import sys
+
+import numpy as np
+
+from . import export
+from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._io import ModelFileError, load
+
+
+class CLIError(Exception):
+    """A user error: printed without a traceback."""
+
+
+# ------------------------------------------------------------------ CSV
+def _open_text(path):
+    if str(path).endswith(".gz"):
+        return gzip.open(path, "rt", newline="", encoding="utf-8")
+    return open(path, newline="", encoding="utf-8")
+
+
+def read_csv(path):
+    """(column names, dict of column -> 1-D array) for a CSV file."""
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    try:
+        if pd is not None:
+            frame = pd.read_csv(path)
+            return list(map(str, frame.columns)), {str(c): frame[c].to_numpy()
+                                                   for c in frame.columns}
+        with _open_text(path) as fh:
+            rows = list(csv.reader(fh))
+    except FileNotFoundError:
+        raise CLIError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise CLIError(f"cannot read {path}: {exc}") from None
+    if not rows:
+        raise CLIError(f"{path} is empty")
+    header, body = rows[0], rows[1:]
+    columns = {}
+    for j, name in enumerate(header):
+        cells = [r[j] if j < len(r) else "" for r in body]
+        try:
+            columns[name] = np.array([float(c) if c != "" else np.nan for c in cells])
+        except ValueError:
+            columns[name] = np.array(cells, dtype=object)
+    return header, columns
+
+
+def _is_numeric(values):
+    return np.asarray(values).dtype.kind in "biuf"
+
+
+def _features(header, columns, target, categorical, expected=None):
+    """Feature matrix and names; text columns one-hot encoded when asked."""
+    names = [c for c in header if c != target]
+    if not names:
+        raise CLIError("the file has no feature columns")
+    blocks, out_names = [], []
+    for name in names:
+        values = columns[name]
+        if _is_numeric(values):
+            blocks.append(np.asarray(values, dtype=np.float64)[:, None])
+            out_names.append(name)
+        elif categorical == "auto":
+            text = np.asarray(values, dtype=object)
+            text = np.where([v is None or (isinstance(v, float) and np.isnan(v))
+                             for v in text], "", text).astype(str)
+            for level in sorted(set(text.tolist())):
+                blocks.append((text == level).astype(np.float64)[:, None])
+                out_names.append(f"{name}={level}")
+        else:
+            raise CLIError(f"column {name!r} is not numeric; pass --categorical auto to "
+                           "one-hot encode text columns")
+    X = np.hstack(blocks)
+    if expected is None:
+        return X, out_names
+    # align to the model's columns: unseen levels become all-zero indicators
+    index = {n: j for j, n in enumerate(out_names)}
+    missing = [n for n in expected if n not in index and "=" not in n]
+    if missing:
+        raise CLIError(f"the data lacks the model's columns {missing}")
+    aligned = np.zeros((X.shape[0], len(expected)))
+    for j, name in enumerate(expected):
+        if name in index:
+            aligned[:, j] = X[:, index[name]]
+    return aligned, list(expected)
+
+
+def _frame(X, names):
+    try:
+        import pandas as pd
+    except ImportError:
+        return X
+    return pd.DataFrame(X, columns=names)
+
+
+# ------------------------------------------------------------- commands
+def cmd_fit(args):
+    header, columns = read_csv(args.data)
+    if args.target not in columns:
+        raise CLIError(f"target column {args.target!r} is not in {args.data} "
+                       f"(columns: {header})")
+    y = columns[args.target]
+    task = args.task
+    if task == "auto":
+        task = "regression" if _is_numeric(y) and np.unique(y).shape[0] > 20 else \
+            "classification"
+    X, names = _features(header, columns, args.target, args.categorical)
+    params = dict(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
+                  min_samples_split=args.min_samples_split, random_state=args.random_state)
+    if args.ccp_alpha is not None:
+        params["ccp_alpha"] = args.ccp_alpha if args.ccp_alpha == "cv" else float(args.ccp_alpha)
+    if task == "classification":
+        est = DecisionTreeClassifier(criterion=args.criterion or "gini", **params)
+        y = np.asarray(y).astype(str) if not _is_numeric(y) else y
+    else:
+        est = DecisionTreeRegressor(criterion=args.criterion or "squared_error", **params)
+    est.fit(_frame(X, names), y)
+    est.save(args.output)
+    print(f"fitted a {task} tree ({est.get_n_leaves()} leaves, depth {est.get_depth()}) on "
+          f"{X.shape[0]} rows x {X.shape[1]} features; saved to {args.output}")
+
+
+def _load(path):
+    try:
+        return load(path)
+    except FileNotFoundError:
+        raise CLIError(f"no such model file: {path}") from None
+    except ModelFileError as exc:
+        raise CLIError(f"{path}: {exc}") from None
+
+
+def _model_inputs(model, data, target=None):
+    header, columns = read_csv(data)
+    names = [str(n) for n in getattr(model, "feature_names_in_", [])]
+    if not names:
+        names = [c for c in header if c != target][: model.n_features_in_]
+    X, names = _features(header, columns, target, "auto", expected=names)
+    return X, names, columns
+
+
+def cmd_predict(args):
+    model = _load(args.model)
+    X, names, _ = _model_inputs(model, args.data)
+    pred = model.predict(_frame(X, names))
+    out = sys.stdout if args.output in (None, "-") else None
+    try:
+        fh = out or open(args.output, "w", newline="", encoding="utf-8")
+    except OSError as exc:
+        raise CLIError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    writer = csv.writer(fh)
+    writer.writerow(["prediction"])
+    for value in pred:
+        writer.writerow([value])
+    if out is None:
+        fh.close()
+        print(f"wrote {pred.shape[0]} predictions to {args.output}")
+
+
+def cmd_show(args):
+    model = _load(args.model)
+    formats = {"text": export.export_text, "dot": export.export_graphviz,
+               "rules": export.export_rules, "compact": export.export_compact}
+    print(formats[args.format](model), end="" if args.format != "compact" else "\n")
+
+
+def cmd_eval(args):
+    model = _load(args.model)
+    X, names, columns = _model_inputs(model, args.data, target=args.target)
+    if args.target not in columns:
+        raise CLIError(f"target column {args.target!r} is not in {args.data}")
+    y = columns[args.target]
+    frame = _frame(X, names)
+    if hasattr(model, "classes_"):
+        y = np.asarray(y).astype(model.classes_.dtype) if model.classes_.dtype.kind == "U" \
+            else y
+        pred = model.predict(frame)
+        print(f"accuracy: {np.mean(pred == y):.4f}")
+        labels = model.classes_
+        width = max(len(str(c)) for c in labels) + 2
+        print("confusion matrix (rows: true, columns: predicted)")
+        print(" " * width + "".join(f"{str(c):>{width}}" for c in labels))
+        for true in labels:
+            counts = [int(np.sum((y == true) & (pred == p))) for p in labels]
+            print(f"{str(true):>{width}}" + "".join(f"{c:>{width}}" for c in counts))
+    else:
+        print(f"R2: {model.score(frame, np.asarray(y, dtype=float)):.4f}")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m dtree",
+                                     description="Fit, inspect and apply decision trees.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    fit = sub.add_parser("fit", help="fit a tree on a CSV file and save it")
+    fit.add_argument("data", help="CSV file (optionally .gz) with a header row")
+    fit.add_argument("--target", required=True, help="name of the target column")
+    fit.add_argument("--task", choices=["auto", "classification", "regression"],
+                     default="auto", help="auto: regression for a numeric target with "
+                     "more than 20 distinct values")
+    fit.add_argument("--criterion", help="gini, entropy, gain_ratio (classification) or "
+                     "squared_error (regression)")
+    fit.add_argument("--max-depth", type=int, default=None)
+    fit.add_argument("--min-samples-leaf", type=int, default=1)
+    fit.add_argument("--min-samples-split", type=int, default=2)
+    fit.add_argument("--ccp-alpha", help="a float, or 'cv' to choose it by cross-validation")
+    fit.add_argument("--categorical", choices=["none", "auto"], default="none",
+                     help="auto: one-hot encode text columns")
+    fit.add_argument("--random-state", type=int, default=0)
+    fit.add_argument("-o", "--output", required=True, help="model file to write")
+    fit.set_defaults(func=cmd_fit)
+
+    predict = sub.add_parser("predict", help="predict a CSV file with a saved model")
+    predict.add_argument("model")
+    predict.add_argument("data")
+    predict.add_argument("-o", "--output", help="CSV to write (default: standard output)")
+    predict.set_defaults(func=cmd_predict)
+
+    show = sub.add_parser("show", help="print a saved model")
+    show.add_argument("model")
+    show.add_argument("--format", choices=["text", "dot", "rules", "compact"], default="text")
+    show.set_defaults(func=cmd_show)
+
+    evaluate = sub.add_parser("eval", help="accuracy (and confusion matrix) or R2 on a CSV")
+    evaluate.add_argument("model")
+    evaluate.add_argument("data")
+    evaluate.add_argument("--target", required=True)
+    evaluate.set_defaults(func=cmd_eval)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (CLIError, ValueError, TypeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

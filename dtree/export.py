@@ -1,0 +1,454 @@
+"""Reading a fitted tree: text, rules, Graphviz dot, pictures, ROC.
+
+Every function reads the flat node arrays of ``estimator.tree_``. Pictures need
+matplotlib (``pip install "dtree[plot]"``), imported only when a picture is
+drawn; each returns the matplotlib Axes it drew on and works headless (Agg).
+"""
+import numpy as np
+
+from ._nodes import TREE_LEAF
+
+__all__ = ["export_text", "export_compact", "export_rules", "export_graphviz",
+           "plot_tree", "plot_decision_boundary", "roc_curve", "roc_auc", "plot_roc"]
+
+
+def _fitted_tree(estimator):
+    estimator._check_fitted()
+    return estimator.tree_
+
+
+def _names(estimator, feature_names):
+    n = estimator.n_features_in_
+    if feature_names is None:
+        names = getattr(estimator, "feature_names_in_", None)
+        return [str(v) for v in names] if names is not None else \
+            [f"feature_{i}" for i in range(n)]
+    names = [str(v) for v in feature_names]
+    if len(names) != n:
+        raise ValueError(f"feature_names has {len(names)} entries; the tree has {n} features")
+    return names
+
+
+def _class_names(estimator, class_names):
+    if not hasattr(estimator, "classes_"):
+        return None
+    if class_names is None:
+        return [str(c) for c in estimator.classes_]
+    names = [str(c) for c in class_names]
+    if len(names) != len(estimator.classes_):
+        raise ValueError(f"class_names has {len(names)} entries; the tree has "
+                         f"{len(estimator.classes_)} classes")
+    return names
+
+
+def _leaf_text(tree, node, classes, decimals, show_weights):
+    if classes is None:
+        return f"value: [{tree.value[node, 0, 0]:.{decimals}f}]"
+    proba = tree.value[node, 0, :]
+    text = f"class: {classes[int(np.argmax(proba))]}"
+    if show_weights:
+        weights = proba * tree.weighted_n_node_samples[node]
+        text = "weights: [" + ", ".join(f"{w:.{decimals}f}" for w in weights) + "] " + text
+    return text
+
+
+def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10,
+                decimals=2, show_weights=False):
+    """The tree as indented text, in scikit-learn's ``export_text`` layout.
+
+    Parameters
+    ----------
+    estimator : fitted DecisionTreeClassifier or DecisionTreeRegressor
+    feature_names : list of str, optional
+        Defaults to ``feature_names_in_`` or ``feature_<i>``.
+    class_names : list of str, optional
+        Defaults to ``classes_``.
+    max_depth : int, default=10
+        Deeper branches are shown as "truncated branch of depth N".
+    decimals : int, default=2
+    show_weights : bool, default=False
+        Show the weighted class counts at each leaf.
+
+    Returns
+    -------
+    str
+    """
+    tree = _fitted_tree(estimator)
+    names = _names(estimator, feature_names)
+    classes = _class_names(estimator, class_names)
+    if not isinstance(max_depth, int) or max_depth < 0:
+        raise ValueError(f"max_depth must be an int >= 0; got {max_depth!r}")
+    if not isinstance(decimals, int) or decimals < 0:
+        raise ValueError(f"decimals must be an int >= 0; got {decimals!r}")
+    lines = []
+
+    def subtree_depth(node):
+        depth, stack = 0, [(node, 0)]
+        while stack:
+            i, d = stack.pop()
+            depth = max(depth, d)
+            if tree.children_left[i] != TREE_LEAF:
+                stack.extend([(tree.children_left[i], d + 1), (tree.children_right[i], d + 1)])
+        return depth
+
+    def walk(node, depth):
+        indent = "|   " * depth + "|--- "
+        if tree.children_left[node] == TREE_LEAF:
+            lines.append(indent + _leaf_text(tree, node, classes, decimals, show_weights))
+            return
+        if depth >= max_depth:
+            lines.append(indent + f"truncated branch of depth {subtree_depth(node)}")
+            return
+        name = names[tree.feature[node]]
+        t = tree.threshold[node]
+        lines.append(indent + f"{name} <= {t:.{decimals}f}")
+        walk(tree.children_left[node], depth + 1)
+        lines.append(indent + f"{name} >  {t:.{decimals}f}")
+        walk(tree.children_right[node], depth + 1)
+
+    walk(0, 0)
+    return "\n".join(lines) + "\n"
+
+
+def export_compact(estimator):
+    """The tree in the tutorial notes' compact form.
+
+    ``Branch(X22 <= 89.04)`` for a split (4 significant digits), ``Leaf(0.013,
+    0.987)`` for a leaf (class probabilities, or the mean for a regressor), and
+    four spaces of indentation per level; the left (``<=``) child comes first.
+
+    Returns
+    -------
+    str
+    """
+    tree = _fitted_tree(estimator)
+    lines = []
+    stack = [(0, 0)]
+    while stack:
+        node, depth = stack.pop()
+        pad = "    " * depth
+        if tree.children_left[node] == TREE_LEAF:
+            values = tree.value[node, 0, :]
+            lines.append(pad + "Leaf(" + ", ".join(f"{v:.3f}" for v in values) + ")")
+            continue
+        lines.append(pad + f"Branch(X{tree.feature[node]} <= {tree.threshold[node]:.4g})")
+        stack.append((tree.children_right[node], depth + 1))
+        stack.append((tree.children_left[node], depth + 1))
+    return "\n".join(lines)
+
+
+def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2):
+    """One if-then rule per leaf, in left-to-right leaf order.
+
+    Returns
+    -------
+    str
+        Lines such as ``if petal_width <= 0.80 then class = setosa
+        (proba 1.00, samples 50)``.
+    """
+    tree = _fitted_tree(estimator)
+    names = _names(estimator, feature_names)
+    classes = _class_names(estimator, class_names)
+    rules = []
+    stack = [(0, [])]
+    while stack:
+        node, conditions = stack.pop()
+        if tree.children_left[node] == TREE_LEAF:
+            premise = " and ".join(conditions) if conditions else "true"
+            n = int(tree.n_node_samples[node])
+            if classes is None:
+                outcome = f"value = {tree.value[node, 0, 0]:.{decimals}f}"
+            else:
+                proba = tree.value[node, 0, :]
+                k = int(np.argmax(proba))
+                outcome = f"class = {classes[k]} (proba {proba[k]:.{decimals}f})"
+            rules.append(f"if {premise} then {outcome} [samples {n}]")
+            continue
+        name = names[tree.feature[node]]
+        t = tree.threshold[node]
+        stack.append((tree.children_right[node], conditions + [f"{name} > {t:.{decimals}f}"]))
+        stack.append((tree.children_left[node], conditions + [f"{name} <= {t:.{decimals}f}"]))
+    return "\n".join(rules) + "\n"
+
+
+_PALETTE = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
+            (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207)]
+
+
+def _node_colour(tree, node, value_range):
+    """Fill colour: the majority class's hue, paler when the node is less pure."""
+    if tree.is_classifier:
+        proba = tree.value[node, 0, :]
+        k = int(np.argmax(proba))
+        ordered = np.sort(proba)[::-1]
+        strength = 1.0 if len(proba) == 1 else (ordered[0] - ordered[1]) / max(ordered[0], 1e-12)
+        base = _PALETTE[k % len(_PALETTE)]
+    else:
+        lo, hi = value_range
+        strength = 0.0 if hi <= lo else (tree.value[node, 0, 0] - lo) / (hi - lo)
+        base = _PALETTE[1]
+    rgb = [int(round(255 - strength * (255 - c))) for c in base]
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def _dot_escape(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def export_graphviz(estimator, *, feature_names=None, class_names=None, filled=True,
+                    decimals=3, max_depth=None):
+    """Graphviz dot source of the tree (render it with ``dot -Tpng``).
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+    feature_names, class_names : list of str, optional
+    filled : bool, default=True
+        Colour nodes by majority class (classifiers) or by value (regressors).
+    decimals : int, default=3
+    max_depth : int, optional
+        Draw nodes down to this depth only.
+
+    Returns
+    -------
+    str
+    """
+    tree = _fitted_tree(estimator)
+    names = _names(estimator, feature_names)
+    classes = _class_names(estimator, class_names)
+    criterion = getattr(estimator, "criterion", "impurity")
+    value_range = (tree.value[:, 0, 0].min(), tree.value[:, 0, 0].max())
+    out = ["digraph Tree {",
+           'node [shape=box, style="filled, rounded", color="black", fontname="helvetica"] ;',
+           'edge [fontname="helvetica"] ;']
+    stack = [(0, 0)]
+    while stack:
+        node, depth = stack.pop()
+        parts = []
+        leaf = tree.children_left[node] == TREE_LEAF
+        if not leaf:
+            parts.append(f"{names[tree.feature[node]]} <= {tree.threshold[node]:.{decimals}f}")
+        parts.append(f"{criterion} = {tree.impurity[node]:.{decimals}f}")
+        parts.append(f"samples = {int(tree.n_node_samples[node])}")
+        if classes is None:
+            parts.append(f"value = {tree.value[node, 0, 0]:.{decimals}f}")
+        else:
+            counts = tree.value[node, 0, :] * tree.weighted_n_node_samples[node]
+            parts.append("value = [" + ", ".join(f"{c:.{decimals}g}" for c in counts) + "]")
+            parts.append(f"class = {classes[int(np.argmax(tree.value[node, 0, :]))]}")
+        label = "\\n".join(_dot_escape(part) for part in parts)
+        attrs = f'label="{label}"'
+        if filled:
+            attrs += f', fillcolor="{_node_colour(tree, node, value_range)}"'
+        out.append(f"{node} [{attrs}] ;")
+        if leaf or (max_depth is not None and depth >= max_depth):
+            continue
+        for side, child in (("True", tree.children_left[node]),
+                            ("False", tree.children_right[node])):
+            edge = f"{node} -> {child}"
+            if node == 0:
+                angle = 45 if side == "True" else -45
+                edge += f' [labeldistance=2.5, labelangle={angle}, headlabel="{side}"]'
+            out.append(edge + " ;")
+            stack.append((child, depth + 1))
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------- pictures
+def _axes(ax, figsize):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def plot_tree(estimator, *, feature_names=None, class_names=None, max_depth=None,
+              decimals=2, fontsize=8, ax=None):
+    """Draw the tree as boxes joined by arrows (left child: ``<=``).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    tree = _fitted_tree(estimator)
+    names = _names(estimator, feature_names)
+    classes = _class_names(estimator, class_names)
+    value_range = (tree.value[:, 0, 0].min(), tree.value[:, 0, 0].max())
+    # x position: leaves evenly spaced in order, parents centred over children
+    positions, next_leaf = {}, [0]
+
+    def place(node, depth):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == TREE_LEAF or (max_depth is not None and depth >= max_depth):
+            positions[node] = (next_leaf[0], depth)
+            next_leaf[0] += 1
+            return
+        place(left, depth + 1)
+        place(right, depth + 1)
+        positions[node] = ((positions[left][0] + positions[right][0]) / 2.0, depth)
+
+    place(0, 0)
+    width = max(next_leaf[0], 1)
+    height = max(d for _, d in positions.values()) + 1
+    ax = _axes(ax, (min(2 + 1.6 * width, 40), min(1.5 + 1.3 * height, 30)))
+    ax.set_axis_off()
+    ax.set_xlim(-0.7, width - 0.3)
+    ax.set_ylim(-height + 0.4, 0.6)
+    for node, (x, depth) in positions.items():
+        leaf = tree.children_left[node] == TREE_LEAF
+        lines = [] if leaf else [f"{names[tree.feature[node]]} <= {tree.threshold[node]:.{decimals}f}"]
+        lines.append(f"samples = {int(tree.n_node_samples[node])}")
+        if classes is None:
+            lines.append(f"value = {tree.value[node, 0, 0]:.{decimals}f}")
+        else:
+            lines.append(f"class = {classes[int(np.argmax(tree.value[node, 0, :]))]}")
+        ax.annotate("\n".join(lines), (x, -depth), ha="center", va="center", fontsize=fontsize,
+                    bbox=dict(boxstyle="round", fc=_node_colour(tree, node, value_range),
+                              ec="black"))
+        if not leaf and node in positions and tree.children_left[node] in positions:
+            for child in (tree.children_left[node], tree.children_right[node]):
+                cx, cd = positions[child]
+                ax.annotate("", xy=(cx, -cd + 0.18), xytext=(x, -depth - 0.18),
+                            arrowprops=dict(arrowstyle="->", color="grey"))
+    return ax
+
+
+def _leaf_boxes(tree, lows, highs):
+    """Axis-aligned box of every leaf of a tree on two features."""
+    boxes = []
+    stack = [(0, np.array(lows, float), np.array(highs, float))]
+    while stack:
+        node, lo, hi = stack.pop()
+        if tree.children_left[node] == TREE_LEAF:
+            boxes.append((node, lo, hi))
+            continue
+        f, t = tree.feature[node], tree.threshold[node]
+        left_hi, right_lo = hi.copy(), lo.copy()
+        left_hi[f] = min(hi[f], t)
+        right_lo[f] = max(lo[f], t)
+        stack.append((tree.children_left[node], lo, left_hi))
+        stack.append((tree.children_right[node], right_lo, hi))
+    return boxes
+
+
+def plot_decision_boundary(estimator, X, y=None, *, ax=None, alpha=0.35):
+    """Draw the leaf rectangles of a tree fitted on two features, and the data.
+
+    Each leaf is the axis-aligned rectangle its splits cut out, filled with its
+    class colour (classifiers) or shaded by its value (regressors).
+
+    Parameters
+    ----------
+    estimator : estimator fitted on exactly two features
+    X : array-like of shape (n_samples, 2)
+        Points to scatter (and the extent of the picture).
+    y : array-like of shape (n_samples,), optional
+        Colours of the points.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    from matplotlib.patches import Rectangle
+
+    tree = _fitted_tree(estimator)
+    if estimator.n_features_in_ != 2:
+        raise ValueError("plot_decision_boundary needs a tree fitted on exactly 2 features; "
+                         f"this one has {estimator.n_features_in_}")
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"X must have shape (n_samples, 2); got {X.shape}")
+    span = X.max(axis=0) - X.min(axis=0)
+    lows, highs = X.min(axis=0) - 0.05 * span - 1e-9, X.max(axis=0) + 0.05 * span + 1e-9
+    ax = _axes(ax, (6, 5))
+    value_range = (tree.value[:, 0, 0].min(), tree.value[:, 0, 0].max())
+    for node, lo, hi in _leaf_boxes(tree, lows, highs):
+        ax.add_patch(Rectangle((lo[0], lo[1]), hi[0] - lo[0], hi[1] - lo[1],
+                               facecolor=_node_colour(tree, node, value_range), alpha=alpha,
+                               edgecolor="black", linewidth=0.5))
+    colours = None
+    if y is not None and tree.is_classifier:
+        codes = np.searchsorted(estimator.classes_, np.asarray(y))
+        colours = [np.array(_PALETTE[c % len(_PALETTE)]) / 255 for c in codes]
+    elif y is not None:
+        colours = np.asarray(y, dtype=float)
+    ax.scatter(X[:, 0], X[:, 1], c=colours, s=12, edgecolors="black", linewidths=0.3)
+    names = _names(estimator, None)
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
+    ax.set_xlim(lows[0], highs[0])
+    ax.set_ylim(lows[1], highs[1])
+    return ax
+
+
+def roc_curve(y_true, scores):
+    """False and true positive rates at every distinct score threshold.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) of 0/1 (or bool)
+    scores : array-like of shape (n_samples,)
+        Larger means more likely positive.
+
+    Returns
+    -------
+    fpr, tpr, thresholds : ndarray
+        Starting at (0, 0) with threshold +inf.
+    """
+    y_true = np.asarray(y_true).astype(bool)
+    scores = np.asarray(scores, dtype=np.float64)
+    if y_true.shape != scores.shape or y_true.ndim != 1:
+        raise ValueError("y_true and scores must be 1-D of the same length")
+    positives, negatives = y_true.sum(), (~y_true).sum()
+    if positives == 0 or negatives == 0:
+        raise ValueError("ROC needs both positive and negative samples")
+    order = np.argsort(-scores, kind="mergesort")
+    s, t = scores[order], y_true[order]
+    last = np.r_[np.flatnonzero(np.diff(s) != 0), s.shape[0] - 1]
+    tp = np.cumsum(t)[last]
+    fp = (last + 1) - tp
+    return (np.r_[0.0, fp / negatives], np.r_[0.0, tp / positives], np.r_[np.inf, s[last]])
+
+
+def roc_auc(y_true, scores):
+    """Area under the ROC curve (trapezoids, so tied scores count half).
+
+    Returns
+    -------
+    float
+    """
+    fpr, tpr, _ = roc_curve(y_true, scores)
+    return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
+
+
+def plot_roc(estimator, X, y, *, pos_label=None, ax=None):
+    """ROC curve of a fitted binary classifier on (X, y), with its AUC in the legend.
+
+    Parameters
+    ----------
+    pos_label : label, optional
+        The positive class; defaults to ``classes_[1]``.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    _fitted_tree(estimator)
+    if not hasattr(estimator, "classes_") or len(estimator.classes_) != 2:
+        raise ValueError("plot_roc needs a fitted binary classifier")
+    pos_label = estimator.classes_[1] if pos_label is None else pos_label
+    matches = np.flatnonzero(estimator.classes_ == pos_label)
+    if matches.size == 0:
+        raise ValueError(f"pos_label {pos_label!r} is not one of {estimator.classes_.tolist()}")
+    scores = estimator.predict_proba(X)[:, matches[0]]
+    truth = np.asarray(y) == pos_label
+    fpr, tpr, _ = roc_curve(truth, scores)
+    ax = _axes(ax, (5, 5))
+    ax.plot(fpr, tpr, drawstyle="default", label=f"AUC = {roc_auc(truth, scores):.3f}")
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey")
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.legend(loc="lower right")
+    return ax
