@@ -393,10 +393,9 @@ class BaseDecisionTree(ParamsMixin):
 
     def _check_fitted(self):
         if not hasattr(self, "tree_"):
-            raise val.NotFittedError(
+            raise val.not_fitted_error(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
+                "appropriate arguments before using this estimator.")
 
     def _validate_X_predict(self, X):
         self._check_fitted()

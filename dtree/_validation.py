@@ -2,25 +2,48 @@
 
 This module turns what users pass (lists, numpy arrays, pandas frames) into the
 encoded arrays the Cython core reads, once per call, and names the problem
-(shape, column, value) when something is wrong. It imports nothing from
-scikit-learn unless scikit-learn is installed, and then only to raise its
-exception and warning classes, so ``except NotFittedError`` keeps working for
-users who switch from it.
+(shape, column, value) when something is wrong. It never imports scikit-learn;
+when scikit-learn is already loaded, the errors and warnings raised also
+subclass its classes, so ``except NotFittedError`` keeps working for users who
+switch from it.
 """
 import numbers
+import sys
 import warnings
 
 import numpy as np
 
-try:  # optional: use scikit-learn's classes so its tools recognise them
-    from sklearn.exceptions import DataConversionWarning, NotFittedError
-except ImportError:  # pragma: no cover - exercised where scikit-learn is absent
+class NotFittedError(ValueError, AttributeError):
+    """Raised when a method needing a fitted estimator is called before fit.
 
-    class NotFittedError(ValueError, AttributeError):
-        """Raised when a method needing a fitted estimator is called before fit."""
+    When scikit-learn is loaded, the error raised is also an instance of
+    ``sklearn.exceptions.NotFittedError``, so code written for scikit-learn
+    catches it too; dtree itself never imports scikit-learn.
+    """
 
-    class DataConversionWarning(UserWarning):
-        """Raised when input data is converted in a way the user may not expect."""
+
+class DataConversionWarning(UserWarning):
+    """Warning for input converted in a way the user may not expect."""
+
+
+def _with_sklearn_class(ours, module_attr, cache={}):
+    # scikit-learn is a heavy import: only borrow its class if it is loaded.
+    if "sklearn" not in sys.modules:
+        return ours
+    if ours not in cache:
+        try:
+            import sklearn.exceptions as skexc
+
+            theirs = getattr(skexc, module_attr)
+            cache[ours] = type(ours.__name__, (ours, theirs), {"__module__": ours.__module__})
+        except (ImportError, AttributeError):
+            cache[ours] = ours
+    return cache[ours]
+
+
+def not_fitted_error(message):
+    """A NotFittedError (and scikit-learn's, when it is loaded) with ``message``."""
+    return _with_sklearn_class(NotFittedError, "NotFittedError")(message)
 
 
 DTYPE = np.float32
@@ -155,7 +178,7 @@ def check_y(y, n_samples, *, estimator_name="estimator"):
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change "
             "the shape of y to (n_samples,), for example using ravel().",
-            DataConversionWarning,
+            _with_sklearn_class(DataConversionWarning, "DataConversionWarning"),
             stacklevel=3,
         )
         y = y[:, 0]

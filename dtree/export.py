@@ -64,7 +64,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     class_names : list of str, optional
         Defaults to ``classes_``.
     max_depth : int, default=10
-        Deeper branches are shown as "truncated branch of depth N".
+        Splits deeper than this are shown as "truncated branch of depth N".
     decimals : int, default=2
     show_weights : bool, default=False
         Show the weighted class counts at each leaf.
@@ -96,8 +96,8 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
         if tree.children_left[node] == TREE_LEAF:
             lines.append(indent + _leaf_text(tree, node, classes, decimals, show_weights))
             return
-        if depth >= max_depth:
-            lines.append(indent + f"truncated branch of depth {subtree_depth(node)}")
+        if depth > max_depth:
+            lines.append(indent + f"truncated branch of depth {subtree_depth(node) + 1}")
             return
         name = names[tree.feature[node]]
         t = tree.threshold[node]

@@ -1,0 +1,122 @@
+"""Exporters and pictures read the tree faithfully."""
+import re
+
+import matplotlib
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.metrics import roc_auc_score
+from sklearn.tree import DecisionTreeClassifier as SkClassifier
+from sklearn.tree import DecisionTreeRegressor as SkRegressor
+from sklearn.tree import export_text as sk_export_text
+
+from helpers import tie_free_data
+
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree.export import (export_compact, export_graphviz, export_rules, export_text,
+                          plot_decision_boundary, plot_roc, plot_tree, roc_auc, roc_curve)
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(scope="module")
+def cancer_tree():
+    X, y = load_breast_cancer(return_X_y=True)
+    return DecisionTreeClassifier(max_depth=4).fit(X, y), X, y
+
+
+def test_export_text_equals_sklearn_on_the_same_tree():
+    X, y = tie_free_data(51, 500, 4, n_classes=3)
+    ours = DecisionTreeClassifier(max_depth=4).fit(X, y)
+    theirs = SkClassifier(max_depth=4, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.tree_.threshold, theirs.tree_.threshold)
+    for kwargs in ({}, {"max_depth": 2}, {"decimals": 4, "show_weights": True},
+                   {"feature_names": ["a", "b", "c", "d"]}):
+        assert export_text(ours, **kwargs) == sk_export_text(theirs, **kwargs)
+    Xr, yr = tie_free_data(52, 500, 3, regression=True)
+    ours = DecisionTreeRegressor(max_depth=3).fit(Xr, yr)
+    theirs = SkRegressor(max_depth=3, random_state=0).fit(Xr, yr)
+    assert export_text(ours) == sk_export_text(theirs)
+
+
+def test_compact_form_of_a_depth_4_breast_cancer_tree(cancer_tree):
+    clf, _, _ = cancer_tree
+    text = export_compact(clf)
+    lines = text.splitlines()
+    assert len(lines) == clf.tree_.node_count
+    assert lines[0] == f"Branch(X{clf.tree_.feature[0]} <= {clf.tree_.threshold[0]:.4g})"
+    branch = re.compile(r"^( {4})*Branch\(X\d+ <= -?[0-9.e+-]+\)$")
+    leaf = re.compile(r"^( {4})*Leaf\(\d\.\d{3}, \d\.\d{3}\)$")
+    assert all(branch.match(line) or leaf.match(line) for line in lines)
+    depths = [(len(line) - len(line.lstrip())) // 4 for line in lines]
+    assert max(depths) == 4 and depths[0] == 0
+    # pre-order: a Branch is followed by its left subtree, one level deeper
+    for i, line in enumerate(lines[:-1]):
+        if line.strip().startswith("Branch"):
+            assert depths[i + 1] == depths[i] + 1
+
+
+def test_graphviz_source_parses(cancer_tree):
+    clf, _, _ = cancer_tree
+    dot = export_graphviz(clf, feature_names=[f"f{i}" for i in range(30)])
+    assert dot.startswith("digraph Tree {") and dot.rstrip().endswith("}")
+    nodes = re.findall(r'^(\d+) \[label="([^"]*)", fillcolor="#[0-9a-f]{6}"\] ;$', dot, re.M)
+    edges = re.findall(r"^(\d+) -> (\d+)", dot, re.M)
+    assert len(nodes) == clf.tree_.node_count
+    assert len(edges) == clf.tree_.node_count - 1
+    tree = clf.tree_
+    for parent, child in edges:
+        p, c = int(parent), int(child)
+        assert c in (tree.children_left[p], tree.children_right[p])
+    assert sorted(int(n) for n, _ in nodes) == list(range(tree.node_count))
+    root_label = dict(nodes)["0"]
+    assert root_label.startswith(f"f{tree.feature[0]} <= ") and "samples = 569" in root_label
+    plain = export_graphviz(clf, filled=False, max_depth=1)
+    assert "fillcolor" not in plain and len(re.findall(r" -> ", plain)) == 2
+
+
+def test_rules_cover_every_leaf_once(cancer_tree):
+    clf, X, _ = cancer_tree
+    rules = export_rules(clf).splitlines()
+    assert len(rules) == clf.get_n_leaves()
+    assert sum(int(re.search(r"\[samples (\d+)\]", r).group(1)) for r in rules) == len(X)
+    assert all(r.startswith("if ") and " then class = " in r for r in rules)
+
+
+def test_pictures_render(tmp_path, cancer_tree):
+    clf, X, y = cancer_tree
+    for name, ax in [("tree", plot_tree(clf)), ("roc", plot_roc(clf, X, y))]:
+        out = tmp_path / f"{name}.png"
+        ax.figure.savefig(out)
+        assert out.stat().st_size > 5000
+    two = DecisionTreeClassifier(max_depth=3).fit(X[:, :2], y)
+    ax = plot_decision_boundary(two, X[:, :2], y)
+    assert len(ax.patches) == two.get_n_leaves()
+    ax.figure.savefig(tmp_path / "boundary.png")
+    with pytest.raises(ValueError, match="exactly 2 features"):
+        plot_decision_boundary(clf, X[:, :2])
+    reg = DecisionTreeRegressor(max_depth=3).fit(X[:, :2], X[:, 2])
+    assert len(plot_decision_boundary(reg, X[:, :2], X[:, 2]).patches) == reg.get_n_leaves()
+
+
+def test_roc_auc_matches_sklearn(cancer_tree):
+    clf, X, y = cancer_tree
+    scores = clf.predict_proba(X)[:, 1]
+    assert roc_auc(y, scores) == pytest.approx(roc_auc_score(y, scores))
+    rng = np.random.RandomState(0)
+    labels, noisy = rng.randint(0, 2, 300), rng.randint(0, 5, 300).astype(float)
+    assert roc_auc(labels, noisy) == pytest.approx(roc_auc_score(labels, noisy))
+    fpr, tpr, thresholds = roc_curve(labels, noisy)
+    assert fpr[0] == tpr[0] == 0 and fpr[-1] == tpr[-1] == 1 and np.isinf(thresholds[0])
+    with pytest.raises(ValueError, match="both positive and negative"):
+        roc_auc(np.ones(5), np.arange(5.0))
+
+
+def test_exporters_check_their_arguments(cancer_tree):
+    clf, _, _ = cancer_tree
+    with pytest.raises(ValueError, match="feature_names has 2 entries"):
+        export_text(clf, feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="class_names"):
+        export_graphviz(clf, class_names=["only one"])
+    with pytest.raises(ValueError, match="binary classifier"):
+        plot_roc(DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]), [[0.0]], [0])
