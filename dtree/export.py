@@ -9,7 +9,8 @@ import numpy as np
 from ._nodes import TREE_LEAF
 
 __all__ = ["export_text", "export_compact", "export_rules", "export_graphviz",
-           "plot_tree", "plot_decision_boundary", "roc_curve", "roc_auc", "plot_roc"]
+           "plot_tree", "plot_decision_boundary", "roc_curve", "roc_auc", "plot_roc",
+           "to_onnx"]
 
 
 def _fitted_tree(estimator):
@@ -452,3 +453,18 @@ def plot_roc(estimator, X, y, *, pos_label=None, ax=None):
     ax.set_ylabel("true positive rate")
     ax.legend(loc="lower right")
     return ax
+
+
+def to_onnx(estimator, **kwargs):
+    """ONNX model of a fitted estimator (needs the onnx package).
+
+    See ``dtree._onnx.to_onnx`` for the parameters and the graph's inputs and
+    outputs.
+
+    Returns
+    -------
+    onnx.ModelProto
+    """
+    from ._onnx import to_onnx as convert
+
+    return convert(estimator, **kwargs)

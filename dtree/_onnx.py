@@ -1,0 +1,107 @@
+"""ONNX export: a fitted tree as a standard ai.onnx.ml TreeEnsemble graph.
+
+Needs the ``onnx`` package (``pip install "dtree[onnx]"``); run the result with
+onnxruntime or any ONNX runtime with the ML operators. The graph takes float32
+input, as dtree does: each float64 threshold becomes the largest float32 not
+above it, which sends every float32 input the same way as dtree does (a
+float32 ``x`` satisfies ``x <= t`` exactly when it satisfies
+``x <= float32_floor(t)``).
+"""
+import numpy as np
+
+from ._nodes import TREE_LEAF
+
+ML_DOMAIN = "ai.onnx.ml"
+
+
+def _float32_floor(values):
+    t32 = values.astype(np.float32)
+    above = t32.astype(np.float64) > values
+    t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
+    return t32
+
+
+def _class_labels(classes):
+    if classes.dtype.kind in "US" or classes.dtype == object:
+        return "classlabels_strings", [str(c) for c in classes], "string"
+    if classes.dtype.kind == "b" or (classes.dtype.kind in "iu"):
+        return "classlabels_int64s", [int(c) for c in classes], "int64"
+    if classes.dtype.kind == "f" and np.all(classes == np.round(classes)):
+        return "classlabels_int64s", [int(c) for c in classes], "int64"
+    raise ValueError(f"classes of dtype {classes.dtype} cannot be ONNX labels")
+
+
+def to_onnx(estimator, *, name="dtree", opset=17):
+    """Convert a fitted estimator to an ONNX model.
+
+    Parameters
+    ----------
+    estimator : fitted DecisionTreeClassifier or DecisionTreeRegressor
+    name : str, default="dtree"
+        Graph name.
+    opset : int, default=17
+        Opset of the default ONNX domain (the tree operator uses ai.onnx.ml 3).
+
+    Returns
+    -------
+    onnx.ModelProto
+        Input ``X`` (float32, [N, n_features]). A classifier has outputs
+        ``label`` ([N]) and ``probabilities`` ([N, n_classes]); a regressor has
+        ``variable`` ([N, 1]).
+    """
+    try:
+        import onnx
+        from onnx import TensorProto, helper
+    except ImportError as exc:
+        raise ImportError("to_onnx needs the onnx package: pip install onnx") from exc
+    estimator._check_fitted()
+    tree = estimator.tree_
+    n = tree.node_count
+    is_leaf = tree.children_left == TREE_LEAF
+    ids = np.arange(n)
+    common = dict(
+        nodes_treeids=[0] * n,
+        nodes_nodeids=ids.tolist(),
+        nodes_featureids=np.where(is_leaf, 0, tree.feature).astype(int).tolist(),
+        nodes_modes=["LEAF" if leaf else "BRANCH_LEQ" for leaf in is_leaf],
+        nodes_values=np.where(is_leaf, np.float32(0.0),
+                              _float32_floor(tree.threshold)).astype(float).tolist(),
+        nodes_truenodeids=np.where(is_leaf, 0, tree.children_left).astype(int).tolist(),
+        nodes_falsenodeids=np.where(is_leaf, 0, tree.children_right).astype(int).tolist(),
+        nodes_missing_value_tracks_true=[0] * n,
+        post_transform="NONE",
+    )
+    leaves = ids[is_leaf]
+    X = helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, estimator.n_features_in_])
+    if hasattr(estimator, "classes_"):
+        k = len(estimator.classes_)
+        label_attr, labels, label_type = _class_labels(estimator.classes_)
+        proba = tree.value[leaves, 0, :]
+        node = helper.make_node(
+            "TreeEnsembleClassifier", ["X"], ["label", "probabilities"], domain=ML_DOMAIN,
+            class_treeids=[0] * (len(leaves) * k),
+            class_nodeids=np.repeat(leaves, k).astype(int).tolist(),
+            class_ids=np.tile(np.arange(k), len(leaves)).astype(int).tolist(),
+            class_weights=proba.astype(np.float32).ravel().astype(float).tolist(),
+            **{label_attr: labels}, **common)
+        outputs = [
+            helper.make_tensor_value_info(
+                "label", TensorProto.STRING if label_type == "string" else TensorProto.INT64,
+                [None]),
+            helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [None, k]),
+        ]
+    else:
+        node = helper.make_node(
+            "TreeEnsembleRegressor", ["X"], ["variable"], domain=ML_DOMAIN, n_targets=1,
+            target_treeids=[0] * len(leaves), target_nodeids=leaves.astype(int).tolist(),
+            target_ids=[0] * len(leaves),
+            target_weights=tree.value[leaves, 0, 0].astype(np.float32).astype(float).tolist(),
+            aggregate_function="SUM", **common)
+        outputs = [helper.make_tensor_value_info("variable", TensorProto.FLOAT, [None, 1])]
+    graph = helper.make_graph([node], name, [X], outputs)
+    model = helper.make_model(graph, producer_name="dtree",
+                              opset_imports=[helper.make_opsetid("", opset),
+                                             helper.make_opsetid(ML_DOMAIN, 3)])
+    model.ir_version = 9
+    onnx.checker.check_model(model)
+    return model

@@ -1,0 +1,58 @@
+"""ONNX export: onnxruntime predicts exactly what dtree predicts."""
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import train_test_split
+
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree.datasets import load
+from dtree.export import to_onnx
+
+# optional extra ("dtree[onnx]"); absent on platforms without onnxruntime wheels
+ort = pytest.importorskip("onnxruntime")
+
+
+def _run(model, X):
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    return session.run(None, {"X": np.asarray(X, dtype=np.float32)})
+
+
+@pytest.mark.parametrize("kind", ["int", "str", "bool"])
+def test_classifier_predictions_equal(kind):
+    X, y = load_breast_cancer(return_X_y=True)
+    labels = {"int": y, "str": np.where(y == 1, "benign", "malignant"), "bool": y == 1}[kind]
+    X_train, X_test, y_train, _ = train_test_split(X, labels, random_state=0)
+    clf = DecisionTreeClassifier(random_state=0).fit(X_train, y_train)
+    label, proba = _run(to_onnx(clf), X_test)
+    np.testing.assert_array_equal(label.astype(clf.classes_.dtype), clf.predict(X_test))
+    np.testing.assert_allclose(proba, clf.predict_proba(X_test), atol=1e-7)
+
+
+def test_multiclass_and_regressor_predictions_equal():
+    frame = load("car_evaluation")
+    y = frame.pop("class").to_numpy()
+    X = np.column_stack([frame[c].astype("category").cat.codes for c in frame.columns])
+    clf = DecisionTreeClassifier(max_depth=6).fit(X, y)
+    label, proba = _run(to_onnx(clf), X)
+    np.testing.assert_array_equal(label, clf.predict(X))
+    np.testing.assert_allclose(proba, clf.predict_proba(X), atol=1e-7)
+
+    housing = load("california_housing").drop(columns=["ocean_proximity"]).dropna()
+    target = housing.pop("median_house_value").to_numpy()
+    X_train, X_test, y_train, _ = train_test_split(housing.to_numpy(), target, random_state=0)
+    reg = DecisionTreeRegressor(min_samples_leaf=5).fit(X_train, y_train)
+    (values,) = _run(to_onnx(reg), X_test)
+    # leaf values travel as float32: equal to float32 precision
+    np.testing.assert_allclose(values[:, 0], reg.predict(X_test), rtol=1e-6)
+    np.testing.assert_array_equal(values[:, 0], reg.predict(X_test).astype(np.float32))
+
+
+def test_thresholds_route_boundary_values_like_dtree():
+    # midpoints that float32 cannot hold: the exported threshold must round down
+    a = np.float32(1.0)
+    b = np.nextafter(a, np.float32(2.0))
+    X = np.array([[a], [a], [b], [b]], dtype=np.float32)
+    clf = DecisionTreeClassifier().fit(X, [0, 0, 1, 1])
+    label, _ = _run(to_onnx(clf), X)
+    np.testing.assert_array_equal(label, [0, 0, 1, 1])
