@@ -342,14 +342,7 @@ def cross_validated_losses(tree, seq, X_test, y_test, w_test, eval_alphas):
     parent = _parents(tree)
     m_parent = np.where(parent >= 0, m[np.maximum(parent, 0)], np.inf)
 
-    path = tree.decision_path(X_test)
-    rows = np.repeat(np.arange(X_test.shape[0]), np.diff(path.indptr))
-    nodes = path.indices
-    if tree.is_classifier:
-        node_class = np.argmax(tree.value[:, 0, :], axis=1)
-        loss = (node_class[nodes] != y_test[rows]).astype(np.float64)
-    else:
-        loss = (y_test[rows] - tree.value[nodes, 0, 0]) ** 2
+    rows, nodes, loss = _path_losses(tree, X_test, y_test)
     weight = w_test[rows]
     lo = np.searchsorted(sorted_alphas, m[nodes], side="left")
     hi = np.searchsorted(sorted_alphas, m_parent[nodes], side="left")
@@ -364,6 +357,42 @@ def cross_validated_losses(tree, seq, X_test, y_test, w_test, eval_alphas):
     sums[order] = np.cumsum(first)[:k]
     squares[order] = np.cumsum(second)[:k]
     return sums, squares
+
+
+def _path_losses(tree, X, y):
+    """Every (sample, node on its path) pair and the sample's loss if that node were a leaf.
+
+    0/1 loss for classifiers (``y`` holds class codes), squared error for regressors.
+    """
+    path = tree.decision_path(X)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(path.indptr))
+    nodes = path.indices
+    if tree.is_classifier:
+        node_class = np.argmax(tree.value[:, 0, :], axis=1)
+        loss = (node_class[nodes] != y[rows]).astype(np.float64)
+    else:
+        loss = (y[rows] - tree.value[nodes, 0, 0]) ** 2
+    return rows, nodes, loss
+
+
+def _replace_bottom_up(tree, cost_as_leaf, slack=0.0):
+    """Leaves of bottom-up subtree replacement.
+
+    Visiting children before parents, a node becomes a leaf when its cost as a
+    leaf is at most its (already pruned) subtree's cost plus ``slack``.
+    """
+    leaves = np.zeros(tree.node_count, dtype=bool)
+    subtree = cost_as_leaf.copy()
+    for node in _post_order(tree):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == TREE_LEAF:
+            continue
+        below = subtree[left] + subtree[right]
+        if cost_as_leaf[node] <= below + slack:
+            leaves[node] = True
+        else:
+            subtree[node] = below
+    return leaves
 
 
 def fold_ids(y_codes, n_classes, cv, rng):
@@ -466,19 +495,7 @@ def pessimistic_leaves(tree, cf=0.25):
     errors_as_leaf = np.maximum(w - (tree.value[:, 0, :] * w[:, None]).max(axis=1), 0.0)
     predicted = np.array([wt * binomial_upper_bound(e, wt, cf)
                           for e, wt in zip(errors_as_leaf, w)])
-    leaves = np.zeros(tree.node_count, dtype=bool)
-    subtree = predicted.copy()
-    for node in _post_order(tree):
-        left, right = tree.children_left[node], tree.children_right[node]
-        if left == TREE_LEAF:
-            continue
-        below = subtree[left] + subtree[right]
-        if predicted[node] <= below + 0.1:
-            leaves[node] = True
-            subtree[node] = predicted[node]
-        else:
-            subtree[node] = below
-    return leaves
+    return _replace_bottom_up(tree, predicted, slack=0.1)
 
 
 def _post_order(tree):
@@ -500,25 +517,6 @@ def reduced_error_leaves(tree, X_val, y_val, w_val):
     samples reaching it is no larger than the subtree's (0/1 loss for
     classifiers, squared error for regressors).
     """
-    path = tree.decision_path(X_val)
-    rows = np.repeat(np.arange(X_val.shape[0]), np.diff(path.indptr))
-    nodes = path.indices
-    if tree.is_classifier:
-        node_class = np.argmax(tree.value[:, 0, :], axis=1)
-        loss = (node_class[nodes] != y_val[rows]).astype(np.float64)
-    else:
-        loss = (y_val[rows] - tree.value[nodes, 0, 0]) ** 2
+    rows, nodes, loss = _path_losses(tree, X_val, y_val)
     as_leaf = np.bincount(nodes, weights=w_val[rows] * loss, minlength=tree.node_count)
-    leaves = np.zeros(tree.node_count, dtype=bool)
-    subtree = as_leaf.copy()
-    for node in _post_order(tree):
-        left, right = tree.children_left[node], tree.children_right[node]
-        if left == TREE_LEAF:
-            continue
-        below = subtree[left] + subtree[right]
-        if as_leaf[node] <= below:
-            leaves[node] = True
-            subtree[node] = as_leaf[node]
-        else:
-            subtree[node] = below
-    return leaves
+    return _replace_bottom_up(tree, as_leaf)

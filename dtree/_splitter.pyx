@@ -50,6 +50,40 @@ cdef inline bint better(double num, double den, Py_ssize_t f,
     return lhs > rhs or (lhs == rhs and f < best.feature)
 
 
+ctypedef fused payload_t:
+    int         # class code
+    double      # regression target
+
+
+cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y,
+                                   const unsigned char* goes_left, DTYPE_t* tmp_v,
+                                   int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
+                                   Py_ssize_t end) noexcept nogil:
+    """Stable partition of one segment (values, sample ids, targets) into left + right.
+
+    Branch-free: every entry is written both to the in-place left cursor (never
+    ahead of the read position) and to the scratch right cursor, and only the
+    cursor of its side advances.
+    """
+    cdef Py_ssize_t p, nl = start, nr = 0
+    cdef int i
+    cdef unsigned char s
+    for p in range(start, end):
+        i = ix[p]
+        s = goes_left[i]
+        v[nl] = v[p]
+        tmp_v[nr] = v[p]
+        tmp_y[nr] = y[p]
+        y[nl] = y[p]
+        ix[nl] = i
+        tmp_i[nr] = i
+        nl += s
+        nr += 1 - s
+    memcpy(v + nl, tmp_v, nr * sizeof(DTYPE_t))
+    memcpy(ix + nl, tmp_i, nr * sizeof(int))
+    memcpy(y + nl, tmp_y, nr * sizeof(payload_t))
+
+
 cdef enum:
     RADIX_BITS = 11
     RADIX_SIZE = 2048          # 1 << RADIX_BITS; three passes cover 32-bit keys
@@ -459,53 +493,13 @@ cdef class Splitter:
 
     cdef void _partition_feature(self, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil:
-        # Branch-free: write every entry to both the in-place left cursor (never
-        # ahead of the read position) and the scratch right cursor, then advance
-        # the cursor the sample belongs to.
-        cdef Py_ssize_t offset = f * self.n_samples, p, nl = start, nr = 0
-        cdef DTYPE_t* v = self.vals + offset
-        cdef int* ix = self.idx + offset
-        cdef const unsigned char* gl = self.goes_left
-        cdef DTYPE_t* tv = self.tmp_v
-        cdef int* ti = self.tmp_i
-        cdef int* yc
-        cdef int* tyc
-        cdef double* yv
-        cdef double* tyv
-        cdef int i
-        cdef unsigned char s
+        cdef Py_ssize_t offset = f * self.n_samples
         if self.is_classifier:
-            yc = self.ycode + offset
-            tyc = self.tmp_yc
-            for p in range(start, end):
-                i = ix[p]
-                s = gl[i]
-                v[nl] = v[p]
-                tv[nr] = v[p]
-                tyc[nr] = yc[p]
-                yc[nl] = yc[p]
-                ix[nl] = i
-                ti[nr] = i
-                nl += s
-                nr += 1 - s
-            memcpy(yc + nl, tyc, nr * sizeof(int))
+            partition_segment(self.vals + offset, self.idx + offset, self.ycode + offset,
+                              self.goes_left, self.tmp_v, self.tmp_i, self.tmp_yc, start, end)
         else:
-            yv = self.yval + offset
-            tyv = self.tmp_yv
-            for p in range(start, end):
-                i = ix[p]
-                s = gl[i]
-                v[nl] = v[p]
-                tv[nr] = v[p]
-                tyv[nr] = yv[p]
-                yv[nl] = yv[p]
-                ix[nl] = i
-                ti[nr] = i
-                nl += s
-                nr += 1 - s
-            memcpy(yv + nl, tyv, nr * sizeof(double))
-        memcpy(v + nl, tv, nr * sizeof(DTYPE_t))
-        memcpy(ix + nl, ti, nr * sizeof(int))
+            partition_segment(self.vals + offset, self.idx + offset, self.yval + offset,
+                              self.goes_left, self.tmp_v, self.tmp_i, self.tmp_yv, start, end)
 
 
 def _presort(X, vals, idx):
