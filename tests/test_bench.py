@@ -31,7 +31,7 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run(
         [sys.executable, "-m", "dtree.bench", "--sizes", "300,600", "--json", str(out)],
-        capture_output=True, text=True, check=True, timeout=300)
+        capture_output=True, text=True, check=True, timeout=300, cwd=tmp_path)
     assert "ratio" in proc.stdout and "O(dN log N) predicts" in proc.stdout
     result = json.loads(out.read_text())
     assert {r["task"] for r in result["rows"]} == {"classification", "regression"}
@@ -42,7 +42,7 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
     assert len(result["slopes"]) == 2
 
 
-def test_cli_rejects_bad_arguments():
+def test_cli_rejects_bad_arguments(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "dtree.bench", "--repeat", "0"],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode != 0 and "--repeat" in proc.stderr

@@ -2,6 +2,7 @@
 import csv
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -10,8 +11,10 @@ from dtree.datasets import load, path
 
 
 def run(*args, check=True):
+    # outside the source tree, so "-m dtree" finds the installed (compiled) package
     proc = subprocess.run([sys.executable, "-m", "dtree", *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300,
+                          cwd=tempfile.gettempdir())
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
