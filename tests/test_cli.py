@@ -84,3 +84,18 @@ def test_errors_are_one_line_with_status_2(tmp_path):
 def test_every_command_has_help(command):
     out = run(command, "--help").stdout
     assert out.startswith("usage: python -m dtree " + command)
+
+
+def test_csv_reader_works_without_pandas(monkeypatch, tmp_path):
+    from dtree import __main__ as cli
+
+    data = tmp_path / "small.csv"
+    data.write_text("a,b,label\n1.5,,x\n2.5,3,y\n")
+    monkeypatch.setitem(sys.modules, "pandas", None)  # "import pandas" now fails
+    header, columns = cli.read_csv(data)
+    assert header == ["a", "b", "label"]
+    assert columns["a"].tolist() == [1.5, 2.5]
+    assert columns["b"][0] != columns["b"][0] and columns["b"][1] == 3.0  # empty -> NaN
+    assert columns["label"].tolist() == ["x", "y"]
+    X, names = cli._features(header, columns, "label", "none")
+    assert names == ["a", "b"] and X.shape == (2, 2)
