@@ -522,10 +522,17 @@ def _presort(X, vals, idx):
                                  &ov[0, 0], &ov[1, 0], &hv[0])
 
 
+cdef void _gather(const payload_t[::1] y, const int[:, ::1] idx,
+                  payload_t[:, ::1] out) noexcept nogil:
+    cdef Py_ssize_t f, p
+    for f in range(idx.shape[0]):
+        for p in range(idx.shape[1]):
+            out[f, p] = y[idx[f, p]]
+
+
 def _gather_rows(y, idx, out):
     """out[f, p] = y[idx[f, p]] for every row f: the target beside each value."""
     cdef const int[:, ::1] iv = idx
-    cdef Py_ssize_t d = idx.shape[0], n = idx.shape[1], f, p
     cdef const int[::1] yc
     cdef const double[::1] yd
     cdef int[:, ::1] oc
@@ -534,16 +541,12 @@ def _gather_rows(y, idx, out):
         yc = y
         oc = out
         with nogil:
-            for f in range(d):
-                for p in range(n):
-                    oc[f, p] = yc[iv[f, p]]
+            _gather(yc, iv, oc)
     else:
         yd = y
         od = out
         with nogil:
-            for f in range(d):
-                for p in range(n):
-                    od[f, p] = yd[iv[f, p]]
+            _gather(yd, iv, od)
 
 
 def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
