@@ -351,9 +351,16 @@ class BaseDecisionTree(ParamsMixin):
         pruned.ccp_alpha_ = float(ccp_alpha)
         return pruned
 
+    def _check_missing_param(self):
+        if self.handle_missing not in ("split", "error"):
+            raise ValueError(f"handle_missing must be 'split' or 'error'; got "
+                             f"{self.handle_missing!r}")
+        return self.handle_missing == "split"
+
     def _prepare_X(self, X):
         names = val.get_feature_names(X)
-        X = val.check_X(X, feature_names=names, estimator_name=type(self).__name__)
+        X = val.check_X(X, feature_names=names, estimator_name=type(self).__name__,
+                        allow_nan=self._check_missing_param())
         self.n_features_in_ = X.shape[1]
         if names is not None:
             self.feature_names_in_ = names
@@ -402,7 +409,8 @@ class BaseDecisionTree(ParamsMixin):
         fitted_names = getattr(self, "feature_names_in_", None)
         val.check_feature_names(fitted_names, X, type(self).__name__)
         return val.check_X(X, feature_names=fitted_names, n_features=self.n_features_in_,
-                           estimator_name=type(self).__name__)
+                           estimator_name=type(self).__name__,
+                           allow_nan=self._check_missing_param())
 
     def apply(self, X):
         """Index of the leaf each sample ends up in.
@@ -524,6 +532,11 @@ class DecisionTreeClassifier(BaseDecisionTree):
         C4.5's confidence factor for ``pruning="pessimistic"``, in (0, 0.5].
     validation_fraction : float, default=0.1
         Held-out fraction for ``pruning="reduced_error"``.
+    handle_missing : {"split", "error"}, default="split"
+        NaN in X is a missing value: "split" learns, at each split, whether
+        missing values go left or right (both are tried, as is a split on
+        missingness alone); where a node saw none at fit, NaN follows the child
+        with more samples. "error" refuses NaN.
 
     Attributes
     ----------
@@ -556,7 +569,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
-                 validation_fraction=0.1):
+                 validation_fraction=0.1, handle_missing="split"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -575,6 +588,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.cv_rule = cv_rule
         self.cf = cf
         self.validation_fraction = validation_fraction
+        self.handle_missing = handle_missing
 
     def fit(self, X, y, sample_weight=None):
         """Build the tree from training data.
@@ -694,9 +708,11 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, Tags, TargetTags
 
-        tags = Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags())
-        return tags
+        from sklearn.utils import InputTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(),
+                    input_tags=InputTags(allow_nan=self.handle_missing == "split"))
 
 
 class DecisionTreeRegressor(BaseDecisionTree):
@@ -715,7 +731,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     random_state : int, RandomState, Generator or None, default=None
     max_leaf_nodes : int or None, default=None
     min_impurity_decrease : float, default=0.0
-    ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction
+    ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
         See ``DecisionTreeClassifier`` (``pruning="pessimistic"`` is for
         classifiers only).
 
@@ -741,7 +757,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
-                 pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1):
+                 pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
+                 handle_missing="split"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -758,6 +775,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.cv = cv
         self.cv_rule = cv_rule
         self.validation_fraction = validation_fraction
+        self.handle_missing = handle_missing
 
     # C4.5's pessimistic pruning is for classifiers; the shared checks read cf.
     cf = 0.25
@@ -822,8 +840,11 @@ class DecisionTreeRegressor(BaseDecisionTree):
     def __sklearn_tags__(self):
         from sklearn.utils import RegressorTags, Tags, TargetTags
 
+        from sklearn.utils import InputTags
+
         return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
-                    regressor_tags=RegressorTags())
+                    regressor_tags=RegressorTags(),
+                    input_tags=InputTags(allow_nan=self.handle_missing == "split"))
 
 
 def _check_label_kinds(y):

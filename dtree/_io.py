@@ -37,6 +37,7 @@ ARRAYS = {
     "n_node_samples": (np.int64, 1),
     "weighted_n_node_samples": (np.float64, 1),
     "node_depth": (np.int64, 1),
+    "missing_go_to_left": (np.uint8, 1),
 }
 
 
@@ -255,14 +256,17 @@ def _check_tree(arrays, n_features, n_outputs, is_classifier):
     if ((feature[inner] < 0) | (feature[inner] >= n_features)).any():
         raise ModelFileError(f"split feature out of range [0, {n_features})")
     threshold = arrays["threshold"]
-    if not np.isfinite(threshold[inner]).all():
-        raise ModelFileError("split thresholds must be finite")
+    # +inf is the split "all numbers | all missing"
+    if np.isnan(threshold[inner]).any() or (threshold[inner] == -np.inf).any():
+        raise ModelFileError("split thresholds must be numbers or +inf")
     value = arrays["value"]
     if value.shape[1:] != (1, n_outputs):
         raise ModelFileError(f"value has shape {value.shape}, expected ({n}, 1, {n_outputs})")
     for name in ("value", "impurity", "weighted_n_node_samples"):
         if not np.isfinite(arrays[name]).all():
             raise ModelFileError(f"tree array {name!r} has non-finite entries")
+    if (arrays["missing_go_to_left"] > 1).any():
+        raise ModelFileError("missing_go_to_left must hold 0 or 1")
     if (arrays["n_node_samples"] < 0).any() or (arrays["weighted_n_node_samples"] < 0).any():
         raise ModelFileError("node sample counts must be non-negative")
     depth = arrays["node_depth"]
@@ -276,7 +280,8 @@ def _check_tree(arrays, n_features, n_outputs, is_classifier):
                 n_node_samples=arrays["n_node_samples"].astype(np.intp),
                 weighted_n_node_samples=arrays["weighted_n_node_samples"],
                 node_depth=depth.astype(np.intp), n_features=n_features,
-                n_classes=n_outputs if is_classifier else 0)
+                n_classes=n_outputs if is_classifier else 0,
+                missing_go_to_left=arrays["missing_go_to_left"])
 
 
 # ------------------------------------------------------------------ files

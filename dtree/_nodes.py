@@ -26,6 +26,9 @@ class Tree:
         Split feature; -2 for leaves.
     threshold : ndarray of shape (node_count,), float64
         Split threshold (``x <= threshold`` goes left); -2.0 for leaves.
+    missing_go_to_left : ndarray of shape (node_count,), uint8
+        1 where a missing value (NaN) goes left: learnt where the node saw
+        missing values at fit, otherwise the child with more samples.
     value : ndarray of shape (node_count, 1, n_classes) or (node_count, 1, 1)
         Weighted class fractions (classification) or mean target (regression).
     impurity : ndarray of shape (node_count,)
@@ -43,7 +46,7 @@ class Tree:
 
     def __init__(self, *, children_left, children_right, feature, threshold, value,
                  impurity, n_node_samples, weighted_n_node_samples, node_depth,
-                 n_features, n_classes):
+                 n_features, n_classes, missing_go_to_left=None):
         self.children_left = children_left
         self.children_right = children_right
         self.feature = feature
@@ -53,6 +56,9 @@ class Tree:
         self.n_node_samples = n_node_samples
         self.weighted_n_node_samples = weighted_n_node_samples
         self.node_depth = node_depth
+        if missing_go_to_left is None:
+            missing_go_to_left = np.zeros(children_left.shape[0], dtype=np.uint8)
+        self.missing_go_to_left = np.asarray(missing_go_to_left, dtype=np.uint8)
         self.n_features = int(n_features)
         # scikit-learn reports 1 "class" for a regression tree
         self.n_classes = np.array([max(int(n_classes), 1)], dtype=np.intp)
@@ -75,7 +81,8 @@ class Tree:
                    threshold=arrays["threshold"], value=value, impurity=arrays["impurity"],
                    n_node_samples=arrays["n_node_samples"],
                    weighted_n_node_samples=weights, node_depth=arrays["depth"],
-                   n_features=n_features, n_classes=n_classes)
+                   n_features=n_features, n_classes=n_classes,
+                   missing_go_to_left=arrays["missing_go_to_left"])
 
     def subtree(self, leaves):
         """Copy of the tree in which the nodes marked in ``leaves`` become leaves.
@@ -114,7 +121,8 @@ class Tree:
                     n_node_samples=self.n_node_samples[order],
                     weighted_n_node_samples=self.weighted_n_node_samples[order],
                     node_depth=self.node_depth[order], n_features=self.n_features,
-                    n_classes=n_classes)
+                    n_classes=n_classes,
+                    missing_go_to_left=np.where(is_leaf, 0, self.missing_go_to_left[order]))
 
     @property
     def node_count(self):
@@ -134,7 +142,7 @@ class Tree:
         packed = self.__dict__.get("_packed_nodes")
         if packed is None:
             packed = pack_nodes(self.children_left, self.children_right, self.feature,
-                                self.threshold)
+                                self.threshold, self.missing_go_to_left)
             self.__dict__["_packed_nodes"] = packed
         return packed
 

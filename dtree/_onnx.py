@@ -5,7 +5,9 @@ onnxruntime or any ONNX runtime with the ML operators. The graph takes float32
 input, as dtree does: each float64 threshold becomes the largest float32 not
 above it, which sends every float32 input the same way as dtree does (a
 float32 ``x`` satisfies ``x <= t`` exactly when it satisfies
-``x <= float32_floor(t)``).
+``x <= float32_floor(t)``). Missing values (NaN) take the false branch of every
+comparison, so a node that sends them left is written as ``x > t`` with its
+children swapped.
 """
 import numpy as np
 
@@ -59,35 +61,55 @@ def to_onnx(estimator, *, name="dtree", opset=17):
     n = tree.node_count
     is_leaf = tree.children_left == TREE_LEAF
     ids = np.arange(n)
+    leaves = ids[is_leaf]
+    # NaN compares false in every mode and takes the false branch. A node that
+    # sends NaN left becomes "x > t" with the children swapped, so no runtime
+    # has to honour nodes_missing_value_tracks_true.
+    nan_left = (~is_leaf) & (tree.missing_go_to_left == 1)
+    modes = np.where(is_leaf, "LEAF", np.where(nan_left, "BRANCH_GT", "BRANCH_LEQ"))
+    true_ids = np.where(is_leaf, 0, np.where(nan_left, tree.children_right, tree.children_left))
+    false_ids = np.where(is_leaf, 0, np.where(nan_left, tree.children_left, tree.children_right))
     common = dict(
         nodes_treeids=[0] * n,
         nodes_nodeids=ids.tolist(),
         nodes_featureids=np.where(is_leaf, 0, tree.feature).astype(int).tolist(),
-        nodes_modes=["LEAF" if leaf else "BRANCH_LEQ" for leaf in is_leaf],
+        nodes_modes=modes.tolist(),
         nodes_values=np.where(is_leaf, np.float32(0.0),
                               _float32_floor(tree.threshold)).astype(float).tolist(),
-        nodes_truenodeids=np.where(is_leaf, 0, tree.children_left).astype(int).tolist(),
-        nodes_falsenodeids=np.where(is_leaf, 0, tree.children_right).astype(int).tolist(),
+        nodes_truenodeids=true_ids.astype(int).tolist(),
+        nodes_falsenodeids=false_ids.astype(int).tolist(),
         nodes_missing_value_tracks_true=[0] * n,
         post_transform="NONE",
     )
-    leaves = ids[is_leaf]
+
     X = helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, estimator.n_features_in_])
     if hasattr(estimator, "classes_"):
         k = len(estimator.classes_)
         label_attr, labels, label_type = _class_labels(estimator.classes_)
         proba = tree.value[leaves, 0, :]
         node = helper.make_node(
-            "TreeEnsembleClassifier", ["X"], ["label", "probabilities"], domain=ML_DOMAIN,
+            "TreeEnsembleClassifier", ["X"], ["ensemble_label", "probabilities"],
+            domain=ML_DOMAIN,
             class_treeids=[0] * (len(leaves) * k),
             class_nodeids=np.repeat(leaves, k).astype(int).tolist(),
             class_ids=np.tile(np.arange(k), len(leaves)).astype(int).tolist(),
             class_weights=proba.astype(np.float32).ravel().astype(float).tolist(),
             **{label_attr: labels}, **common)
+        # The label is the first most probable class, as dtree predicts it. The
+        # operator's own label is not used: for two classes onnxruntime derives
+        # it from the sign of the second class's score.
+        label_type_proto = TensorProto.STRING if label_type == "string" else TensorProto.INT64
+        classes_const = helper.make_tensor("class_labels", label_type_proto, [k],
+                                           [s.encode() for s in labels]
+                                           if label_type == "string" else labels)
+        nodes = [
+            node,
+            helper.make_node("Constant", [], ["classes"], value=classes_const),
+            helper.make_node("ArgMax", ["probabilities"], ["best"], axis=1, keepdims=0),
+            helper.make_node("Gather", ["classes", "best"], ["label"], axis=0),
+        ]
         outputs = [
-            helper.make_tensor_value_info(
-                "label", TensorProto.STRING if label_type == "string" else TensorProto.INT64,
-                [None]),
+            helper.make_tensor_value_info("label", label_type_proto, [None]),
             helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [None, k]),
         ]
     else:
@@ -97,8 +119,9 @@ def to_onnx(estimator, *, name="dtree", opset=17):
             target_ids=[0] * len(leaves),
             target_weights=tree.value[leaves, 0, 0].astype(np.float32).astype(float).tolist(),
             aggregate_function="SUM", **common)
+        nodes = [node]
         outputs = [helper.make_tensor_value_info("variable", TensorProto.FLOAT, [None, 1])]
-    graph = helper.make_graph([node], name, [X], outputs)
+    graph = helper.make_graph(nodes, name, [X], outputs)
     model = helper.make_model(graph, producer_name="dtree",
                               opset_imports=[helper.make_opsetid("", opset),
                                              helper.make_opsetid(ML_DOMAIN, 3)])

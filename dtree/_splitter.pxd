@@ -8,6 +8,7 @@ cdef struct SplitRecord:
     Py_ssize_t feature      # split feature, -1 while no valid candidate was seen
     Py_ssize_t pos          # left child is the segment [start, pos), right [pos, end)
     double threshold        # x <= threshold goes left
+    bint missing_left       # NaN goes left (learnt, or the larger child when none was seen)
     double proxy            # the criterion's proxy score of this split (larger is better)
     double num              # proxy = num / den; the scan compares cross-multiplied, so
     double den              # candidates with identical statistics tie exactly
@@ -60,15 +61,18 @@ cdef class Splitter:
     cdef bint _scan(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil
     cdef void _scan_classification(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                   Py_ssize_t n_missing, bint missing_left,
                                    const double* stats, double weight,
                                    SplitRecord* best) noexcept nogil
     cdef void _scan_regression(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                               Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
                                SplitRecord* best) noexcept nogil
     cdef void _finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                             double weight, double impurity, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil
-    cdef double _sum_stats(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
-                           double* out) noexcept nogil
+    cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
+                                const SplitRecord* split, double* left_stats,
+                                double* right_stats, double* weights) noexcept nogil
     cdef void _partition_feature(self, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil

@@ -298,6 +298,7 @@ cdef class Splitter:
         cdef Py_ssize_t d = self.n_features, i, j, f, visited = 0
         cdef Py_ssize_t tmp
         best.feature = -1
+        best.missing_left = False
         best.pos = end
         best.num = -INFINITY
         best.den = 1.0
@@ -326,20 +327,38 @@ cdef class Splitter:
 
     cdef bint _scan(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil:
-        """Scan one feature; returns False if it is constant in the node."""
+        """Scan one feature; returns False if it offers no split in the node.
+
+        Missing values (NaN) sort after every number, so they form the tail of
+        the segment. With a tail the feature is scanned twice: missing values
+        going right (which includes the cut "all numbers | all missing") and
+        going left.
+        """
         cdef const DTYPE_t* v = self.vals + f * self.n_samples
-        if v[end - 1] <= v[start]:
+        cdef Py_ssize_t end_known = end, n_missing
+        while end_known > start and v[end_known - 1] != v[end_known - 1]:
+            end_known -= 1
+        n_missing = end - end_known
+        if end_known == start:
+            return False
+        if n_missing == 0 and v[end - 1] <= v[start]:
             return False
         if self.is_classifier:
-            self._scan_classification(f, start, end, stats, weight, best)
+            self._scan_classification(f, start, end, n_missing, False, stats, weight, best)
+            if n_missing:
+                self._scan_classification(f, start, end, n_missing, True, stats, weight, best)
         else:
-            self._scan_regression(f, start, end, stats, weight, best)
+            self._scan_regression(f, start, end, n_missing, False, stats, weight, best)
+            if n_missing:
+                self._scan_regression(f, start, end, n_missing, True, stats, weight, best)
         return True
 
     cdef void _scan_classification(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                   Py_ssize_t n_missing, bint missing_left,
                                    const double* stats, double weight,
                                    SplitRecord* best) noexcept nogil:
-        cdef Py_ssize_t n_samples = self.n_samples, K = self.n_stats, k, p
+        cdef Py_ssize_t n_samples = self.n_samples, K = self.n_stats, k, p, last
+        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start, n_left
         cdef const DTYPE_t* v = self.vals + f * n_samples
         cdef const int* yc = self.ycode + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
@@ -370,16 +389,24 @@ cdef class Splitter:
         if crit == CRIT_GAIN_RATIO:
             wlogw = clogc(weight, table)
             w_node_entropy = wlogw - right.acc
+        if missing_left:
+            for p in range(end_known, end):
+                if sw != NULL:
+                    w = sw[ix[p]]
+                clf_move(crit, &left, &right, cl, cr, yc[p], w, table)
+        # the last cut, "all numbers | all missing", exists only with missing going right
+        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
 
-        for p in range(start, end - 1):
+        for p in range(start, last + 1):
             if sw != NULL:
                 w = sw[ix[p]]
             clf_move(crit, &left, &right, cl, cr, yc[p], w, table)
-            if v[p + 1] <= v[p]:
+            if p + 1 < end_known and v[p + 1] <= v[p]:
                 continue
-            if p + 1 - start < min_leaf:
+            n_left = p + 1 - start + (n_missing if missing_left else 0)
+            if n_left < min_leaf:
                 continue
-            if end - p - 1 < min_leaf:
+            if n_node - n_left < min_leaf:
                 break
             wr = weight - left.w
             if wr < min_wleaf or wr <= tiny:
@@ -392,13 +419,16 @@ cdef class Splitter:
                 best.num = num
                 best.den = den
                 best.feature = f
-                best.pos = p + 1
-                best.threshold = midpoint(v[p], v[p + 1])
+                best.missing_left = missing_left
+                best.threshold = (midpoint(v[p], v[p + 1]) if p + 1 < end_known
+                                  else INFINITY)
 
     cdef void _scan_regression(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                               Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
                                SplitRecord* best) noexcept nogil:
-        cdef Py_ssize_t n_samples = self.n_samples, p
+        cdef Py_ssize_t n_samples = self.n_samples, p, last, n_left
+        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start
         cdef const DTYPE_t* v = self.vals + f * n_samples
         cdef const double* yv = self.yval + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
@@ -409,16 +439,24 @@ cdef class Splitter:
         cdef double total = stats[0]
         cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den
 
-        for p in range(start, end - 1):
+        if missing_left:
+            for p in range(end_known, end):
+                if sw != NULL:
+                    w = sw[ix[p]]
+                wl += w
+                sl += w * yv[p]
+        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        for p in range(start, last + 1):
             if sw != NULL:
                 w = sw[ix[p]]
             wl += w
             sl += w * yv[p]
-            if v[p + 1] <= v[p]:
+            if p + 1 < end_known and v[p + 1] <= v[p]:
                 continue
-            if p + 1 - start < min_leaf:
+            n_left = p + 1 - start + (n_missing if missing_left else 0)
+            if n_left < min_leaf:
                 continue
-            if end - p - 1 < min_leaf:
+            if n_node - n_left < min_leaf:
                 break
             wr = weight - wl
             if wr < min_wleaf or wr <= tiny:
@@ -430,62 +468,79 @@ cdef class Splitter:
                 best.num = num
                 best.den = den
                 best.feature = f
-                best.pos = p + 1
-                best.threshold = midpoint(v[p], v[p + 1])
+                best.missing_left = missing_left
+                best.threshold = (midpoint(v[p], v[p + 1]) if p + 1 < end_known
+                                  else INFINITY)
 
     cdef void _finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                             double weight, double impurity, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil:
-        """Children statistics, impurities and the weighted impurity decrease.
+        """Route the node's samples, then the children's statistics and impurities.
 
         The children's statistics are summed afresh (not parent minus left):
         subtraction leaves rounding residue in the weighted case that would make
         a pure child look impure.
         """
-        cdef Py_ssize_t S = self.n_stats
-        cdef double* left_stats = child_stats
-        cdef double* right_stats = child_stats + S
-        best.weight_left = self._sum_stats(best.feature, start, best.pos, left_stats)
-        best.weight_right = self._sum_stats(best.feature, best.pos, end, right_stats)
-        best.impurity_left = node_impurity(self.criterion, left_stats, S, best.weight_left)
-        best.impurity_right = node_impurity(self.criterion, right_stats, S, best.weight_right)
+        cdef Py_ssize_t S = self.n_stats, n_left
+        cdef const DTYPE_t* v = self.vals + best.feature * self.n_samples
+        cdef double weights[2]
+        if v[end - 1] == v[end - 1] and best.threshold != INFINITY:
+            # no missing value here: at predict NaN follows the larger child
+            n_left = 0
+            while start + n_left < end and v[start + n_left] <= best.threshold:
+                n_left += 1
+            best.missing_left = n_left > end - start - n_left
+        n_left = self._mark_sides(start, end, best, child_stats, child_stats + S, weights)
+        best.pos = start + n_left
+        best.weight_left = weights[0]
+        best.weight_right = weights[1]
+        best.impurity_left = node_impurity(self.criterion, child_stats, S, weights[0])
+        best.impurity_right = node_impurity(self.criterion, child_stats + S, S, weights[1])
         best.improvement = (weight / weight_root) * (
             impurity
             - best.weight_right / weight * best.impurity_right
             - best.weight_left / weight * best.impurity_left)
 
-    cdef double _sum_stats(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
-                           double* out) noexcept nogil:
-        """Statistics of the samples in [start, end) of feature f's order; returns their weight."""
-        cdef Py_ssize_t offset = f * self.n_samples, p
+    cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
+                                const SplitRecord* split, double* left_stats,
+                                double* right_stats, double* weights) noexcept nogil:
+        """Mark each sample's side (the routing predict uses) and sum both children."""
+        cdef Py_ssize_t offset = split.feature * self.n_samples, p, n_left = 0
+        cdef const DTYPE_t* v = self.vals + offset
         cdef const int* ix = self.idx + offset
-        cdef double w = 1.0, total = 0.0, yv
-        memset(out, 0, self.n_stats * sizeof(double))
+        cdef double w = 1.0, yv, t = split.threshold
+        cdef bint missing_left = split.missing_left, go_left
+        cdef double* out
+        memset(left_stats, 0, self.n_stats * sizeof(double))
+        memset(right_stats, 0, self.n_stats * sizeof(double))
+        weights[0] = 0.0
+        weights[1] = 0.0
         for p in range(start, end):
             if self.sw != NULL:
                 w = self.sw[ix[p]]
-            total += w
+            go_left = v[p] <= t or (v[p] != v[p] and missing_left)
+            self.goes_left[ix[p]] = go_left
+            n_left += go_left
+            out = left_stats if go_left else right_stats
+            weights[0 if go_left else 1] += w
             if self.is_classifier:
                 out[self.ycode[offset + p]] += w
             else:
                 yv = self.yval[offset + p]
                 out[0] += w * yv
                 out[1] += w * yv * yv
-        return total
+        return n_left
 
     cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
                         const SplitRecord* split) noexcept nogil:
         """Stable-partition every feature's segment into left part + right part."""
-        cdef Py_ssize_t n_samples = self.n_samples, p, f
-        cdef const int* ix = self.idx + split.feature * n_samples
-        for p in range(start, split.pos):
-            self.goes_left[ix[p]] = 1
-        for p in range(split.pos, end):
-            self.goes_left[ix[p]] = 0
+        cdef Py_ssize_t n_samples = self.n_samples, f
+        # goes_left was marked by _finish_split for exactly these samples
         for f in range(self.n_features):
-            # The split feature is already in order; a feature constant here
-            # stays constant in both children and is never scanned again.
-            if f == split.feature:
+            # The split feature is already in order unless missing values go
+            # left; a feature constant here (no NaN) stays constant in both
+            # children and is never scanned again.
+            if f == split.feature and not split.missing_left:
                 continue
             if self.vals[f * n_samples + end - 1] <= self.vals[f * n_samples + start]:
                 continue
@@ -556,7 +611,7 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     Returns
     -------
     dict or None
-        feature, threshold, pos, proxy, improvement, impurity_left,
+        feature, threshold, pos, missing_left, proxy, improvement, impurity_left,
         impurity_right, weight_left, weight_right; None when no split is valid.
     """
     X = np.ascontiguousarray(X, dtype=np.float32)
@@ -572,6 +627,7 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     if not sp.node_split(0, sp.n_samples, &sv[0], w, imp, w, &rec, &lv[0]):
         return None
     return dict(feature=rec.feature, threshold=rec.threshold, pos=rec.pos,
+                missing_left=bool(rec.missing_left),
                 proxy=rec.proxy, improvement=rec.improvement,
                 impurity_left=rec.impurity_left, impurity_right=rec.impurity_right,
                 weight_left=rec.weight_left, weight_right=rec.weight_right)

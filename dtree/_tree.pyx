@@ -28,6 +28,7 @@ cdef struct Node:
     Py_ssize_t n_samples     # training samples reaching the node
     double weighted_n        # their total weight
     Py_ssize_t depth         # depth of the node (root 0)
+    bint missing_left        # NaN goes to the left child
 
 
 cdef struct StackRecord:
@@ -118,6 +119,7 @@ cdef class NodeStore:
         node.n_samples = n
         node.weighted_n = weight
         node.depth = depth
+        node.missing_left = False
         memcpy(self.stats + node_id * self.n_stats, stats, self.n_stats * sizeof(double))
         if parent >= 0:
             if is_left:
@@ -130,6 +132,7 @@ cdef class NodeStore:
     cdef void set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil:
         self.nodes[node_id].feature = split.feature
         self.nodes[node_id].threshold = split.threshold
+        self.nodes[node_id].missing_left = split.missing_left
 
     def to_arrays(self):
         """The nodes as numpy arrays (scikit-learn's names, raw statistics)."""
@@ -142,11 +145,14 @@ cdef class NodeStore:
         n_samples = np.empty(n, dtype=np.intp)
         weighted = np.empty(n, dtype=np.float64)
         depth = np.empty(n, dtype=np.intp)
+        missing = np.empty(n, dtype=np.uint8)
         stats = np.empty((n, self.n_stats), dtype=np.float64)
         cdef Py_ssize_t[::1] lv = left, rv = right, fv = feature, nv = n_samples, dv = depth
         cdef double[::1] tv = threshold, iv = impurity, wv = weighted
         cdef double[:, ::1] sv = stats
+        cdef unsigned char[::1] mv = missing
         for i in range(n):
+            mv[i] = self.nodes[i].missing_left
             lv[i] = self.nodes[i].left
             rv[i] = self.nodes[i].right
             fv[i] = self.nodes[i].feature
@@ -159,7 +165,8 @@ cdef class NodeStore:
             memcpy(&sv[0, 0], self.stats, n * self.n_stats * sizeof(double))
         return dict(children_left=left, children_right=right, feature=feature,
                     threshold=threshold, impurity=impurity, n_node_samples=n_samples,
-                    weighted_n_node_samples=weighted, depth=depth, stats=stats)
+                    weighted_n_node_samples=weighted, depth=depth, stats=stats,
+                    missing_go_to_left=missing)
 
 
 def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
@@ -415,17 +422,18 @@ cdef struct PackedNode:
     double threshold
     int feature
     int child[2]        # left, right; both the node itself for a leaf
-    int pad
+    int missing_right   # 1 when NaN goes to the right child
 
 
 PACKED_NODE_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32),
-                              ("left", np.int32), ("right", np.int32), ("pad", np.int32)])
+                              ("left", np.int32), ("right", np.int32),
+                              ("missing_right", np.int32)])
 
 cdef enum:
     BLOCK = 8           # rows advanced together: independent loads overlap
 
 
-def pack_nodes(left, right, feature, threshold):
+def pack_nodes(left, right, feature, threshold, missing_go_to_left):
     """The traversal fields of every node in one structured array."""
     ids = np.arange(left.shape[0], dtype=np.int32)
     is_leaf = left < 0
@@ -434,7 +442,14 @@ def pack_nodes(left, right, feature, threshold):
     packed["feature"] = np.where(is_leaf, 0, feature)
     packed["left"] = np.where(is_leaf, ids, left)
     packed["right"] = np.where(is_leaf, ids, right)
+    packed["missing_right"] = np.where(is_leaf, 0, 1 - missing_go_to_left.astype(np.int32))
     return packed
+
+
+cdef inline int step(const PackedNode* node, DTYPE_t x) noexcept nogil:
+    # x > threshold goes right; NaN compares false everywhere and goes where
+    # the node learnt to send it
+    return node.child[(x > node.threshold) | ((x != x) & node.missing_right)]
 
 
 cdef void _apply_block(const PackedNode* nodes, const DTYPE_t[:, :] X, Py_ssize_t start,
@@ -449,7 +464,7 @@ cdef void _apply_block(const PackedNode* nodes, const DTYPE_t[:, :] X, Py_ssize_
         moved = 0
         for r in range(m):
             node = cur[r]
-            nxt = nodes[node].child[X[start + r, nodes[node].feature] > nodes[node].threshold]
+            nxt = step(&nodes[node], X[start + r, nodes[node].feature])
             moved |= nxt != node
             cur[r] = nxt
 
@@ -496,5 +511,5 @@ def decision_path_packed(packed, const Py_ssize_t[::1] depth, const DTYPE_t[:, :
                 pos += 1
                 if nodes[node].child[0] == node:
                     break
-                node = nodes[node].child[X[i, nodes[node].feature] > nodes[node].threshold]
+                node = step(&nodes[node], X[i, nodes[node].feature])
     return indptr, indices

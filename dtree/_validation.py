@@ -77,7 +77,8 @@ def get_feature_names(X):
     return None
 
 
-def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator"):
+def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator",
+            allow_nan=False):
     """Validate a feature matrix and return it as a C-contiguous float32 array.
 
     Parameters
@@ -87,6 +88,8 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
         Names used in error messages.
     n_features : int or None
         Expected number of features (at predict time).
+    allow_nan : bool, default=False
+        Accept NaN as a missing value (infinity is refused either way).
     estimator_name : str
         Used in messages.
 
@@ -131,23 +134,34 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
             f"X has {n_cols} features, but {estimator_name} is expecting {n_features} "
             "features as input."
         )
+    has_nan = False
     if arr.dtype.kind == "f":
         finite = np.isfinite(arr)
         if not finite.all():
-            j = int(np.flatnonzero(~finite.all(axis=0))[0])
-            bad = arr[~finite[:, j], j][0]
-            what = "NaN" if np.isnan(bad) else "infinity"
-            raise ValueError(
-                f"Input X contains {what} in {_column_label(j, feature_names)}; "
-                "NaN and infinite values (inf) are not supported: impute or drop them first."
-            )
+            infinite = np.isinf(arr)
+            if infinite.any():
+                j = int(np.flatnonzero(infinite.any(axis=0))[0])
+                raise ValueError(
+                    f"Input X contains infinity in {_column_label(j, feature_names)}; "
+                    "infinite values (inf) are not supported.")
+            has_nan = True
+            if not allow_nan:
+                j = int(np.flatnonzero(np.isnan(arr).any(axis=0))[0])
+                raise ValueError(
+                    f"Input X contains NaN in {_column_label(j, feature_names)}, and "
+                    "missing values are disabled (handle_missing='error'): impute or "
+                    "drop them, or use handle_missing='split'.")
     out = np.ascontiguousarray(arr, dtype=DTYPE)
-    if arr.dtype.kind == "f" and not np.isfinite(out).all():
-        j = int(np.flatnonzero(~np.isfinite(out).all(axis=0))[0])
+    if arr.dtype.kind == "f" and np.isinf(out).any():
+        j = int(np.flatnonzero(np.isinf(out).any(axis=0))[0])
         raise ValueError(
             f"Input X has a value too large for float32 (inf after conversion) in "
-            f"{_column_label(j, feature_names)}."
-        )
+            f"{_column_label(j, feature_names)}.")
+    if has_nan:
+        # one canonical NaN (sign bit clear): the radix presort puts it last
+        if not out.flags.writeable or out is arr:
+            out = out.copy()
+        out[np.isnan(out)] = np.nan
     return out
 
 

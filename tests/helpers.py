@@ -26,6 +26,12 @@ def tie_free_data(seed, n_samples, n_features, n_classes=2, regression=False):
     return X, y
 
 
+def _goes_left(X, tree, node):
+    column = X[:, tree.feature[node]]
+    return (column <= tree.threshold[node]) | (
+        np.isnan(column) & bool(tree.missing_go_to_left[node]))
+
+
 def compare_trees(ours, theirs, X, y, sample_weight=None, criterion="gini",
                   n_classes=None, rtol=1e-9):
     """Walk two fitted trees together and compare every node.
@@ -78,10 +84,8 @@ def compare_trees(ours, theirs, X, y, sample_weight=None, criterion="gini",
         if a.feature[i] != b.feature[j] or a.threshold[i] != b.threshold[j]:
             node_rows = sorted(rows(ours_paths, i))
             xs, ys, ws = X[node_rows], np.asarray(y)[node_rows], w[node_rows]
-            ours_score = split_score(ys, ws, xs[:, a.feature[i]] <= a.threshold[i],
-                                     criterion, n_classes)
-            theirs_score = split_score(ys, ws, xs[:, b.feature[j]] <= b.threshold[j],
-                                       criterion, n_classes)
+            ours_score = split_score(ys, ws, _goes_left(xs, a, i), criterion, n_classes)
+            theirs_score = split_score(ys, ws, _goes_left(xs, b, j), criterion, n_classes)
             assert is_tie(ours_score, theirs_score, ours_score), (
                 f"node {i}: dtree split ({a.feature[i]}, {a.threshold[i]}) scores "
                 f"{ours_score}, scikit-learn's ({b.feature[j]}, {b.threshold[j]}) {theirs_score}")

@@ -43,20 +43,34 @@ def split_score(y, w, left_mask, criterion, n_classes=None):
     return -gain / split_info
 
 
+def _splits_of(column):
+    """(threshold, missing_left, left mask) of every candidate cut of one column.
+
+    NaN is a missing value: each cut between two numbers is tried with the
+    missing values on either side, and "all numbers | all missing" is a cut too.
+    """
+    missing = np.isnan(column)
+    values = np.unique(column[~missing])
+    for a, b in zip(values[:-1], values[1:]):
+        threshold = float(a) / 2.0 + float(b) / 2.0
+        if threshold >= float(b):
+            threshold = float(a)
+        yield threshold, False, column <= threshold
+        if missing.any():
+            yield threshold, True, (column <= threshold) | missing
+    if missing.any() and values.size:
+        yield math.inf, False, ~missing
+
+
 def all_candidates(X, y, w, criterion, n_classes=None, min_samples_leaf=1,
                    min_weight_leaf=0.0):
-    """Every valid candidate as (score, feature, threshold), in scan order."""
+    """Every valid candidate as (score, feature, threshold, missing_left)."""
     X = np.asarray(X, dtype=np.float32)
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
     total_w = math.fsum(w)
     out = []
     for f in range(X.shape[1]):
-        values = np.unique(X[:, f])
-        for a, b in zip(values[:-1], values[1:]):
-            threshold = float(a) / 2.0 + float(b) / 2.0
-            if threshold >= float(b):
-                threshold = float(a)
-            left = X[:, f] <= threshold
+        for threshold, missing_left, left in _splits_of(X[:, f]):
             n_left = int(left.sum())
             if n_left < min_samples_leaf or len(y) - n_left < min_samples_leaf:
                 continue
@@ -66,7 +80,8 @@ def all_candidates(X, y, w, criterion, n_classes=None, min_samples_leaf=1,
                 continue
             if wl <= 1e-12 * total_w or wr <= 1e-12 * total_w:
                 continue
-            out.append((split_score(y, w, left, criterion, n_classes), f, threshold))
+            out.append((split_score(y, w, left, criterion, n_classes), f, threshold,
+                        missing_left))
     return out
 
 

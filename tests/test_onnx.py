@@ -56,3 +56,18 @@ def test_thresholds_route_boundary_values_like_dtree():
     clf = DecisionTreeClassifier().fit(X, [0, 0, 1, 1])
     label, _ = _run(to_onnx(clf), X)
     np.testing.assert_array_equal(label, [0, 0, 1, 1])
+
+
+def test_missing_values_route_the_same_in_onnx():
+    rng = np.random.RandomState(0)
+    X = rng.rand(400, 3)
+    y = (X[:, 0] > 0.5).astype(int)
+    X[rng.rand(400) < 0.2, 0] = np.nan
+    X[y == 1, 2] = np.where(rng.rand((y == 1).sum()) < 0.5, np.nan, X[y == 1, 2])
+    clf = DecisionTreeClassifier(max_depth=6).fit(X, y)
+    assert clf.tree_.missing_go_to_left.any()
+    X_new = rng.rand(300, 3)
+    X_new[rng.rand(300, 3) < 0.3] = np.nan
+    label, proba = _run(to_onnx(clf), X_new)
+    np.testing.assert_array_equal(label, clf.predict(X_new))
+    np.testing.assert_allclose(proba, clf.predict_proba(X_new), atol=1e-7)

@@ -22,6 +22,10 @@ def small_problems(draw, regression=False):
     X = np.array(draw(st.lists(st.lists(st.integers(0, levels), min_size=d, max_size=d),
                                min_size=n, max_size=n)), dtype=np.float32)
     X = X * draw(st.sampled_from([1.0, 0.1, -2.5]))
+    if draw(st.booleans()):
+        # some missing values
+        mask = np.array(draw(st.lists(st.booleans(), min_size=n * d, max_size=n * d)))
+        X[mask.reshape(n, d) & (np.arange(n * d).reshape(n, d) % 3 == 0)] = np.nan
     if regression:
         y = np.array(draw(st.lists(st.floats(-100, 100, allow_nan=False), min_size=n,
                                    max_size=n)))
@@ -50,13 +54,23 @@ def _check_root(X, y, w, n_classes, criterion, min_leaf):
         return
     assert found is not None
     best = min(c[0] for c in candidates)
-    ours = [c for c in candidates
-            if c[1] == found["feature"] and c[2] == found["threshold"]]
+    ours = _matching(candidates, X, found["feature"], found["threshold"],
+                     found["missing_left"])
     assert ours, f"dtree's split {found} is not a valid candidate"
     assert is_tie(ours[0][0], best, best), (ours[0], best)
-    # children sizes agree with the threshold
-    left = int((X[:, found["feature"]] <= found["threshold"]).sum())
+    # children sizes agree with the routing rule
+    column = X[:, found["feature"]]
+    left = int(((column <= found["threshold"]) |
+                (np.isnan(column) & found["missing_left"])).sum())
     assert left == found["pos"]
+
+
+def _matching(candidates, X, feature, threshold, missing_left):
+    # Where the node has no missing value the reference lists missing_left=False
+    # only, while dtree records where a future NaN would go.
+    has_missing = np.isnan(X[:, feature]).any()
+    return [c for c in candidates if c[1] == feature and c[2] == threshold
+            and (c[3] == bool(missing_left) or not has_missing)]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -94,12 +108,14 @@ def test_every_node_of_a_tree_is_split_optimally(problem, criterion):
                                     len(est.classes_) if n_classes else None,
                                     min_samples_leaf=min_leaf)
         best = min(c[0] for c in candidates)
-        ours = [c for c in candidates
-                if c[1] == tree.feature[node] and c[2] == tree.threshold[node]]
+        ours = _matching(candidates, X[rows], tree.feature[node], tree.threshold[node],
+                         tree.missing_go_to_left[node])
         assert ours and is_tie(ours[0][0], best, best)
         # training samples route at predict exactly as they were partitioned
         left_rows = paths[:, tree.children_left[node]].nonzero()[0]
-        expected = rows[X[rows, tree.feature[node]] <= tree.threshold[node]]
+        column = X[rows, tree.feature[node]]
+        expected = rows[(column <= tree.threshold[node]) |
+                        (np.isnan(column) & bool(tree.missing_go_to_left[node]))]
         np.testing.assert_array_equal(np.sort(left_rows), np.sort(expected))
 
 
