@@ -11,6 +11,7 @@ from ._tree import apply_packed, decision_path_packed, pack_nodes
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
+CAT_WORDS = 4  # 64-bit words of a category set: codes 0..255
 
 
 class Tree:
@@ -26,6 +27,12 @@ class Tree:
         Split feature; -2 for leaves.
     threshold : ndarray of shape (node_count,), float64
         Split threshold (``x <= threshold`` goes left); -2.0 for leaves.
+    categorical_set : ndarray of shape (node_count,), intp
+        For a split on a categorical feature, the row of ``category_sets``
+        holding the codes that go left; -1 for numeric splits and leaves
+        (whose ``threshold`` is then NaN).
+    category_sets : ndarray of shape (n_sets, 4), uint64
+        Bitsets of category codes (bit c of word c // 64).
     missing_go_to_left : ndarray of shape (node_count,), uint8
         1 where a missing value (NaN) goes left: learnt where the node saw
         missing values at fit, otherwise the child with more samples.
@@ -46,7 +53,8 @@ class Tree:
 
     def __init__(self, *, children_left, children_right, feature, threshold, value,
                  impurity, n_node_samples, weighted_n_node_samples, node_depth,
-                 n_features, n_classes, missing_go_to_left=None):
+                 n_features, n_classes, missing_go_to_left=None, categorical_set=None,
+                 category_sets=None):
         self.children_left = children_left
         self.children_right = children_right
         self.feature = feature
@@ -59,6 +67,12 @@ class Tree:
         if missing_go_to_left is None:
             missing_go_to_left = np.zeros(children_left.shape[0], dtype=np.uint8)
         self.missing_go_to_left = np.asarray(missing_go_to_left, dtype=np.uint8)
+        if categorical_set is None:
+            categorical_set = np.full(children_left.shape[0], -1, dtype=np.intp)
+        self.categorical_set = np.asarray(categorical_set, dtype=np.intp)
+        if category_sets is None:
+            category_sets = np.zeros((0, CAT_WORDS), dtype=np.uint64)
+        self.category_sets = np.asarray(category_sets, dtype=np.uint64).reshape(-1, CAT_WORDS)
         self.n_features = int(n_features)
         # scikit-learn reports 1 "class" for a regression tree
         self.n_classes = np.array([max(int(n_classes), 1)], dtype=np.intp)
@@ -82,7 +96,9 @@ class Tree:
                    n_node_samples=arrays["n_node_samples"],
                    weighted_n_node_samples=weights, node_depth=arrays["depth"],
                    n_features=n_features, n_classes=n_classes,
-                   missing_go_to_left=arrays["missing_go_to_left"])
+                   missing_go_to_left=arrays["missing_go_to_left"],
+                   categorical_set=arrays["categorical_set"],
+                   category_sets=arrays["category_sets"])
 
     def subtree(self, leaves):
         """Copy of the tree in which the nodes marked in ``leaves`` become leaves.
@@ -122,7 +138,9 @@ class Tree:
                     weighted_n_node_samples=self.weighted_n_node_samples[order],
                     node_depth=self.node_depth[order], n_features=self.n_features,
                     n_classes=n_classes,
-                    missing_go_to_left=np.where(is_leaf, 0, self.missing_go_to_left[order]))
+                    missing_go_to_left=np.where(is_leaf, 0, self.missing_go_to_left[order]),
+                    categorical_set=np.where(is_leaf, -1, self.categorical_set[order]),
+                    category_sets=self.category_sets)
 
     @property
     def node_count(self):
@@ -142,7 +160,8 @@ class Tree:
         packed = self.__dict__.get("_packed_nodes")
         if packed is None:
             packed = pack_nodes(self.children_left, self.children_right, self.feature,
-                                self.threshold, self.missing_go_to_left)
+                                self.threshold, self.missing_go_to_left,
+                                self.categorical_set)
             self.__dict__["_packed_nodes"] = packed
         return packed
 
@@ -153,7 +172,7 @@ class Tree:
 
     def apply(self, X):
         """Leaf id for each row of a validated float32 X."""
-        return apply_packed(self._packed, X)
+        return apply_packed(self._packed, self.category_sets, X)
 
     def decision_path(self, X):
         """Node indicator matrix (scipy CSR) of a validated float32 X."""
@@ -162,9 +181,18 @@ class Tree:
         except ImportError as exc:  # scipy is optional at runtime
             raise ImportError("decision_path returns a scipy.sparse matrix: "
                               "install scipy (pip install scipy)") from exc
-        indptr, indices = decision_path_packed(self._packed, self.node_depth, X)
+        indptr, indices = decision_path_packed(self._packed, self.category_sets,
+                                               self.node_depth, X)
         data = np.ones(indices.shape[0], dtype=np.intp)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def left_categories(self, node):
+        """Category codes that go left at ``node`` (empty for a numeric split)."""
+        row = self.categorical_set[node]
+        if row < 0:
+            return []
+        words = self.category_sets[row]
+        return [c for c in range(64 * CAT_WORDS) if (int(words[c // 64]) >> (c % 64)) & 1]
 
     def predict(self, X):
         """``value`` of the leaf reached by each row."""

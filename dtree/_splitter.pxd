@@ -3,12 +3,19 @@
 
 ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
 
+cdef enum:
+    MAX_CATEGORIES = 256    # categories of one feature: four 64-bit words of a bitset
+    CAT_WORDS = 4
+    MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
+
 
 cdef struct SplitRecord:
     Py_ssize_t feature      # split feature, -1 while no valid candidate was seen
     Py_ssize_t pos          # left child is the segment [start, pos), right [pos, end)
     double threshold        # x <= threshold goes left
     bint missing_left       # NaN goes left (learnt, or the larger child when none was seen)
+    bint categorical        # a category-set split: the codes in cat_left go left
+    unsigned long long cat_left[4]   # bitset of category codes going left (CAT_WORDS)
     double proxy            # the criterion's proxy score of this split (larger is better)
     double num              # proxy = num / den; the scan compares cross-multiplied, so
     double den              # candidates with identical statistics tie exactly
@@ -49,6 +56,13 @@ cdef class Splitter:
     cdef double* count_right
     cdef const double* xlogx_table        # n ln n for n = 0..N when weights are unit, else NULL
     cdef Py_ssize_t* features             # feature order for the random draw
+    cdef const int* n_categories          # per feature: 0 numeric, else its number of categories
+    cdef double* group_stats              # categorical scan: statistics per category group
+    cdef double* group_weight
+    cdef Py_ssize_t* group_count
+    cdef int* group_code                  # category code of each group, -1 for missing
+    cdef double* group_key                # ordering key (class-1 rate or mean)
+    cdef Py_ssize_t* group_order
     cdef object _owned                    # numpy arrays that own the memory above
 
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil
@@ -68,6 +82,15 @@ cdef class Splitter:
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
                                SplitRecord* best) noexcept nogil
+    cdef bint _scan_categorical(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                const double* stats, double weight,
+                                SplitRecord* best) noexcept nogil
+    cdef void _move_group(self, Py_ssize_t g, int direction,
+                          unsigned char* in_left) noexcept nogil
+    cdef void _consider(self, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
+                        const double* stats, double weight, Py_ssize_t n_node,
+                        double w_node_entropy, double wlogw,
+                        SplitRecord* best) noexcept nogil
     cdef void _finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                             double weight, double impurity, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil

@@ -16,7 +16,7 @@ wins, and across features the smallest feature index wins.
 """
 import numpy as np
 
-from libc.math cimport INFINITY, log
+from libc.math cimport INFINITY, NAN, log
 from libc.string cimport memcpy, memset
 
 from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side,
@@ -48,6 +48,17 @@ cdef inline bint better(double num, double den, Py_ssize_t f,
     # the smaller feature index wins (within a feature the first position does).
     cdef double lhs = num * best.den, rhs = best.num * den
     return lhs > rhs or (lhs == rhs and f < best.feature)
+
+
+cdef inline bint routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil:
+    """The side a value goes to: the one rule fit (partition) and predict share."""
+    cdef int code
+    if x != x:
+        return split.missing_left
+    if split.categorical:
+        code = <int>x
+        return (split.cat_left[code >> 6] >> (code & 63)) & 1
+    return x <= split.threshold
 
 
 ctypedef fused payload_t:
@@ -176,7 +187,7 @@ cdef class Splitter:
 
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
-                  Py_ssize_t max_features, unsigned long long seed):
+                  Py_ssize_t max_features, unsigned long long seed, n_categories=None):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         self.n_samples = n
@@ -207,7 +218,22 @@ cdef class Splitter:
         tmp_i = np.empty(n, dtype=np.int32)
         counts = np.zeros((2, max(self.n_stats, 1)), dtype=np.float64)
         features = np.arange(d, dtype=np.intp)
-        owned = [vals, idx, payload, tmp_y, goes_left, tmp_v, tmp_i, counts, features, y]
+        if n_categories is None:
+            n_categories = np.zeros(d, dtype=np.int32)
+        n_categories = np.ascontiguousarray(n_categories, dtype=np.int32)
+        if n_categories.shape[0] != d or (n_categories > MAX_CATEGORIES).any():
+            raise ValueError("n_categories must give, per feature, 0 or a count <= "
+                             f"{MAX_CATEGORIES}")
+        groups = int(n_categories.max(initial=0)) + 1  # + the missing-value group
+        group_stats = np.zeros((groups, max(self.n_stats, 2)), dtype=np.float64)
+        group_weight = np.zeros(groups, dtype=np.float64)
+        group_key = np.zeros(groups, dtype=np.float64)
+        group_count = np.zeros(groups, dtype=np.intp)
+        group_order = np.zeros(groups, dtype=np.intp)
+        group_code = np.zeros(groups, dtype=np.int32)
+        owned = [vals, idx, payload, tmp_y, goes_left, tmp_v, tmp_i, counts, features, y,
+                 n_categories, group_stats, group_weight, group_key, group_count,
+                 group_order, group_code]
 
         cdef DTYPE_t[:, ::1] vals_view = vals
         cdef int[:, ::1] idx_view = idx
@@ -222,6 +248,11 @@ cdef class Splitter:
         cdef int[::1] ti_view = tmp_i
         cdef double[:, ::1] counts_view = counts
         cdef Py_ssize_t[::1] feat_view = features
+        cdef const int[::1] ncat_view = n_categories
+        cdef double[:, ::1] gs_view = group_stats
+        cdef double[::1] gw_view = group_weight, gk_view = group_key
+        cdef Py_ssize_t[::1] gc_view = group_count, go_view = group_order
+        cdef int[::1] gcode_view = group_code
 
         self.vals = &vals_view[0, 0] if n * d > 0 else NULL
         self.idx = &idx_view[0, 0] if n * d > 0 else NULL
@@ -251,6 +282,13 @@ cdef class Splitter:
         self.count_left = &counts_view[0, 0]
         self.count_right = &counts_view[1, 0]
         self.features = &feat_view[0]
+        self.n_categories = &ncat_view[0] if d > 0 else NULL
+        self.group_stats = &gs_view[0, 0]
+        self.group_weight = &gw_view[0]
+        self.group_key = &gk_view[0]
+        self.group_count = &gc_view[0]
+        self.group_order = &go_view[0]
+        self.group_code = &gcode_view[0]
 
         self.sw = NULL
         if sample_weight is not None:
@@ -299,6 +337,7 @@ cdef class Splitter:
         cdef Py_ssize_t tmp
         best.feature = -1
         best.missing_left = False
+        best.categorical = False
         best.pos = end
         best.num = -INFINITY
         best.den = 1.0
@@ -336,6 +375,8 @@ cdef class Splitter:
         """
         cdef const DTYPE_t* v = self.vals + f * self.n_samples
         cdef Py_ssize_t end_known = end, n_missing
+        if self.n_categories[f] > 0:
+            return self._scan_categorical(f, start, end, stats, weight, best)
         while end_known > start and v[end_known - 1] != v[end_known - 1]:
             end_known -= 1
         n_missing = end - end_known
@@ -419,6 +460,7 @@ cdef class Splitter:
                 best.num = num
                 best.den = den
                 best.feature = f
+                best.categorical = False
                 best.missing_left = missing_left
                 best.threshold = (midpoint(v[p], v[p + 1]) if p + 1 < end_known
                                   else INFINITY)
@@ -468,9 +510,163 @@ cdef class Splitter:
                 best.num = num
                 best.den = den
                 best.feature = f
+                best.categorical = False
                 best.missing_left = missing_left
                 best.threshold = (midpoint(v[p], v[p + 1]) if p + 1 < end_known
                                   else INFINITY)
+
+    cdef bint _scan_categorical(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                const double* stats, double weight,
+                                SplitRecord* best) noexcept nogil:
+        """Best subset of categories to send left.
+
+        The node's samples come grouped by category (the column is sorted by
+        code; missing values form a last group). Up to MAX_EXHAUSTIVE groups
+        every subset is tried (Gray code: one group moves per step), which is
+        exact for every criterion and leaf-size limit. Above that, for two
+        classes and for regression the groups are ordered by class-1 rate or
+        mean and the m - 1 cuts of that order are scanned (Breiman: exact for
+        gini, entropy and squared error when the leaf-size limits do not bind);
+        for more classes, one group against the rest.
+        """
+        cdef Py_ssize_t n_samples = self.n_samples, S = self.n_stats, K = self.n_stats
+        cdef Py_ssize_t offset = f * n_samples, p = start, m = 0, g, i, j, k
+        cdef const DTYPE_t* v = self.vals + offset
+        cdef const int* ix = self.idx + offset
+        cdef double* gstats
+        cdef double w = 1.0, yv, key, wlogw = 0.0, w_node_entropy = 0.0
+        cdef DTYPE_t x
+        cdef unsigned char in_left[MAX_CATEGORIES + 1]
+        cdef unsigned long long n_subsets, code, prev, changed
+        cdef bint regression = not self.is_classifier
+        # 1. statistics of each group
+        while p < end:
+            x = v[p]
+            gstats = self.group_stats + m * 2 if regression else self.group_stats + m * S
+            memset(gstats, 0, (2 if regression else S) * sizeof(double))
+            self.group_weight[m] = 0.0
+            self.group_count[m] = 0
+            self.group_code[m] = -1 if x != x else <int>x
+            while p < end and (v[p] == x or (x != x and v[p] != v[p])):
+                if self.sw != NULL:
+                    w = self.sw[ix[p]]
+                self.group_weight[m] += w
+                self.group_count[m] += 1
+                if regression:
+                    yv = self.yval[offset + p]
+                    gstats[0] += w * yv
+                else:
+                    gstats[self.ycode[offset + p]] += w
+                p += 1
+            m += 1
+        if m < 2:
+            return False
+        if not regression and self.criterion == CRIT_GAIN_RATIO:
+            wlogw = clogc(weight, self.xlogx_table)
+            w_node_entropy = wlogw
+            for k in range(K):
+                w_node_entropy -= clogc(stats[k], self.xlogx_table)
+        memset(in_left, 0, m)
+        # left statistics live in count_left (classes) or count_left[0] (sum w*y)
+        memset(self.count_left, 0, (2 if regression else K) * sizeof(double))
+        self.count_right[0] = 0.0  # running left weight
+        self.count_right[1] = 0.0  # running left count
+        if m <= MAX_EXHAUSTIVE:
+            # 2a. every subset with group 0 on the right, in Gray-code order:
+            # exact whatever the criterion and the leaf-size limits
+            n_subsets = (<unsigned long long>1) << (m - 1)
+            prev = 0
+            for i in range(1, <Py_ssize_t>n_subsets):
+                code = (<unsigned long long>i) ^ ((<unsigned long long>i) >> 1)
+                changed = code ^ prev
+                g = 1
+                while not (changed & 1):
+                    changed >>= 1
+                    g += 1
+                self._move_group(g, 1 if (code & (code ^ prev)) else -1, in_left)
+                prev = code
+                self._consider(f, m, in_left, stats, weight, end - start,
+                               w_node_entropy, wlogw, best)
+        elif regression or K == 2:
+            # 2b. Breiman: order groups by mean / class-1 rate, scan the cuts
+            for g in range(m):
+                gstats = self.group_stats + g * (2 if regression else S)
+                self.group_key[g] = gstats[0 if regression else 1] / self.group_weight[g]
+                # insertion sort, stable: ties keep code order
+                j = g
+                while j > 0 and self.group_key[self.group_order[j - 1]] > self.group_key[g]:
+                    self.group_order[j] = self.group_order[j - 1]
+                    j -= 1
+                self.group_order[j] = g
+            for i in range(m - 1):
+                self._move_group(self.group_order[i], 1, in_left)
+                self._consider(f, m, in_left, stats, weight, end - start,
+                               w_node_entropy, wlogw, best)
+        else:
+            # 2c. one group against the rest
+            for g in range(m):
+                self._move_group(g, 1, in_left)
+                self._consider(f, m, in_left, stats, weight, end - start,
+                               w_node_entropy, wlogw, best)
+                self._move_group(g, -1, in_left)
+        return True
+
+    cdef void _move_group(self, Py_ssize_t g, int direction,
+                          unsigned char* in_left) noexcept nogil:
+        """Add (+1) or remove (-1) one category group to/from the left side."""
+        cdef Py_ssize_t S = 2 if not self.is_classifier else self.n_stats, k
+        cdef const double* gstats = self.group_stats + g * S
+        for k in range(S):
+            self.count_left[k] += direction * gstats[k]
+        self.count_right[0] += direction * self.group_weight[g]
+        self.count_right[1] += direction * self.group_count[g]
+        in_left[g] = direction > 0
+
+    cdef void _consider(self, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
+                        const double* stats, double weight, Py_ssize_t n_node,
+                        double w_node_entropy, double wlogw,
+                        SplitRecord* best) noexcept nogil:
+        """Score the current category subset and keep it if it is the best so far."""
+        cdef Py_ssize_t n_left = <Py_ssize_t>self.count_right[1], K = self.n_stats, k, g
+        cdef double wl = self.count_right[0], wr = weight - wl, num, den
+        cdef double accl = 0.0, accr = 0.0, c
+        cdef const double* table = self.xlogx_table
+        cdef int code
+        if n_left < self.min_samples_leaf or n_node - n_left < self.min_samples_leaf:
+            return
+        if wl < self.min_weight_leaf or wr < self.min_weight_leaf:
+            return
+        if wl <= weight * 1e-12 or wr <= weight * 1e-12:
+            return
+        if self.is_classifier:
+            for k in range(K):
+                c = self.count_left[k]
+                if self.criterion == CRIT_GINI:
+                    accl += c * c
+                    accr += (stats[k] - c) * (stats[k] - c)
+                else:
+                    accl += clogc(c, table)
+                    accr += clogc(stats[k] - c, table)
+            num = clf_proxy(self.criterion, wl, accl, wr, accr, w_node_entropy, wlogw,
+                            table, &den)
+        else:
+            num = mse_proxy(wl, self.count_left[0], wr, stats[0] - self.count_left[0], &den)
+        if not better(num, den, f, best):
+            return
+        best.num = num
+        best.den = den
+        best.feature = f
+        best.categorical = True
+        best.threshold = NAN
+        best.missing_left = False
+        memset(best.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
+        for g in range(m):
+            if in_left[g]:
+                code = self.group_code[g]
+                if code < 0:
+                    best.missing_left = True
+                else:
+                    best.cat_left[code >> 6] |= (<unsigned long long>1) << (code & 63)
 
     cdef void _finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                             double weight, double impurity, double weight_root,
@@ -484,13 +680,10 @@ cdef class Splitter:
         cdef Py_ssize_t S = self.n_stats, n_left
         cdef const DTYPE_t* v = self.vals + best.feature * self.n_samples
         cdef double weights[2]
-        if v[end - 1] == v[end - 1] and best.threshold != INFINITY:
-            # no missing value here: at predict NaN follows the larger child
-            n_left = 0
-            while start + n_left < end and v[start + n_left] <= best.threshold:
-                n_left += 1
-            best.missing_left = n_left > end - start - n_left
         n_left = self._mark_sides(start, end, best, child_stats, child_stats + S, weights)
+        if v[end - 1] == v[end - 1]:
+            # no missing value here: at predict NaN follows the larger child
+            best.missing_left = n_left > end - start - n_left
         best.pos = start + n_left
         best.weight_left = weights[0]
         best.weight_right = weights[1]
@@ -508,8 +701,8 @@ cdef class Splitter:
         cdef Py_ssize_t offset = split.feature * self.n_samples, p, n_left = 0
         cdef const DTYPE_t* v = self.vals + offset
         cdef const int* ix = self.idx + offset
-        cdef double w = 1.0, yv, t = split.threshold
-        cdef bint missing_left = split.missing_left, go_left
+        cdef double w = 1.0, yv
+        cdef bint go_left
         cdef double* out
         memset(left_stats, 0, self.n_stats * sizeof(double))
         memset(right_stats, 0, self.n_stats * sizeof(double))
@@ -518,7 +711,7 @@ cdef class Splitter:
         for p in range(start, end):
             if self.sw != NULL:
                 w = self.sw[ix[p]]
-            go_left = v[p] <= t or (v[p] != v[p] and missing_left)
+            go_left = routes_left(split, v[p])
             self.goes_left[ix[p]] = go_left
             n_left += go_left
             out = left_stats if go_left else right_stats
@@ -540,7 +733,7 @@ cdef class Splitter:
             # The split feature is already in order unless missing values go
             # left; a feature constant here (no NaN) stays constant in both
             # children and is never scanned again.
-            if f == split.feature and not split.missing_left:
+            if f == split.feature and not (split.missing_left or split.categorical):
                 continue
             if self.vals[f * n_samples + end - 1] <= self.vals[f * n_samples + start]:
                 continue
@@ -605,7 +798,7 @@ def _gather_rows(y, idx, out):
 
 
 def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
-               min_samples_leaf=1, min_weight_leaf=0.0):
+               min_samples_leaf=1, min_weight_leaf=0.0, n_categories=None):
     """Best split of the root of (X, y): a test hook for the brute-force oracle.
 
     Returns
@@ -616,7 +809,8 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     """
     X = np.ascontiguousarray(X, dtype=np.float32)
     cdef Splitter sp = Splitter(X, y, sample_weight, n_classes, criterion,
-                                min_samples_leaf, min_weight_leaf, X.shape[1], 1)
+                                min_samples_leaf, min_weight_leaf, X.shape[1], 1,
+                                n_categories)
     stats = np.zeros(sp.n_stats, dtype=np.float64)
     left = np.zeros(2 * sp.n_stats, dtype=np.float64)
     cdef double[::1] sv = stats, lv = left
@@ -627,7 +821,9 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     if not sp.node_split(0, sp.n_samples, &sv[0], w, imp, w, &rec, &lv[0]):
         return None
     return dict(feature=rec.feature, threshold=rec.threshold, pos=rec.pos,
-                missing_left=bool(rec.missing_left),
+                missing_left=bool(rec.missing_left), categorical=bool(rec.categorical),
+                left_categories=[c for c in range(MAX_CATEGORIES)
+                                 if rec.categorical and (rec.cat_left[c >> 6] >> (c & 63)) & 1],
                 proxy=rec.proxy, improvement=rec.improvement,
                 impurity_left=rec.impurity_left, impurity_right=rec.impurity_right,
                 weight_left=rec.weight_left, weight_right=rec.weight_right)

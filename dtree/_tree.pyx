@@ -14,7 +14,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from ._criterion cimport node_impurity
-from ._splitter cimport DTYPE_t, SplitRecord, Splitter
+from ._splitter cimport CAT_WORDS, DTYPE_t, SplitRecord, Splitter
 
 cdef Py_ssize_t LEAF = -1
 
@@ -29,6 +29,7 @@ cdef struct Node:
     double weighted_n        # their total weight
     Py_ssize_t depth         # depth of the node (root 0)
     bint missing_left        # NaN goes to the left child
+    Py_ssize_t cat           # row of the node's category set in cat_sets, -1 for numeric
 
 
 cdef struct StackRecord:
@@ -69,7 +70,8 @@ cdef class NodeStore:
     cdef Node* nodes
     cdef double* stats            # (capacity, n_stats): raw class counts or (sum wy, sum wy^2)
     cdef double* child_stats      # best-first only: the pending split's children statistics (2 rows)
-    cdef Py_ssize_t count, capacity, n_stats
+    cdef unsigned long long* cat_sets   # CAT_WORDS words per categorical split
+    cdef Py_ssize_t count, capacity, n_stats, n_sets, sets_capacity
 
     def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64):
         self.n_stats = n_stats
@@ -78,13 +80,19 @@ cdef class NodeStore:
         self.nodes = <Node*> malloc(capacity * sizeof(Node))
         self.stats = <double*> malloc(capacity * n_stats * sizeof(double))
         self.child_stats = <double*> malloc(2 * capacity * n_stats * sizeof(double))
-        if self.nodes == NULL or self.stats == NULL or self.child_stats == NULL:
+        self.n_sets = 0
+        self.sets_capacity = 16
+        self.cat_sets = <unsigned long long*> malloc(
+            self.sets_capacity * CAT_WORDS * sizeof(unsigned long long))
+        if self.nodes == NULL or self.stats == NULL or self.child_stats == NULL \
+                or self.cat_sets == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.nodes)
         free(self.stats)
         free(self.child_stats)
+        free(self.cat_sets)
 
     cdef bint _grow(self) noexcept nogil:
         cdef Py_ssize_t cap = self.capacity * 2
@@ -120,6 +128,7 @@ cdef class NodeStore:
         node.weighted_n = weight
         node.depth = depth
         node.missing_left = False
+        node.cat = -1
         memcpy(self.stats + node_id * self.n_stats, stats, self.n_stats * sizeof(double))
         if parent >= 0:
             if is_left:
@@ -129,10 +138,25 @@ cdef class NodeStore:
         self.count += 1
         return node_id
 
-    cdef void set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil:
+    cdef bint set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil:
+        """Record the split of a node; False when memory for a category set ran out."""
+        cdef unsigned long long* grown
         self.nodes[node_id].feature = split.feature
         self.nodes[node_id].threshold = split.threshold
         self.nodes[node_id].missing_left = split.missing_left
+        if split.categorical:
+            if self.n_sets == self.sets_capacity:
+                grown = <unsigned long long*> realloc(
+                    self.cat_sets, 2 * self.sets_capacity * CAT_WORDS * sizeof(unsigned long long))
+                if grown == NULL:
+                    return False
+                self.cat_sets = grown
+                self.sets_capacity *= 2
+            memcpy(self.cat_sets + self.n_sets * CAT_WORDS, split.cat_left,
+                   CAT_WORDS * sizeof(unsigned long long))
+            self.nodes[node_id].cat = self.n_sets
+            self.n_sets += 1
+        return True
 
     def to_arrays(self):
         """The nodes as numpy arrays (scikit-learn's names, raw statistics)."""
@@ -146,13 +170,18 @@ cdef class NodeStore:
         weighted = np.empty(n, dtype=np.float64)
         depth = np.empty(n, dtype=np.intp)
         missing = np.empty(n, dtype=np.uint8)
+        cat = np.empty(n, dtype=np.intp)
+        sets = np.empty((self.n_sets, CAT_WORDS), dtype=np.uint64)
         stats = np.empty((n, self.n_stats), dtype=np.float64)
         cdef Py_ssize_t[::1] lv = left, rv = right, fv = feature, nv = n_samples, dv = depth
         cdef double[::1] tv = threshold, iv = impurity, wv = weighted
         cdef double[:, ::1] sv = stats
         cdef unsigned char[::1] mv = missing
+        cdef Py_ssize_t[::1] cv = cat
+        cdef unsigned long long[:, ::1] setv = sets
         for i in range(n):
             mv[i] = self.nodes[i].missing_left
+            cv[i] = self.nodes[i].cat
             lv[i] = self.nodes[i].left
             rv[i] = self.nodes[i].right
             fv[i] = self.nodes[i].feature
@@ -163,10 +192,13 @@ cdef class NodeStore:
             dv[i] = self.nodes[i].depth
         if n > 0:
             memcpy(&sv[0, 0], self.stats, n * self.n_stats * sizeof(double))
+        if self.n_sets > 0:
+            memcpy(&setv[0, 0], self.cat_sets,
+                   self.n_sets * CAT_WORDS * sizeof(unsigned long long))
         return dict(children_left=left, children_right=right, feature=feature,
                     threshold=threshold, impurity=impurity, n_node_samples=n_samples,
                     weighted_n_node_samples=weighted, depth=depth, stats=stats,
-                    missing_go_to_left=missing)
+                    missing_go_to_left=missing, categorical_set=cat, category_sets=sets)
 
 
 def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
@@ -245,7 +277,9 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
             if is_leaf:
                 continue
 
-            store.set_split(node_id, &split)
+            if not store.set_split(node_id, &split):
+                rc = 1
+                break
             left_leaf = is_leaf_by_size(lim, split.pos - rec.start, split.weight_left,
                                         rec.depth + 1, split.impurity_left)
             right_leaf = is_leaf_by_size(lim, rec.end - split.pos, split.weight_right,
@@ -388,7 +422,9 @@ cdef int _grow_best_first(Splitter splitter, NodeStore store, const Limits* lim,
             if rec.is_leaf:
                 continue
             budget -= 1
-            store.set_split(rec.node_id, &rec.split)
+            if not store.set_split(rec.node_id, &rec.split):
+                rc = 1
+                break
             left_leaf = is_leaf_by_size(lim, rec.split.pos - rec.start, rec.split.weight_left,
                                         rec.depth + 1, rec.split.impurity_left)
             right_leaf = is_leaf_by_size(lim, rec.end - rec.split.pos, rec.split.weight_right,
@@ -423,17 +459,20 @@ cdef struct PackedNode:
     int feature
     int child[2]        # left, right; both the node itself for a leaf
     int missing_right   # 1 when NaN goes to the right child
+    int cat             # row of the category set (codes going left), -1 for numeric
+    int pad
 
 
 PACKED_NODE_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32),
                               ("left", np.int32), ("right", np.int32),
-                              ("missing_right", np.int32)])
+                              ("missing_right", np.int32), ("cat", np.int32),
+                              ("pad", np.int32)])
 
 cdef enum:
     BLOCK = 8           # rows advanced together: independent loads overlap
 
 
-def pack_nodes(left, right, feature, threshold, missing_go_to_left):
+def pack_nodes(left, right, feature, threshold, missing_go_to_left, categorical_set):
     """The traversal fields of every node in one structured array."""
     ids = np.arange(left.shape[0], dtype=np.int32)
     is_leaf = left < 0
@@ -443,16 +482,25 @@ def pack_nodes(left, right, feature, threshold, missing_go_to_left):
     packed["left"] = np.where(is_leaf, ids, left)
     packed["right"] = np.where(is_leaf, ids, right)
     packed["missing_right"] = np.where(is_leaf, 0, 1 - missing_go_to_left.astype(np.int32))
+    packed["cat"] = np.where(is_leaf, -1, categorical_set)
     return packed
 
 
-cdef inline int step(const PackedNode* node, DTYPE_t x) noexcept nogil:
+cdef inline int step(const PackedNode* node, DTYPE_t x,
+                     const unsigned long long* sets) noexcept nogil:
     # x > threshold goes right; NaN compares false everywhere and goes where
-    # the node learnt to send it
-    return node.child[(x > node.threshold) | ((x != x) & node.missing_right)]
+    # the node learnt to send it; a category code goes left when in the set
+    cdef int code
+    if node.cat < 0:
+        return node.child[(x > node.threshold) | ((x != x) & node.missing_right)]
+    if x != x:
+        return node.child[node.missing_right]
+    code = <int>x
+    return node.child[1 - <int>((sets[node.cat * CAT_WORDS + (code >> 6)] >> (code & 63)) & 1)]
 
 
-cdef void _apply_block(const PackedNode* nodes, const DTYPE_t[:, :] X, Py_ssize_t start,
+cdef void _apply_block(const PackedNode* nodes, const unsigned long long* sets,
+                       const DTYPE_t[:, :] X, Py_ssize_t start,
                        Py_ssize_t m, int* cur) noexcept nogil:
     # Advance m rows one level at a time until none of them moves: the rows'
     # dependent load chains are independent, so the CPU overlaps them.
@@ -464,16 +512,18 @@ cdef void _apply_block(const PackedNode* nodes, const DTYPE_t[:, :] X, Py_ssize_
         moved = 0
         for r in range(m):
             node = cur[r]
-            nxt = step(&nodes[node], X[start + r, nodes[node].feature])
+            nxt = step(&nodes[node], X[start + r, nodes[node].feature], sets)
             moved |= nxt != node
             cur[r] = nxt
 
 
-def apply_packed(packed, const DTYPE_t[:, :] X):
+def apply_packed(packed, sets, const DTYPE_t[:, :] X):
     """Leaf id reached by each row of X (float32, any strides)."""
     assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
     cdef const unsigned char[::1] raw = packed.view(np.uint8)
     cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const unsigned long long* set_ptr = &set_view[0, 0]
     cdef Py_ssize_t n = X.shape[0], start, m, r
     cdef int cur[BLOCK]
     out = np.empty(n, dtype=np.intp)
@@ -482,20 +532,28 @@ def apply_packed(packed, const DTYPE_t[:, :] X):
         start = 0
         while start < n:
             m = min(<Py_ssize_t>BLOCK, n - start)
-            _apply_block(nodes, X, start, m, cur)
+            _apply_block(nodes, set_ptr, X, start, m, cur)
             for r in range(m):
                 leaves[start + r] = cur[r]
             start += m
     return out
 
 
-def decision_path_packed(packed, const Py_ssize_t[::1] depth, const DTYPE_t[:, :] X):
+def _sets_or_dummy(sets):
+    # a (0, CAT_WORDS) array has no first element to point at
+    sets = np.ascontiguousarray(sets, dtype=np.uint64).reshape(-1, CAT_WORDS)
+    return sets if sets.shape[0] else np.zeros((1, CAT_WORDS), dtype=np.uint64)
+
+
+def decision_path_packed(packed, sets, const Py_ssize_t[::1] depth, const DTYPE_t[:, :] X):
     """CSR pieces (indptr, indices) of the node indicator of each row of X."""
     cdef const unsigned char[::1] raw = packed.view(np.uint8)
     cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const unsigned long long* set_ptr = &set_view[0, 0]
     cdef Py_ssize_t n = X.shape[0], i, pos
     cdef int node
-    cdef Py_ssize_t[::1] leaves = apply_packed(packed, X)
+    cdef Py_ssize_t[::1] leaves = apply_packed(packed, sets, X)
     indptr = np.zeros(n + 1, dtype=np.intp)
     cdef Py_ssize_t[::1] ip = indptr
     for i in range(n):
@@ -511,5 +569,5 @@ def decision_path_packed(packed, const Py_ssize_t[::1] depth, const DTYPE_t[:, :
                 pos += 1
                 if nodes[node].child[0] == node:
                     break
-                node = step(&nodes[node], X[i, nodes[node].feature])
+                node = step(&nodes[node], X[i, nodes[node].feature], set_ptr)
     return indptr, indices
