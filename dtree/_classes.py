@@ -11,6 +11,7 @@ import numbers
 
 import numpy as np
 
+from . import _categorical as cat
 from . import _validation as val
 from ._base import ParamsMixin
 from ._criterion import CRITERIA
@@ -179,9 +180,11 @@ class BaseDecisionTree(ParamsMixin):
             keep = weights > 0
             X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
         seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
+        n_categories = np.array([0 if c is None else max(1, len(c))
+                                 for c in self.categories_], dtype=np.int32)
         splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[self.criterion],
                             limits["min_samples_leaf"], limits["min_weight_leaf"],
-                            n_draw, seed)
+                            n_draw, seed, n_categories)
         arrays = build_tree(splitter, **limits)
         del splitter  # free the presorted columns before building the Tree object
         self.max_features_ = n_draw
@@ -359,14 +362,57 @@ class BaseDecisionTree(ParamsMixin):
 
     def _prepare_X(self, X):
         names = val.get_feature_names(X)
+        allow_nan = self._check_missing_param()
+        if self.handle_unknown not in ("error", "missing"):
+            raise ValueError(f"handle_unknown must be 'error' or 'missing'; got "
+                             f"{self.handle_unknown!r}")
+        n_columns = _n_columns(X)
+        mask = cat.resolve_mask(self.categorical_features, X, names, n_columns) \
+            if n_columns is not None else np.zeros(0, dtype=bool)
+        categories = [None] * len(mask)
+        if mask.any():
+            for j in np.flatnonzero(mask):
+                categories[j] = cat.fit_categories(
+                    cat.column_values(X, j), val._column_label(j, names))
+            X = self._encode_categories(X, mask, categories, names)
         X = val.check_X(X, feature_names=names, estimator_name=type(self).__name__,
-                        allow_nan=self._check_missing_param())
+                        allow_nan=allow_nan or mask.any())
+        if mask.any() and not allow_nan:
+            self._refuse_nan(X, ~mask, names)
         self.n_features_in_ = X.shape[1]
+        self.categorical_features_ = mask if mask.shape[0] == X.shape[1] else \
+            np.zeros(X.shape[1], dtype=bool)
+        self.categories_ = categories if mask.any() else [None] * X.shape[1]
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return X
+
+    def _encode_categories(self, X, mask, categories, names):
+        """X as a float64 matrix: category codes (NaN if missing) and numbers."""
+        n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+        out = np.empty((n_rows, mask.shape[0]), dtype=np.float64)
+        for j in range(mask.shape[0]):
+            values = cat.column_values(X, j)
+            label = val._column_label(j, names)
+            if mask[j]:
+                out[:, j] = cat.encode(values, categories[j], self.handle_unknown, label)
+            else:
+                try:
+                    out[:, j] = np.asarray([np.nan if cat._is_missing(v) else v
+                                            for v in values], dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(f"X {label} has non-numeric values; list it in "
+                                     "categorical_features (or use 'auto')") from None
+        return out
+
+    def _refuse_nan(self, X, numeric, names):
+        bad = np.isnan(X[:, numeric]).any(axis=0)
+        if bad.any():
+            j = int(np.flatnonzero(numeric)[np.flatnonzero(bad)[0]])
+            raise ValueError(f"Input X contains NaN in {val._column_label(j, names)}, and "
+                             "missing values are disabled (handle_missing='error')")
 
     # ------------------------------------------------------- persistence
     def save(self, path):
@@ -408,9 +454,20 @@ class BaseDecisionTree(ParamsMixin):
         self._check_fitted()
         fitted_names = getattr(self, "feature_names_in_", None)
         val.check_feature_names(fitted_names, X, type(self).__name__)
-        return val.check_X(X, feature_names=fitted_names, n_features=self.n_features_in_,
-                           estimator_name=type(self).__name__,
-                           allow_nan=self._check_missing_param())
+        mask = getattr(self, "categorical_features_", None)
+        allow_nan = self._check_missing_param()
+        if mask is not None and mask.any():
+            n_columns = _n_columns(X)
+            if n_columns != self.n_features_in_:
+                raise ValueError(f"X has {n_columns} features, but {type(self).__name__} is "
+                                 f"expecting {self.n_features_in_} features as input.")
+            X = self._encode_categories(X, mask, self.categories_, fitted_names)
+        X = val.check_X(X, feature_names=fitted_names, n_features=self.n_features_in_,
+                        estimator_name=type(self).__name__,
+                        allow_nan=allow_nan or (mask is not None and mask.any()))
+        if mask is not None and mask.any() and not allow_nan:
+            self._refuse_nan(X, ~mask, fitted_names)
+        return X
 
     def apply(self, X):
         """Index of the leaf each sample ends up in.
@@ -537,6 +594,15 @@ class DecisionTreeClassifier(BaseDecisionTree):
         missing values go left or right (both are tried, as is a split on
         missingness alone); where a node saw none at fit, NaN follows the child
         with more samples. "error" refuses NaN.
+    categorical_features : None, "auto", indices, names or boolean mask, default=None
+        Columns split by sets of categories instead of thresholds. "auto":
+        pandas category / object / string columns (object columns of text in
+        an array). Categories (at most 256 per column) are the distinct values
+        seen at fit; missing values are NaN/None and follow ``handle_missing``.
+        Subsets are searched exactly up to 12 categories at a node, above that
+        by Breiman's ordering (two classes, regression) or one-vs-rest.
+    handle_unknown : {"error", "missing"}, default="error"
+        A category unseen at fit: refuse it, or route it as a missing value.
 
     Attributes
     ----------
@@ -549,6 +615,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
     tree_ : Tree
         Node arrays (see ``dtree._nodes.Tree``).
     feature_importances_ : ndarray of shape (n_features,)
+    categorical_features_ : ndarray of bool, shape (n_features,)
+        Which columns were treated as categorical.
+    categories_ : list
+        Per feature, the categories (index = code) or None for numeric ones.
     ccp_alpha_ : float
         The alpha the tree was pruned at (set when ccp_alpha > 0 or "cv").
     cp_table_ : CPTable
@@ -569,7 +639,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
-                 validation_fraction=0.1, handle_missing="split"):
+                 validation_fraction=0.1, handle_missing="split", categorical_features=None,
+                 handle_unknown="error"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -589,6 +660,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.cf = cf
         self.validation_fraction = validation_fraction
         self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+        self.handle_unknown = handle_unknown
 
     def fit(self, X, y, sample_weight=None):
         """Build the tree from training data.
@@ -732,6 +805,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     max_leaf_nodes : int or None, default=None
     min_impurity_decrease : float, default=0.0
     ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
+    categorical_features, handle_unknown
         See ``DecisionTreeClassifier`` (``pruning="pessimistic"`` is for
         classifiers only).
 
@@ -758,7 +832,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
-                 handle_missing="split"):
+                 handle_missing="split", categorical_features=None, handle_unknown="error"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -776,6 +850,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.cv_rule = cv_rule
         self.validation_fraction = validation_fraction
         self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+        self.handle_unknown = handle_unknown
 
     # C4.5's pessimistic pruning is for classifiers; the shared checks read cf.
     cf = 0.25
@@ -861,6 +937,17 @@ def _check_label_kinds(y):
     if len(kinds) > 1:
         raise TypeError("y mixes string and number labels; labels must be mutually "
                         "comparable (all str or all numbers)")
+
+
+def _n_columns(X):
+    """Number of columns of a 2-D array-like, or None when it is not 2-D."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(X, dtype=object).shape
+        except (TypeError, ValueError):
+            return None
+    return shape[1] if len(shape) == 2 else None
 
 
 def _encode_labels(y):

@@ -1,0 +1,140 @@
+"""Categorical features: which columns they are, and their encoding as codes.
+
+A categorical column is encoded once at fit: its categories (the distinct
+non-missing values, sorted; a pandas ``category`` column keeps its own order)
+become codes 0..k-1 stored as float32 in the feature matrix, missing values
+(None, NaN, pandas NA) become NaN. The Cython core splits such a column by a
+set of codes; predict encodes new data with the categories seen at fit.
+"""
+import numbers
+
+import numpy as np
+
+MAX_CATEGORIES = 256
+
+
+def _is_missing(value):
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN, pandas NA
+    except (TypeError, ValueError):
+        return False
+
+
+def column_values(X, j):
+    """Column j of a DataFrame or 2-D array-like, as a 1-D numpy array."""
+    if hasattr(X, "iloc"):
+        return X.iloc[:, j].to_numpy(dtype=object, na_value=None)
+    arr = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
+    return arr[:, j]
+
+
+def _looks_categorical(X, j):
+    if hasattr(X, "dtypes"):
+        dtype = X.dtypes.iloc[j]
+        return str(dtype) in ("category", "object", "string", "str") or \
+            getattr(dtype, "kind", "O") in "OUS"
+    arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    if arr.dtype.kind in "US":
+        return True
+    if arr.dtype.kind != "O":
+        return False
+    for value in arr[:, j]:
+        if _is_missing(value):
+            continue
+        if isinstance(value, (str, bytes)):
+            try:
+                float(value)
+            except ValueError:
+                return True
+        elif not isinstance(value, numbers.Number):
+            return True
+    return False
+
+
+def resolve_mask(spec, X, names, n_features):
+    """Boolean mask of the categorical columns from ``categorical_features``.
+
+    Parameters
+    ----------
+    spec : None, "auto", array-like of int or str, or boolean mask
+    X : the training data (DataFrame or array-like)
+    names : ndarray of str or None
+        Column names of X.
+    n_features : int
+    """
+    mask = np.zeros(n_features, dtype=bool)
+    if spec is None:
+        return mask
+    if isinstance(spec, str):
+        if spec != "auto":
+            raise ValueError(f"categorical_features must be None, 'auto', indices, names "
+                             f"or a boolean mask; got {spec!r}")
+        for j in range(n_features):
+            mask[j] = _looks_categorical(X, j)
+        return mask
+    items = list(np.asarray(spec, dtype=object).ravel())
+    if items and all(isinstance(v, (bool, np.bool_)) for v in items):
+        if len(items) != n_features:
+            raise ValueError(f"categorical_features as a mask needs {n_features} entries; "
+                             f"got {len(items)}")
+        return np.asarray(items, dtype=bool)
+    for item in items:
+        if isinstance(item, str):
+            if names is None or item not in list(names):
+                raise ValueError(f"categorical_features names {item!r}, which is not a "
+                                 "column of X")
+            mask[list(names).index(item)] = True
+        elif isinstance(item, numbers.Integral):
+            if not -n_features <= item < n_features:
+                raise ValueError(f"categorical_features index {item} is out of range for "
+                                 f"{n_features} features")
+            mask[item] = True
+        else:
+            raise ValueError(f"categorical_features entries must be column indices or "
+                             f"names; got {item!r}")
+    return mask
+
+
+def fit_categories(values, label):
+    """Sorted distinct non-missing values of a column (its categories)."""
+    present = [v for v in values if not _is_missing(v)]
+    kinds = {isinstance(v, str) for v in present}
+    if len(kinds) > 1:
+        present = [str(v) for v in present]
+    numeric = [v for v in present if isinstance(v, numbers.Real) and not isinstance(v, bool)]
+    for v in numeric:
+        if float(v) != round(float(v)):
+            raise ValueError(f"categorical {label} has the non-integer value {v!r}: a "
+                             "numeric category must be a whole number (or pass the column "
+                             "as numeric)")
+    categories = sorted(set(present), key=lambda v: (str(type(v)), v))
+    if len(categories) > MAX_CATEGORIES:
+        raise ValueError(f"categorical {label} has {len(categories)} categories; at most "
+                         f"{MAX_CATEGORIES} are supported")
+    return np.asarray(categories, dtype=object)
+
+
+def encode(values, categories, handle_unknown, label):
+    """Codes (float32, NaN for missing) of a column under known categories."""
+    lookup = {category: code for code, category in enumerate(categories)}
+    out = np.empty(len(values), dtype=np.float32)
+    for i, value in enumerate(values):
+        if _is_missing(value):
+            out[i] = np.nan
+            continue
+        code = lookup.get(value)
+        if code is None and isinstance(value, numbers.Real) and not isinstance(value, bool) \
+                and float(value) == round(float(value)):
+            code = lookup.get(int(value))
+        if code is None and not isinstance(value, str):
+            code = lookup.get(str(value))  # categories of mixed kinds were kept as str
+        if code is None:
+            if handle_unknown == "missing":
+                out[i] = np.nan
+                continue
+            raise ValueError(f"categorical {label} has the category {value!r}, unseen at "
+                             "fit (handle_unknown='missing' treats such values as missing)")
+        out[i] = code
+    return out
