@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-MAX_CATEGORIES = 256
+MAX_CATEGORIES = 1024
 
 
 def _is_missing(value):

@@ -597,7 +597,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
     categorical_features : None, "auto", indices, names or boolean mask, default=None
         Columns split by sets of categories instead of thresholds. "auto":
         pandas category / object / string columns (object columns of text in
-        an array). Categories (at most 256 per column) are the distinct values
+        an array). Categories (at most 1024 per column) are the distinct values
         seen at fit; missing values are NaN/None and follow ``handle_missing``.
         Subsets are searched exactly up to 12 categories at a node, above that
         by Breiman's ordering (two classes, regression) or one-vs-rest.

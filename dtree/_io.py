@@ -18,7 +18,7 @@ import zipfile
 
 import numpy as np
 
-from ._nodes import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._nodes import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
 from ._version import __version__
 
 FORMAT_NAME = "dtree-model"
@@ -38,7 +38,10 @@ ARRAYS = {
     "weighted_n_node_samples": (np.float64, 1),
     "node_depth": (np.int64, 1),
     "missing_go_to_left": (np.uint8, 1),
+    "categorical_set": (np.int64, 1),
 }
+# member with its own length: one row of category bits per categorical split
+SETS = ("category_sets", np.uint64, CAT_WORDS)
 
 
 class ModelFileError(ValueError):
@@ -114,8 +117,12 @@ def to_dict(estimator):
         "max_features": int(estimator.max_features_),
         "classes": (_encode_labels(estimator.classes_)
                     if hasattr(estimator, "classes_") else None),
+        "categorical_features": [bool(v) for v in estimator.categorical_features_],
+        "categories": [None if c is None else _encode_labels(np.asarray(c))
+                       for c in estimator.categories_],
         "tree": {name: getattr(tree, name).tolist() for name in ARRAYS},
     }
+    out["tree"]["category_sets"] = [[int(w) for w in row] for row in tree.category_sets]
     if getattr(estimator, "ccp_alpha_", None) is not None:
         out["ccp_alpha"] = float(estimator.ccp_alpha_)
     return out
@@ -156,6 +163,12 @@ def from_dict(data):
         except (TypeError, ValueError, OverflowError) as exc:
             raise ModelFileError(f"tree array {name!r} is not numeric: {exc}") from None
         arrays[name] = arr
+    try:
+        sets = np.asarray(tree.get("category_sets", []), dtype=np.uint64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ModelFileError(f"category_sets is not numeric: {exc}") from None
+    arrays["category_sets"] = sets.reshape(-1, CAT_WORDS) if sets.size else \
+        np.zeros((0, CAT_WORDS), dtype=np.uint64)
     return _build(header, arrays)
 
 
@@ -184,7 +197,8 @@ def _build(header, arrays):
     if not is_classifier and header.get("classes") is not None:
         raise ModelFileError("a regressor has no classes")
     n_outputs = classes.shape[0] if is_classifier else 1
-    tree = _check_tree(arrays, n_features, n_outputs, is_classifier)
+    categorical, categories = _check_categories(header, n_features)
+    tree = _check_tree(arrays, n_features, n_outputs, is_classifier, categories)
 
     params = header.get("params")
     if not isinstance(params, dict):
@@ -216,6 +230,8 @@ def _build(header, arrays):
         raise ModelFileError("max_features must be an integer in [1, n_features_in]")
     estimator.n_features_in_ = n_features
     estimator.max_features_ = max_features
+    estimator.categorical_features_ = categorical
+    estimator.categories_ = categories
     if is_classifier:
         estimator.classes_ = classes
         estimator.n_classes_ = int(classes.shape[0])
@@ -228,7 +244,29 @@ def _build(header, arrays):
     return estimator
 
 
-def _check_tree(arrays, n_features, n_outputs, is_classifier):
+def _check_categories(header, n_features):
+    mask = header.get("categorical_features", [False] * n_features)
+    cats = header.get("categories", [None] * n_features)
+    if not isinstance(mask, list) or len(mask) != n_features or \
+            not all(isinstance(v, bool) for v in mask):
+        raise ModelFileError("categorical_features must list one bool per feature")
+    if not isinstance(cats, list) or len(cats) != n_features:
+        raise ModelFileError("categories must list one entry per feature")
+    categories = []
+    for is_cat, spec in zip(mask, cats):
+        if not is_cat:
+            if spec is not None:
+                raise ModelFileError("a numeric feature has categories")
+            categories.append(None)
+            continue
+        values = _decode_labels(spec)
+        if values.shape[0] > CAT_WORDS * 64:
+            raise ModelFileError("too many categories")
+        categories.append(values.astype(object))
+    return np.asarray(mask, dtype=bool), categories
+
+
+def _check_tree(arrays, n_features, n_outputs, is_classifier, categories):
     n = arrays["children_left"].shape[0]
     if n < 1:
         raise ModelFileError("a tree needs at least one node")
@@ -255,9 +293,28 @@ def _check_tree(arrays, n_features, n_outputs, is_classifier):
     feature = arrays["feature"]
     if ((feature[inner] < 0) | (feature[inner] >= n_features)).any():
         raise ModelFileError(f"split feature out of range [0, {n_features})")
+    sets = arrays["category_sets"]
+    if sets.ndim != 2 or sets.shape[1] != CAT_WORDS:
+        raise ModelFileError(f"category_sets must have {CAT_WORDS} words per row")
+    cat_row = arrays["categorical_set"]
+    is_cat = cat_row >= 0
+    if (cat_row[is_leaf] != -1).any() or (cat_row < -1).any() or \
+            (cat_row >= sets.shape[0]).any():
+        raise ModelFileError("categorical_set rows out of range or on leaves")
+    for node in np.flatnonzero(is_cat):
+        known = categories[feature[node]]
+        if known is None:
+            raise ModelFileError("a category-set split on a numeric feature")
+        bits = sets[cat_row[node]]
+        limit = len(known)
+        for word in range(CAT_WORDS):
+            low = word * 64
+            if bits[word] and low + int(bits[word]).bit_length() > limit:
+                raise ModelFileError("a category set names codes beyond the categories")
     threshold = arrays["threshold"]
+    numeric = inner[~is_cat[inner]]
     # +inf is the split "all numbers | all missing"
-    if np.isnan(threshold[inner]).any() or (threshold[inner] == -np.inf).any():
+    if np.isnan(threshold[numeric]).any() or (threshold[numeric] == -np.inf).any():
         raise ModelFileError("split thresholds must be numbers or +inf")
     value = arrays["value"]
     if value.shape[1:] != (1, n_outputs):
@@ -281,7 +338,8 @@ def _check_tree(arrays, n_features, n_outputs, is_classifier):
                 weighted_n_node_samples=arrays["weighted_n_node_samples"],
                 node_depth=depth.astype(np.intp), n_features=n_features,
                 n_classes=n_outputs if is_classifier else 0,
-                missing_go_to_left=arrays["missing_go_to_left"])
+                missing_go_to_left=arrays["missing_go_to_left"],
+                categorical_set=cat_row.astype(np.intp), category_sets=sets)
 
 
 # ------------------------------------------------------------------ files
@@ -299,6 +357,7 @@ def save(estimator, path):
     members = {"header": header}
     for name, (dtype, _) in ARRAYS.items():
         members[name] = np.ascontiguousarray(getattr(estimator.tree_, name), dtype=dtype)
+    members[SETS[0]] = np.ascontiguousarray(estimator.tree_.category_sets, dtype=SETS[1])
     if hasattr(path, "write"):
         np.savez(path, **members)
         return
@@ -341,7 +400,7 @@ def load(path):
             if not name.endswith(".npy") or name[:-4] in members:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             key = name[:-4]
-            if key != "header" and key not in ARRAYS:
+            if key != "header" and key not in ARRAYS and key != SETS[0]:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             members[key] = _read_member(archive, info)
     if "header" not in members:
@@ -365,6 +424,10 @@ def load(path):
             raise ModelFileError(f"tree array {name!r} has dtype {arr.dtype}, expected "
                                  f"{np.dtype(dtype)}")
         arrays[name] = arr
+    sets = members.get(SETS[0], np.zeros((0, CAT_WORDS), dtype=np.uint64))
+    if sets.dtype != np.uint64 or sets.ndim != 2:
+        raise ModelFileError("category_sets must be a 2-D uint64 array")
+    arrays["category_sets"] = sets
     return _build(header, arrays)
 
 

@@ -11,7 +11,7 @@ from ._tree import apply_packed, decision_path_packed, pack_nodes
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
-CAT_WORDS = 4  # 64-bit words of a category set: codes 0..255
+CAT_WORDS = 16  # 64-bit words of a category set: codes 0..1023
 
 
 class Tree:
@@ -31,7 +31,7 @@ class Tree:
         For a split on a categorical feature, the row of ``category_sets``
         holding the codes that go left; -1 for numeric splits and leaves
         (whose ``threshold`` is then NaN).
-    category_sets : ndarray of shape (n_sets, 4), uint64
+    category_sets : ndarray of shape (n_sets, 16), uint64
         Bitsets of category codes (bit c of word c // 64).
     missing_go_to_left : ndarray of shape (node_count,), uint8
         1 where a missing value (NaN) goes left: learnt where the node saw

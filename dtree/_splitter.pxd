@@ -4,8 +4,8 @@
 ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
 
 cdef enum:
-    MAX_CATEGORIES = 256    # categories of one feature: four 64-bit words of a bitset
-    CAT_WORDS = 4
+    MAX_CATEGORIES = 1024   # categories of one feature: sixteen 64-bit words of a bitset
+    CAT_WORDS = 16
     MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
 
 
@@ -15,7 +15,7 @@ cdef struct SplitRecord:
     double threshold        # x <= threshold goes left
     bint missing_left       # NaN goes left (learnt, or the larger child when none was seen)
     bint categorical        # a category-set split: the codes in cat_left go left
-    unsigned long long cat_left[4]   # bitset of category codes going left (CAT_WORDS)
+    unsigned long long cat_left[16]  # bitset of category codes going left (CAT_WORDS)
     double proxy            # the criterion's proxy score of this split (larger is better)
     double num              # proxy = num / den; the scan compares cross-multiplied, so
     double den              # candidates with identical statistics tie exactly

@@ -42,6 +42,20 @@ def _class_names(estimator, class_names):
     return names
 
 
+def _category_names(estimator, tree, node):
+    categories = estimator.categories_[tree.feature[node]]
+    return "{" + ", ".join(str(categories[c]) for c in tree.left_categories(node)) + "}"
+
+
+def _condition(estimator, tree, node, name, decimals, left, gt=">"):
+    """Text of the test a sample passes to go left (or right) at ``node``."""
+    if tree.categorical_set[node] >= 0:
+        listed = _category_names(estimator, tree, node)
+        return f"{name} in {listed}" if left else f"{name} not in {listed}"
+    t = tree.threshold[node]
+    return f"{name} <= {t:.{decimals}f}" if left else f"{name} {gt} {t:.{decimals}f}"
+
+
 def _leaf_text(tree, node, classes, decimals, show_weights):
     if classes is None:
         return f"value: [{tree.value[node, 0, 0]:.{decimals}f}]"
@@ -101,10 +115,10 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
             lines.append(indent + f"truncated branch of depth {subtree_depth(node) + 1}")
             return
         name = names[tree.feature[node]]
-        t = tree.threshold[node]
-        lines.append(indent + f"{name} <= {t:.{decimals}f}")
+        lines.append(indent + _condition(estimator, tree, node, name, decimals, True))
         walk(tree.children_left[node], depth + 1)
-        lines.append(indent + f"{name} >  {t:.{decimals}f}")
+        lines.append(indent + _condition(estimator, tree, node, name, decimals, False,
+                                         gt="> "))
         walk(tree.children_right[node], depth + 1)
 
     walk(0, 0)
@@ -132,7 +146,11 @@ def export_compact(estimator):
             values = tree.value[node, 0, :]
             lines.append(pad + "Leaf(" + ", ".join(f"{v:.3f}" for v in values) + ")")
             continue
-        lines.append(pad + f"Branch(X{tree.feature[node]} <= {tree.threshold[node]:.4g})")
+        if tree.categorical_set[node] >= 0:
+            codes = ", ".join(str(c) for c in tree.left_categories(node))
+            lines.append(pad + f"Branch(X{tree.feature[node]} in {{{codes}}})")
+        else:
+            lines.append(pad + f"Branch(X{tree.feature[node]} <= {tree.threshold[node]:.4g})")
         stack.append((tree.children_right[node], depth + 1))
         stack.append((tree.children_left[node], depth + 1))
     return "\n".join(lines)
@@ -166,9 +184,10 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2)
             rules.append(f"if {premise} then {outcome} [samples {n}]")
             continue
         name = names[tree.feature[node]]
-        t = tree.threshold[node]
-        stack.append((tree.children_right[node], conditions + [f"{name} > {t:.{decimals}f}"]))
-        stack.append((tree.children_left[node], conditions + [f"{name} <= {t:.{decimals}f}"]))
+        right = _condition(estimator, tree, node, name, decimals, False)
+        left = _condition(estimator, tree, node, name, decimals, True)
+        stack.append((tree.children_right[node], conditions + [right]))
+        stack.append((tree.children_left[node], conditions + [left]))
     return "\n".join(rules) + "\n"
 
 
@@ -228,7 +247,8 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, filled=T
         parts = []
         leaf = tree.children_left[node] == TREE_LEAF
         if not leaf:
-            parts.append(f"{names[tree.feature[node]]} <= {tree.threshold[node]:.{decimals}f}")
+            parts.append(_condition(estimator, tree, node, names[tree.feature[node]],
+                                    decimals, True))
         parts.append(f"{criterion} = {tree.impurity[node]:.{decimals}f}")
         parts.append(f"samples = {int(tree.n_node_samples[node])}")
         if classes is None:
@@ -299,7 +319,8 @@ def plot_tree(estimator, *, feature_names=None, class_names=None, max_depth=None
     ax.set_ylim(-height + 0.4, 0.6)
     for node, (x, depth) in positions.items():
         leaf = tree.children_left[node] == TREE_LEAF
-        lines = [] if leaf else [f"{names[tree.feature[node]]} <= {tree.threshold[node]:.{decimals}f}"]
+        lines = [] if leaf else [_condition(estimator, tree, node, names[tree.feature[node]],
+                                            decimals, True)]
         lines.append(f"samples = {int(tree.n_node_samples[node])}")
         if classes is None:
             lines.append(f"value = {tree.value[node, 0, 0]:.{decimals}f}")

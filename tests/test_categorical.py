@@ -1,0 +1,147 @@
+"""Native categorical features through the estimators."""
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier as SkClassifier
+
+import dtree
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree.datasets import load
+from dtree.export import export_rules, export_text
+
+
+def test_auto_detects_text_and_category_columns():
+    frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"] * 5,
+                          "size": pd.Categorical(["s", "m", "l", "m"] * 5),
+                          "weight": np.arange(20.0)})
+    y = (frame["colour"] == "red").astype(int)
+    clf = DecisionTreeClassifier(categorical_features="auto").fit(frame, y)
+    assert clf.categorical_features_.tolist() == [True, True, False]
+    assert clf.categories_[0].tolist() == ["blue", "green", "red"]
+    assert clf.categories_[2] is None
+    assert clf.tree_.feature[0] == 0 and clf.tree_.left_categories(0) in ([2], [0, 1])
+    assert clf.score(frame, y) == 1.0
+    for spec in ([0, 1], ["colour", "size"], [True, True, False]):
+        other = DecisionTreeClassifier(categorical_features=spec).fit(frame, y)
+        assert other.categorical_features_.tolist() == [True, True, False]
+
+
+def test_numpy_object_arrays_and_integer_categories():
+    X = np.array([["a", 1.0], ["b", 2.0], ["c", 3.0], ["a", 4.0]] * 5, dtype=object)
+    y = np.array([1, 0, 0, 1] * 5)
+    clf = DecisionTreeClassifier(categorical_features="auto").fit(X, y)
+    assert clf.categorical_features_.tolist() == [True, False]
+    assert clf.predict(X).tolist() == y.tolist()
+    codes = np.array([[3], [7], [9], [3]] * 5)
+    clf = DecisionTreeClassifier(categorical_features=[0]).fit(codes, y)
+    assert clf.categories_[0].tolist() == [3, 7, 9]
+    assert clf.predict([[3.0], [7]]).tolist() == [1, 0]
+
+
+def test_a_subset_split_beats_any_threshold():
+    # class 1 for categories 0, 3, 5: no single threshold on the codes separates it
+    rng = np.random.RandomState(0)
+    codes = rng.randint(0, 6, 300)
+    y = np.isin(codes, [0, 3, 5]).astype(int)
+    clf = DecisionTreeClassifier(categorical_features=[0], max_depth=1).fit(codes[:, None], y)
+    assert clf.score(codes[:, None], y) == 1.0
+    assert sorted(clf.tree_.left_categories(0)) in ([0, 3, 5], [1, 2, 4])
+    ordinal = DecisionTreeClassifier(max_depth=1).fit(codes[:, None], y)
+    assert ordinal.score(codes[:, None], y) < 1.0
+
+
+def test_unknown_categories_follow_handle_unknown():
+    X = pd.DataFrame({"c": ["x", "y", "z", "x", "y", "z"]})
+    y = [0, 1, 1, 0, 1, 1]
+    strict = DecisionTreeClassifier(categorical_features="auto").fit(X, y)
+    with pytest.raises(ValueError, match="category 'w', unseen at fit"):
+        strict.predict(pd.DataFrame({"c": ["w"]}))
+    lenient = DecisionTreeClassifier(categorical_features="auto",
+                                     handle_unknown="missing").fit(X, y)
+    # like a missing value, 'w' follows the larger child: {y, z}
+    assert lenient.predict(pd.DataFrame({"c": ["w", None]})).tolist() == [1, 1]
+
+
+def test_bad_categorical_input_is_named():
+    X = pd.DataFrame({"c": [0.5, 1.0, 1.5, 2.0], "d": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(ValueError, match="non-integer value 0.5"):
+        DecisionTreeClassifier(categorical_features=["c"]).fit(X, [0, 1, 0, 1])
+    many = pd.DataFrame({"c": [f"v{i}" for i in range(1100)]})
+    with pytest.raises(ValueError, match="1100 categories; at most 1024"):
+        DecisionTreeClassifier(categorical_features="auto").fit(many, np.arange(1100) % 2)
+    with pytest.raises(ValueError, match="not a column of X"):
+        DecisionTreeClassifier(categorical_features=["nope"]).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="out of range"):
+        DecisionTreeClassifier(categorical_features=[5]).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="categorical_features"):
+        DecisionTreeClassifier(categorical_features="all").fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="handle_unknown"):
+        DecisionTreeClassifier(categorical_features="auto",
+                               handle_unknown="ignore").fit(X, [0, 1, 0, 1])
+    text = pd.DataFrame({"c": ["a", None, "b", "a"], "d": [1.0, 2.0, 3.0, 4.0]})
+    strict = DecisionTreeClassifier(categorical_features="auto", handle_missing="error")
+    with pytest.raises(ValueError, match="NaN"):
+        strict.fit(text.assign(d=[1.0, np.nan, 3.0, 4.0]), [0, 1, 0, 1])
+    # an all-missing categorical column is allowed and simply never splits
+    empty = pd.DataFrame({"c": [None] * 4, "d": [1.0, 2.0, 3.0, 4.0]}).astype({"c": object})
+    clf = DecisionTreeClassifier(categorical_features=["c"]).fit(empty, [0, 0, 1, 1])
+    assert clf.tree_.feature[0] == 1
+
+
+def test_mushroom_is_learnt_exactly_with_odor_at_the_root():
+    frame = load("mushroom", dtype=str, keep_default_na=False)
+    y = frame.pop("class")
+    clf = DecisionTreeClassifier(criterion="entropy", categorical_features="auto").fit(frame, y)
+    assert frame.columns[clf.tree_.feature[0]] == "odor"
+    assert clf.score(frame, y) == 1.0
+    assert clf.get_n_leaves() < 15
+
+
+def test_adult_native_categories_match_one_hot_with_fewer_nodes():
+    frame = load("adult")
+    y = frame.pop("income")
+    train, test = slice(0, 32561), slice(32561, None)
+    ours = DecisionTreeClassifier(categorical_features="auto", min_samples_leaf=20)
+    ours.fit(frame[train], y[train])
+    dummies = pd.get_dummies(frame, dtype=float)
+    theirs = SkClassifier(min_samples_leaf=20, random_state=0).fit(dummies[train], y[train])
+    assert ours.score(frame[test], y[test]) >= theirs.score(dummies[test], y[test])
+    assert ours.tree_.node_count < theirs.tree_.node_count
+
+
+def test_titanic_and_california_fit_straight_from_the_csv():
+    titanic = load("titanic")
+    y = titanic.pop("Survived")
+    clf = DecisionTreeClassifier(categorical_features="auto", max_depth=4).fit(titanic, y)
+    assert clf.categorical_features_[list(titanic.columns).index("Sex")]
+    assert clf.predict(titanic).shape == (891,)
+    housing = load("california_housing")
+    target = housing.pop("median_house_value")
+    reg = DecisionTreeRegressor(categorical_features="auto", max_depth=8).fit(housing, target)
+    assert reg.score(housing, target) > 0.7
+
+
+def test_categorical_trees_round_trip_and_export():
+    frame = load("car_evaluation")
+    y = frame.pop("class")
+    clf = DecisionTreeClassifier(categorical_features="auto", min_samples_leaf=3).fit(frame, y)
+    buffer = io.BytesIO()
+    clf.save(buffer)
+    buffer.seek(0)
+    back = dtree.load(buffer)
+    np.testing.assert_array_equal(back.predict_proba(frame), clf.predict_proba(frame))
+    assert [list(c) for c in back.categories_ if c is not None] == \
+        [list(c) for c in clf.categories_ if c is not None]
+    np.testing.assert_array_equal(dtree.from_dict(clf.to_dict()).predict(frame),
+                                  clf.predict(frame))
+    text = export_text(clf)
+    assert "safety in {" in text or "persons in {" in text
+    assert " in {" in export_rules(clf)
+    pruned = clf.prune(0.01)
+    assert pruned.get_n_leaves() < clf.get_n_leaves()
+    np.testing.assert_array_equal(
+        DecisionTreeClassifier(categorical_features="auto", min_samples_leaf=3,
+                               ccp_alpha=0.01).fit(frame, y).predict(frame),
+        pruned.predict(frame))
