@@ -7,7 +7,8 @@ above it, which sends every float32 input the same way as dtree does (a
 float32 ``x`` satisfies ``x <= t`` exactly when it satisfies
 ``x <= float32_floor(t)``). Missing values (NaN) take the false branch of every
 comparison, so a node that sends them left is written as ``x > t`` with its
-children swapped.
+children swapped. A category-set split becomes a chain of ``x == code`` tests;
+feed categorical columns as codes (``dtree.export.onnx_input`` builds the input).
 """
 import numpy as np
 
@@ -62,26 +63,59 @@ def to_onnx(estimator, *, name="dtree", opset=17):
     is_leaf = tree.children_left == TREE_LEAF
     ids = np.arange(n)
     leaves = ids[is_leaf]
-    # NaN compares false in every mode and takes the false branch. A node that
-    # sends NaN left becomes "x > t" with the children swapped, so no runtime
-    # has to honour nodes_missing_value_tracks_true.
-    nan_left = (~is_leaf) & (tree.missing_go_to_left == 1)
-    modes = np.where(is_leaf, "LEAF", np.where(nan_left, "BRANCH_GT", "BRANCH_LEQ"))
-    true_ids = np.where(is_leaf, 0, np.where(nan_left, tree.children_right, tree.children_left))
-    false_ids = np.where(is_leaf, 0, np.where(nan_left, tree.children_left, tree.children_right))
+    node_ids, features, modes, values, true_ids, false_ids = [], [], [], [], [], []
+
+    def add(node_id, feature, mode, value, true_id, false_id):
+        node_ids.append(int(node_id))
+        features.append(int(feature))
+        modes.append(mode)
+        values.append(float(value))
+        true_ids.append(int(true_id))
+        false_ids.append(int(false_id))
+
+    thresholds = _float32_floor(np.where(is_leaf, 0.0, np.nan_to_num(tree.threshold)))
+    extra = n  # ids for the chain nodes of category-set splits
+    for node in range(n):
+        left, right = tree.children_left[node], tree.children_right[node]
+        f = tree.feature[node]
+        if is_leaf[node]:
+            add(node, 0, "LEAF", 0.0, 0, 0)
+        elif tree.categorical_set[node] < 0:
+            # NaN compares false in every mode and takes the false branch. A
+            # node that sends NaN left becomes "x > t" with its children
+            # swapped, so no runtime has to honour missing-value tracking.
+            if tree.missing_go_to_left[node]:
+                add(node, f, "BRANCH_GT", thresholds[node], right, left)
+            else:
+                add(node, f, "BRANCH_LEQ", thresholds[node], left, right)
+        else:
+            # A category set becomes a chain of "x == code" tests. NaN (and any
+            # code outside the chain) falls through to the last false branch,
+            # so the chain lists the codes of the side NaN does not take.
+            in_left = set(tree.left_categories(node))
+            k = len(estimator.categories_[f])
+            if tree.missing_go_to_left[node]:
+                codes, hit, fall = [c for c in range(k) if c not in in_left], right, left
+            else:
+                codes, hit, fall = sorted(in_left), left, right
+            if not codes:  # every code falls through: one always-false test
+                codes = [-1]
+            chain = [node] + list(range(extra, extra + len(codes) - 1))
+            extra += len(codes) - 1
+            for i, code in enumerate(codes):
+                nxt = chain[i + 1] if i + 1 < len(chain) else fall
+                add(chain[i], f, "BRANCH_EQ", code, hit, nxt)
     common = dict(
-        nodes_treeids=[0] * n,
-        nodes_nodeids=ids.tolist(),
-        nodes_featureids=np.where(is_leaf, 0, tree.feature).astype(int).tolist(),
-        nodes_modes=modes.tolist(),
-        nodes_values=np.where(is_leaf, np.float32(0.0),
-                              _float32_floor(tree.threshold)).astype(float).tolist(),
-        nodes_truenodeids=true_ids.astype(int).tolist(),
-        nodes_falsenodeids=false_ids.astype(int).tolist(),
-        nodes_missing_value_tracks_true=[0] * n,
+        nodes_treeids=[0] * len(node_ids),
+        nodes_nodeids=node_ids,
+        nodes_featureids=features,
+        nodes_modes=modes,
+        nodes_values=values,
+        nodes_truenodeids=true_ids,
+        nodes_falsenodeids=false_ids,
+        nodes_missing_value_tracks_true=[0] * len(node_ids),
         post_transform="NONE",
     )
-
     X = helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, estimator.n_features_in_])
     if hasattr(estimator, "classes_"):
         k = len(estimator.classes_)

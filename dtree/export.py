@@ -10,7 +10,7 @@ from ._nodes import TREE_LEAF
 
 __all__ = ["export_text", "export_compact", "export_rules", "export_graphviz",
            "plot_tree", "plot_decision_boundary", "roc_curve", "roc_auc", "plot_roc",
-           "to_onnx"]
+           "to_onnx", "onnx_input"]
 
 
 def _fitted_tree(estimator):
@@ -474,6 +474,19 @@ def plot_roc(estimator, X, y, *, pos_label=None, ax=None):
     ax.set_ylabel("true positive rate")
     ax.legend(loc="lower right")
     return ax
+
+
+def onnx_input(estimator, X):
+    """The float32 matrix an exported graph takes for X.
+
+    Numbers pass through; categorical columns become their category codes
+    (the index in ``estimator.categories_``), missing values NaN.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features), float32
+    """
+    return estimator._validate_X_predict(X)
 
 
 def to_onnx(estimator, **kwargs):

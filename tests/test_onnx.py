@@ -71,3 +71,25 @@ def test_missing_values_route_the_same_in_onnx():
     label, proba = _run(to_onnx(clf), X_new)
     np.testing.assert_array_equal(label, clf.predict(X_new))
     np.testing.assert_allclose(proba, clf.predict_proba(X_new), atol=1e-7)
+
+
+def test_categorical_trees_export_with_missing_and_unknown_categories():
+    import pandas as pd
+
+    from dtree.export import onnx_input
+
+    frame = load("car_evaluation")
+    y = frame.pop("class")
+    clf = DecisionTreeClassifier(categorical_features="auto", handle_unknown="missing",
+                                 min_samples_leaf=2).fit(frame, y)
+    assert (clf.tree_.categorical_set >= 0).any()
+    rng = np.random.RandomState(0)
+    new = frame.sample(300, random_state=0).reset_index(drop=True).astype(object)
+    new.loc[rng.rand(300) < 0.2, "safety"] = None
+    new.loc[rng.rand(300) < 0.1, "buying"] = "unheard-of"
+    X = onnx_input(clf, new)
+    assert np.isnan(X).any()
+    label, proba = _run(to_onnx(clf), X)
+    np.testing.assert_array_equal(label, clf.predict(new))
+    np.testing.assert_allclose(proba, clf.predict_proba(new), atol=1e-7)
+    assert isinstance(new, pd.DataFrame)
