@@ -6,9 +6,8 @@
     python -m dtree eval model.dtree data.csv --target COL
 
 CSV files are read with pandas when it is installed, else with the standard
-library (numeric feature columns only). ``--categorical auto`` one-hot encodes
-text columns (a stop-gap until native categorical splits); the model remembers
-the encoded columns and ``predict``/``eval`` encode new files the same way.
+library. ``--categorical auto`` splits text columns by sets of categories (the
+model keeps the categories; a category unseen at fit is treated as missing).
 Errors are reported on one line with exit status 2.
 """
 import argparse
@@ -69,47 +68,30 @@ def _is_numeric(values):
 
 
 def _features(header, columns, target, categorical, expected=None):
-    """Feature matrix and names; text columns one-hot encoded when asked."""
-    names = [c for c in header if c != target]
+    """Feature table (a DataFrame with pandas, else an object array) and its names.
+
+    ``expected`` (the model's columns) selects and orders the columns at
+    predict time.
+    """
+    names = list(expected) if expected is not None else [c for c in header if c != target]
     if not names:
         raise CLIError("the file has no feature columns")
-    blocks, out_names = [], []
-    for name in names:
-        values = columns[name]
-        if _is_numeric(values):
-            blocks.append(np.asarray(values, dtype=np.float64)[:, None])
-            out_names.append(name)
-        elif categorical == "auto":
-            text = np.asarray(values, dtype=object)
-            text = np.where([v is None or (isinstance(v, float) and np.isnan(v))
-                             for v in text], "", text).astype(str)
-            for level in sorted(set(text.tolist())):
-                blocks.append((text == level).astype(np.float64)[:, None])
-                out_names.append(f"{name}={level}")
-        else:
-            raise CLIError(f"column {name!r} is not numeric; pass --categorical auto to "
-                           "one-hot encode text columns")
-    X = np.hstack(blocks)
-    if expected is None:
-        return X, out_names
-    # align to the model's columns: unseen levels become all-zero indicators
-    index = {n: j for j, n in enumerate(out_names)}
-    missing = [n for n in expected if n not in index and "=" not in n]
+    missing = [n for n in names if n not in columns]
     if missing:
         raise CLIError(f"the data lacks the model's columns {missing}")
-    aligned = np.zeros((X.shape[0], len(expected)))
-    for j, name in enumerate(expected):
-        if name in index:
-            aligned[:, j] = X[:, index[name]]
-    return aligned, list(expected)
-
-
-def _frame(X, names):
+    if categorical != "auto":
+        for name in names:
+            if not _is_numeric(columns[name]):
+                raise CLIError(f"column {name!r} is not numeric; pass --categorical auto "
+                               "to split it by categories")
     try:
         import pandas as pd
     except ImportError:
-        return X
-    return pd.DataFrame(X, columns=names)
+        table = np.empty((len(columns[names[0]]), len(names)), dtype=object)
+        for j, name in enumerate(names):
+            table[:, j] = columns[name]
+        return table, names
+    return pd.DataFrame({name: columns[name] for name in names}), names
 
 
 # ------------------------------------------------------------- commands
@@ -125,7 +107,9 @@ def cmd_fit(args):
             "classification"
     X, names = _features(header, columns, args.target, args.categorical)
     params = dict(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
-                  min_samples_split=args.min_samples_split, random_state=args.random_state)
+                  min_samples_split=args.min_samples_split, random_state=args.random_state,
+                  categorical_features="auto" if args.categorical == "auto" else None,
+                  handle_unknown="missing")
     if args.ccp_alpha is not None:
         params["ccp_alpha"] = args.ccp_alpha if args.ccp_alpha == "cv" else float(args.ccp_alpha)
     if task == "classification":
@@ -133,7 +117,7 @@ def cmd_fit(args):
         y = np.asarray(y).astype(str) if not _is_numeric(y) else y
     else:
         est = DecisionTreeRegressor(criterion=args.criterion or "squared_error", **params)
-    est.fit(_frame(X, names), y)
+    est.fit(X, y)
     est.save(args.output)
     print(f"fitted a {task} tree ({est.get_n_leaves()} leaves, depth {est.get_depth()}) on "
           f"{X.shape[0]} rows x {X.shape[1]} features; saved to {args.output}")
@@ -160,7 +144,7 @@ def _model_inputs(model, data, target=None):
 def cmd_predict(args):
     model = _load(args.model)
     X, names, _ = _model_inputs(model, args.data)
-    pred = model.predict(_frame(X, names))
+    pred = model.predict(X)
     out = sys.stdout if args.output in (None, "-") else None
     try:
         fh = out or open(args.output, "w", newline="", encoding="utf-8")
@@ -188,7 +172,7 @@ def cmd_eval(args):
     if args.target not in columns:
         raise CLIError(f"target column {args.target!r} is not in {args.data}")
     y = columns[args.target]
-    frame = _frame(X, names)
+    frame = X
     if hasattr(model, "classes_"):
         y = np.asarray(y).astype(model.classes_.dtype) if model.classes_.dtype.kind == "U" \
             else y
@@ -223,7 +207,7 @@ def build_parser():
     fit.add_argument("--min-samples-split", type=int, default=2)
     fit.add_argument("--ccp-alpha", help="a float, or 'cv' to choose it by cross-validation")
     fit.add_argument("--categorical", choices=["none", "auto"], default="none",
-                     help="auto: one-hot encode text columns")
+                     help="auto: split text columns by sets of categories")
     fit.add_argument("--random-state", type=int, default=0)
     fit.add_argument("-o", "--output", required=True, help="model file to write")
     fit.set_defaults(func=cmd_fit)

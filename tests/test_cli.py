@@ -27,7 +27,8 @@ def test_fit_show_predict_eval_on_a_real_dataset(tmp_path):
               "--min-samples-leaf", "2", "-o", model)
     assert "fitted a classification tree" in out.stdout and model.exists()
     loaded = dtree.load(model)
-    assert "safety=low" in list(loaded.feature_names_in_)
+    assert loaded.categorical_features_.all()  # every car column is a category
+    assert list(loaded.categories_[-1]) == ["high", "low", "med"]
     for fmt, marker in [("text", "|--- "), ("dot", "digraph Tree"), ("rules", "if "),
                         ("compact", "Branch(")]:
         assert marker in run("show", model, "--format", fmt).stdout
@@ -43,10 +44,9 @@ def test_fit_show_predict_eval_on_a_real_dataset(tmp_path):
 
 
 def test_regression_and_cross_validated_pruning(tmp_path):
-    # car.test.frame without its name column and the column with missing values
-    # (missing-value support is a later issue)
+    # car.test.frame without its name column (an identifier, not a feature)
     header, rows = load("car_test_frame", as_frame=False)
-    keep = [j for j, name in enumerate(header) if name not in ("Model", "Reliability")]
+    keep = [j for j, name in enumerate(header) if name != "Model"]
     data = tmp_path / "cars.csv"
     with open(data, "w", newline="") as fh:
         writer = csv.writer(fh)
@@ -98,4 +98,4 @@ def test_csv_reader_works_without_pandas(monkeypatch, tmp_path):
     assert columns["b"][0] != columns["b"][0] and columns["b"][1] == 3.0  # empty -> NaN
     assert columns["label"].tolist() == ["x", "y"]
     X, names = cli._features(header, columns, "label", "none")
-    assert names == ["a", "b"] and X.shape == (2, 2)
+    assert names == ["a", "b"] and X.shape == (2, 2) and X.dtype == object
