@@ -97,27 +97,64 @@ def resolve_mask(spec, X, names, n_features):
     return mask
 
 
+def missing_mask(values):
+    """Which entries of an object array are missing (None or NaN), vectorised."""
+    values = np.asarray(values, dtype=object)
+    with np.errstate(invalid="ignore"):
+        mask = np.asarray(values == None, dtype=bool)  # noqa: E711 (elementwise)
+        mask |= np.asarray(values != values, dtype=bool)  # NaN
+    return mask
+
+
 def fit_categories(values, label):
     """Sorted distinct non-missing values of a column (its categories)."""
-    present = [v for v in values if not _is_missing(v)]
-    kinds = {isinstance(v, str) for v in present}
-    if len(kinds) > 1:
-        present = [str(v) for v in present]
-    numeric = [v for v in present if isinstance(v, numbers.Real) and not isinstance(v, bool)]
-    for v in numeric:
-        if float(v) != round(float(v)):
+    values = np.asarray(values, dtype=object)
+    present = values[~missing_mask(values)]
+    try:
+        if present.size and isinstance(present[0], str):
+            # text: unique in C on a unicode array (non-text values become text)
+            distinct = np.unique(present.astype(str)).tolist()
+        else:
+            distinct = list(np.unique(present))
+    except TypeError:  # values that do not compare: keep them as text
+        distinct = sorted({str(v) for v in present})
+    if len({isinstance(v, str) for v in distinct}) > 1:
+        distinct = sorted({str(v) for v in distinct})
+    for v in distinct:
+        if isinstance(v, numbers.Real) and not isinstance(v, bool) and \
+                float(v) != round(float(v)):
             raise ValueError(f"categorical {label} has the non-integer value {v!r}: a "
                              "numeric category must be a whole number (or pass the column "
                              "as numeric)")
-    categories = sorted(set(present), key=lambda v: (str(type(v)), v))
-    if len(categories) > MAX_CATEGORIES:
-        raise ValueError(f"categorical {label} has {len(categories)} categories; at most "
+    if len(distinct) > MAX_CATEGORIES:
+        raise ValueError(f"categorical {label} has {len(distinct)} categories; at most "
                          f"{MAX_CATEGORIES} are supported")
-    return np.asarray(categories, dtype=object)
+    return np.asarray(distinct, dtype=object)
+
+
+def _encode_strings(values, categories, handle_unknown, label):
+    """Vectorised ``encode`` for a column of str (or missing) under str categories."""
+    missing = missing_mask(values)
+    text = np.where(missing, "", values).astype(str)
+    order = np.asarray(categories, dtype=str)
+    codes = np.searchsorted(order, text)
+    known = (codes < len(order)) & (order[np.minimum(codes, len(order) - 1)] == text)
+    unknown = ~known & ~missing
+    if unknown.any() and handle_unknown != "missing":
+        value = values[int(np.flatnonzero(unknown)[0])]
+        raise ValueError(f"categorical {label} has the category {value!r}, unseen at "
+                         "fit (handle_unknown='missing' treats such values as missing)")
+    out = codes.astype(np.float32)
+    out[~known] = np.nan
+    return out
 
 
 def encode(values, categories, handle_unknown, label):
     """Codes (float32, NaN for missing) of a column under known categories."""
+    if len(categories) and all(isinstance(c, str) for c in categories):
+        # text categories: compare as text, in C
+        return _encode_strings(np.asarray(values, dtype=object), categories,
+                               handle_unknown, label)
     lookup = {category: code for code, category in enumerate(categories)}
     out = np.empty(len(values), dtype=np.float32)
     for i, value in enumerate(values):

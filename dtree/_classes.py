@@ -394,17 +394,12 @@ class BaseDecisionTree(ParamsMixin):
         n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
         out = np.empty((n_rows, mask.shape[0]), dtype=np.float64)
         for j in range(mask.shape[0]):
-            values = cat.column_values(X, j)
             label = val._column_label(j, names)
             if mask[j]:
-                out[:, j] = cat.encode(values, categories[j], self.handle_unknown, label)
+                out[:, j] = cat.encode(cat.column_values(X, j), categories[j],
+                                       self.handle_unknown, label)
             else:
-                try:
-                    out[:, j] = np.asarray([np.nan if cat._is_missing(v) else v
-                                            for v in values], dtype=np.float64)
-                except (TypeError, ValueError):
-                    raise ValueError(f"X {label} has non-numeric values; list it in "
-                                     "categorical_features (or use 'auto')") from None
+                out[:, j] = _numeric_column(X, j, label)
         return out
 
     def _refuse_nan(self, X, numeric, names):
@@ -937,6 +932,22 @@ def _check_label_kinds(y):
     if len(kinds) > 1:
         raise TypeError("y mixes string and number labels; labels must be mutually "
                         "comparable (all str or all numbers)")
+
+
+def _numeric_column(X, j, label):
+    """Column j as float64 (NaN for missing), fast for frames and numeric arrays."""
+    try:
+        if hasattr(X, "iloc"):
+            return X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
+        column = np.asarray(X)[:, j] if not isinstance(X, np.ndarray) else X[:, j]
+        try:
+            return np.asarray(column, dtype=np.float64)
+        except TypeError:  # None among the values
+            return np.asarray([np.nan if cat._is_missing(v) else v for v in column],
+                              dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"X {label} has non-numeric values; list it in "
+                         "categorical_features (or use 'auto')") from None
 
 
 def _n_columns(X):
