@@ -6,9 +6,10 @@ Public names: the estimators ``DecisionTreeClassifier`` and
 ``dtree.datasets``, exporters in ``dtree.export``.
 """
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._gains import information_gains
 from ._io import ModelFileError, from_dict, load
 from ._validation import NotFittedError
 from ._version import __version__
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ModelFileError",
-           "NotFittedError", "from_dict", "load", "__version__"]
+           "NotFittedError", "from_dict", "information_gains", "load", "__version__"]

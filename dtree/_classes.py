@@ -89,9 +89,21 @@ class BaseDecisionTree(ParamsMixin):
     _criteria = ()
 
     # ------------------------------------------------------------------ fit
+    def _algorithm(self):
+        algorithm = getattr(self, "algorithm", "cart")
+        if algorithm not in ("cart", "id3"):
+            raise ValueError(f"algorithm must be 'cart' or 'id3'; got {algorithm!r}")
+        return algorithm
+
+    def _criterion(self):
+        # the ID3 preset means information gain unless another criterion was chosen
+        if self._algorithm() == "id3" and self.criterion == "gini":
+            return "entropy"
+        return self.criterion
+
     def _resolve_params(self, n_samples, n_features, total_weight):
         """Check hyperparameters and turn them into the builder's numbers."""
-        if self.criterion not in self._criteria:
+        if self._criterion() not in self._criteria:
             raise ValueError(f"criterion must be one of {list(self._criteria)}; got "
                              f"{self.criterion!r}")
         if self.splitter != "best":
@@ -182,9 +194,13 @@ class BaseDecisionTree(ParamsMixin):
         seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
         n_categories = np.array([0 if c is None else max(1, len(c))
                                  for c in self.categories_], dtype=np.int32)
-        splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[self.criterion],
+        multiway = self._algorithm() == "id3"
+        if multiway and limits["max_leaf_nodes"] > 0:
+            raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
+                             "supported with it")
+        splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[self._criterion()],
                             limits["min_samples_leaf"], limits["min_weight_leaf"],
-                            n_draw, seed, n_categories)
+                            n_draw, seed, n_categories, multiway)
         arrays = build_tree(splitter, **limits)
         del splitter  # free the presorted columns before building the Tree object
         self.max_features_ = n_draw
@@ -367,7 +383,10 @@ class BaseDecisionTree(ParamsMixin):
             raise ValueError(f"handle_unknown must be 'error' or 'missing'; got "
                              f"{self.handle_unknown!r}")
         n_columns = _n_columns(X)
-        mask = cat.resolve_mask(self.categorical_features, X, names, n_columns) \
+        spec = self.categorical_features
+        if spec is None and self._algorithm() == "id3":
+            spec = "auto"  # the ID3 preset splits text columns by category
+        mask = cat.resolve_mask(spec, X, names, n_columns) \
             if n_columns is not None else np.zeros(0, dtype=bool)
         categories = [None] * len(mask)
         if mask.any():
@@ -598,6 +617,13 @@ class DecisionTreeClassifier(BaseDecisionTree):
         by Breiman's ordering (two classes, regression) or one-vs-rest.
     handle_unknown : {"error", "missing"}, default="error"
         A category unseen at fit: refuse it, or route it as a missing value.
+    algorithm : {"cart", "id3"}, default="cart"
+        "id3": Quinlan's ID3 preset. Categorical features (``"auto"`` unless
+        given) split into one child per category, information gain
+        (``criterion="entropy"`` unless another criterion is chosen); numeric
+        features keep binary thresholds; growth stops where the gain is below
+        ``min_impurity_decrease``. A multiway split is stored as a cascade of
+        single-category tests, the lowest code first and missing values last.
 
     Attributes
     ----------
@@ -635,7 +661,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features=None,
-                 handle_unknown="error"):
+                 handle_unknown="error", algorithm="cart"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -657,6 +683,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
         self.handle_unknown = handle_unknown
+        self.algorithm = algorithm
 
     def fit(self, X, y, sample_weight=None):
         """Build the tree from training data.

@@ -16,6 +16,9 @@ cdef struct SplitRecord:
     bint missing_left       # NaN goes left (learnt, or the larger child when none was seen)
     bint categorical        # a category-set split: the codes in cat_left go left
     unsigned long long cat_left[16]  # bitset of category codes going left (CAT_WORDS)
+    bint multiway           # head of a multiway split: one child per category group
+    unsigned long long cat_rest[16]  # multiway: codes still to peel off after cat_left
+    double multiway_impurity    # multiway: sum over groups of w_g * impurity_g
     double proxy            # the criterion's proxy score of this split (larger is better)
     double num              # proxy = num / den; the scan compares cross-multiplied, so
     double den              # candidates with identical statistics tie exactly
@@ -37,6 +40,7 @@ cdef class Splitter:
     cdef Py_ssize_t min_samples_leaf
     cdef double min_weight_leaf
     cdef Py_ssize_t max_features          # features drawn per node (non-constant ones count)
+    cdef bint multiway                    # categorical features split one child per category
     cdef unsigned long long rng_state     # xorshift64* state for the feature draw
     # --- presorted layout: row f of each (d, N) array is feature f, node segments contiguous ---
     cdef DTYPE_t* vals                    # feature values in sorted order within each node
@@ -71,6 +75,12 @@ cdef class Splitter:
                          SplitRecord* best, double* child_stats) noexcept nogil
     cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
                         const SplitRecord* split) noexcept nogil
+    cdef void forced_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                           double weight, double impurity, double weight_root,
+                           SplitRecord* split, double* child_stats) noexcept nogil
+    cdef void _consider_multiway(self, Py_ssize_t f, Py_ssize_t m, const double* stats,
+                                 double weight, double w_node_entropy, double wlogw,
+                                 SplitRecord* best) noexcept nogil
     # internals of node_split and partition
     cdef bint _scan(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil

@@ -187,7 +187,8 @@ cdef class Splitter:
 
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
-                  Py_ssize_t max_features, unsigned long long seed, n_categories=None):
+                  Py_ssize_t max_features, unsigned long long seed, n_categories=None,
+                  bint multiway=False):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         self.n_samples = n
@@ -198,6 +199,7 @@ cdef class Splitter:
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_leaf = min_weight_leaf
         self.max_features = max_features
+        self.multiway = multiway
         self.rng_state = seed if seed != 0 else 0x9E3779B97F4A7C15ULL
 
         vals = np.empty((d, n), dtype=np.float32)
@@ -338,6 +340,7 @@ cdef class Splitter:
         best.feature = -1
         best.missing_left = False
         best.categorical = False
+        best.multiway = False
         best.pos = end
         best.num = -INFINITY
         best.den = 1.0
@@ -362,6 +365,10 @@ cdef class Splitter:
             return False
         best.proxy = best.num / best.den
         self._finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
+        if best.multiway:
+            # the gain of the whole multiway split, not of its first cascade step
+            best.improvement = (weight / weight_root) * (
+                impurity - best.multiway_impurity / weight)
         return True
 
     cdef bint _scan(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
@@ -461,6 +468,7 @@ cdef class Splitter:
                 best.den = den
                 best.feature = f
                 best.categorical = False
+                best.multiway = False
                 best.missing_left = missing_left
                 best.threshold = (midpoint(v[p], v[p + 1]) if p + 1 < end_known
                                   else INFINITY)
@@ -511,6 +519,7 @@ cdef class Splitter:
                 best.den = den
                 best.feature = f
                 best.categorical = False
+                best.multiway = False
                 best.missing_left = missing_left
                 best.threshold = (midpoint(v[p], v[p + 1]) if p + 1 < end_known
                                   else INFINITY)
@@ -561,11 +570,14 @@ cdef class Splitter:
             m += 1
         if m < 2:
             return False
-        if not regression and self.criterion == CRIT_GAIN_RATIO:
+        if not regression and (self.criterion == CRIT_GAIN_RATIO or self.multiway):
             wlogw = clogc(weight, self.xlogx_table)
             w_node_entropy = wlogw
             for k in range(K):
                 w_node_entropy -= clogc(stats[k], self.xlogx_table)
+        if self.multiway and not regression:
+            self._consider_multiway(f, m, stats, weight, w_node_entropy, wlogw, best)
+            return True
         memset(in_left, 0, m)
         # left statistics live in count_left (classes) or count_left[0] (sum w*y)
         memset(self.count_left, 0, (2 if regression else K) * sizeof(double))
@@ -610,6 +622,65 @@ cdef class Splitter:
                                w_node_entropy, wlogw, best)
                 self._move_group(g, -1, in_left)
         return True
+
+    cdef void _consider_multiway(self, Py_ssize_t f, Py_ssize_t m, const double* stats,
+                                 double weight, double w_node_entropy, double wlogw,
+                                 SplitRecord* best) noexcept nogil:
+        """One child per category group (ID3/C4.5), scored like the binary splits.
+
+        entropy: sum over groups of (sum_k c ln c - w ln w); gain ratio: the
+        gain over the split information of the groups. The children are built
+        as a cascade (see forced_split): the smallest code first, missing last.
+        """
+        cdef Py_ssize_t K = self.n_stats, g, k
+        cdef const double* table = self.xlogx_table
+        cdef const double* gstats
+        cdef double acc, wg, num, den = 1.0, children = 0.0, split_info = wlogw
+        cdef double impurity_sum = 0.0
+        cdef int code
+        for g in range(m):
+            gstats = self.group_stats + g * K
+            wg = self.group_weight[g]
+            acc = 0.0
+            for k in range(K):
+                acc += clogc(gstats[k], table)
+            children += acc - clogc(wg, table)
+            split_info -= clogc(wg, table)
+            impurity_sum += wg * node_impurity(self.criterion, gstats, K, wg)
+        if self.criterion == CRIT_GAIN_RATIO:
+            if split_info <= 0.0:
+                return
+            num = w_node_entropy + children
+            den = split_info
+        else:
+            num = children
+        if not better(num, den, f, best):
+            return
+        best.num = num
+        best.den = den
+        best.feature = f
+        best.categorical = True
+        best.multiway = True
+        best.multiway_impurity = impurity_sum
+        best.threshold = NAN
+        best.missing_left = False
+        memset(best.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
+        memset(best.cat_rest, 0, CAT_WORDS * sizeof(unsigned long long))
+        for g in range(m):
+            code = self.group_code[g]
+            if code < 0:
+                continue  # the missing group is the cascade's last child
+            if g == 0:
+                best.cat_left[code >> 6] |= (<unsigned long long>1) << (code & 63)
+            else:
+                best.cat_rest[code >> 6] |= (<unsigned long long>1) << (code & 63)
+
+    cdef void forced_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                           double weight, double impurity, double weight_root,
+                           SplitRecord* split, double* child_stats) noexcept nogil:
+        """Apply a split decided elsewhere (a multiway cascade step) to the node."""
+        self._finish_split(start, end, stats, weight, impurity, weight_root, split,
+                           child_stats)
 
     cdef void _move_group(self, Py_ssize_t g, int direction,
                           unsigned char* in_left) noexcept nogil:
@@ -657,6 +728,7 @@ cdef class Splitter:
         best.den = den
         best.feature = f
         best.categorical = True
+        best.multiway = False
         best.threshold = NAN
         best.missing_left = False
         memset(best.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))

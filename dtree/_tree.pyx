@@ -11,7 +11,8 @@ import numpy as np
 
 from libc.float cimport DBL_EPSILON
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy
+from libc.math cimport NAN
+from libc.string cimport memcpy, memset
 
 from ._criterion cimport node_impurity
 from ._splitter cimport CAT_WORDS, DTYPE_t, SplitRecord, Splitter
@@ -37,6 +38,7 @@ cdef struct StackRecord:
     bint is_left
     double impurity
     double weight
+    Py_ssize_t forced_feature   # >= 0: a multiway cascade step on this feature, codes in the pool
 
 
 cdef struct FrontierRecord:
@@ -228,24 +230,52 @@ def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_sample
     return store.to_arrays()
 
 
+cdef inline int lowest_code(const unsigned long long* bits) noexcept nogil:
+    cdef int word, b
+    for word in range(CAT_WORDS):
+        if bits[word]:
+            b = 0
+            while not ((bits[word] >> b) & 1):
+                b += 1
+            return word * 64 + b
+    return -1
+
+
+cdef inline int count_codes(const unsigned long long* bits) noexcept nogil:
+    cdef int word, n = 0
+    cdef unsigned long long x
+    for word in range(CAT_WORDS):
+        x = bits[word]
+        while x:
+            x &= x - 1
+            n += 1
+    return n
+
+
 cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim) except -1:
     cdef Py_ssize_t S = splitter.n_stats
     cdef Py_ssize_t stack_cap = 64, sp = 0, node_id, n
     cdef StackRecord* stack = <StackRecord*> malloc(stack_cap * sizeof(StackRecord))
     cdef double* pool = <double*> malloc(stack_cap * S * sizeof(double))
+    # codes still to peel off, for records that are multiway cascade steps
+    cdef unsigned long long* rest_pool = <unsigned long long*> malloc(
+        stack_cap * CAT_WORDS * sizeof(unsigned long long))
     cdef double* node_stats = <double*> malloc(3 * S * sizeof(double))
     cdef double* left_stats = node_stats + S      # node_split writes left then right
     cdef double* right_stats = node_stats + 2 * S
+    cdef unsigned long long rest[CAT_WORDS]
     cdef StackRecord rec
     cdef SplitRecord split
     cdef double weight_root
-    cdef bint is_leaf, left_leaf, right_leaf
-    cdef Py_ssize_t k
+    cdef bint is_leaf, left_leaf, right_leaf, has_nan
+    cdef Py_ssize_t right_forced, code
+    cdef DTYPE_t v_last
     cdef int rc = 0
     cdef void* grown
-    if stack == NULL or pool == NULL or node_stats == NULL:
+    if stack == NULL or pool == NULL or node_stats == NULL or rest_pool == NULL:
         free(stack)
         free(pool)
+        free(rest_pool)
         free(node_stats)
         raise MemoryError()
 
@@ -258,11 +288,13 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
         stack[0].is_left = False
         stack[0].impurity = node_impurity(splitter.criterion, pool, S, weight_root)
         stack[0].weight = weight_root
+        stack[0].forced_feature = -1
         sp = 1
         while sp > 0:
             sp -= 1
             rec = stack[sp]
             memcpy(node_stats, pool + sp * S, S * sizeof(double))
+            memcpy(rest, rest_pool + sp * CAT_WORDS, CAT_WORDS * sizeof(unsigned long long))
             n = rec.end - rec.start
             is_leaf = is_leaf_by_size(lim, n, rec.weight, rec.depth, rec.impurity)
             node_id = store.add(rec.parent, rec.is_left, rec.depth, rec.impurity, n,
@@ -270,12 +302,35 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
             if node_id < 0:
                 rc = 1
                 break
-            if not is_leaf:
-                is_leaf = (not splitter.node_split(rec.start, rec.end, node_stats, rec.weight,
-                                                   rec.impurity, weight_root, &split, left_stats)
-                           or split.improvement + DBL_EPSILON < lim.min_impurity_decrease)
             if is_leaf:
                 continue
+            if rec.forced_feature >= 0:
+                # a step of a multiway split: peel off the lowest remaining code
+                split.feature = rec.forced_feature
+                split.categorical = True
+                split.multiway = False
+                split.missing_left = False
+                split.threshold = NAN
+                memset(split.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
+                code = lowest_code(rest)
+                split.cat_left[code >> 6] = (<unsigned long long>1) << (code & 63)
+                rest[code >> 6] &= ~((<unsigned long long>1) << (code & 63))
+                splitter.forced_split(rec.start, rec.end, node_stats, rec.weight,
+                                      rec.impurity, weight_root, &split, left_stats)
+            else:
+                if (not splitter.node_split(rec.start, rec.end, node_stats, rec.weight,
+                                            rec.impurity, weight_root, &split, left_stats)
+                        or split.improvement + DBL_EPSILON < lim.min_impurity_decrease):
+                    continue
+                if split.multiway:
+                    memcpy(rest, split.cat_rest, CAT_WORDS * sizeof(unsigned long long))
+            right_forced = -1
+            if split.multiway or rec.forced_feature >= 0:
+                # the right child is another cascade step while it holds two groups
+                v_last = splitter.vals[split.feature * splitter.n_samples + rec.end - 1]
+                has_nan = v_last != v_last
+                if count_codes(rest) + has_nan >= 2:
+                    right_forced = split.feature
 
             if not store.set_split(node_id, &split):
                 rc = 1
@@ -299,6 +354,11 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
                     rc = 1
                     break
                 pool = <double*> grown
+                grown = realloc(rest_pool, stack_cap * CAT_WORDS * sizeof(unsigned long long))
+                if grown == NULL:
+                    rc = 1
+                    break
+                rest_pool = <unsigned long long*> grown
             # Right first, so the left child is popped (and numbered) first.
             stack[sp].start = split.pos
             stack[sp].end = rec.end
@@ -307,7 +367,9 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
             stack[sp].is_left = False
             stack[sp].impurity = split.impurity_right
             stack[sp].weight = split.weight_right
+            stack[sp].forced_feature = right_forced
             memcpy(pool + sp * S, right_stats, S * sizeof(double))
+            memcpy(rest_pool + sp * CAT_WORDS, rest, CAT_WORDS * sizeof(unsigned long long))
             sp += 1
             stack[sp].start = rec.start
             stack[sp].end = split.pos
@@ -316,11 +378,13 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
             stack[sp].is_left = True
             stack[sp].impurity = split.impurity_left
             stack[sp].weight = split.weight_left
+            stack[sp].forced_feature = -1
             memcpy(pool + sp * S, left_stats, S * sizeof(double))
             sp += 1
 
     free(stack)
     free(pool)
+    free(rest_pool)
     free(node_stats)
     return rc
 
