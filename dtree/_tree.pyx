@@ -563,6 +563,26 @@ cdef inline int step(const PackedNode* node, DTYPE_t x,
     return node.child[1 - <int>((sets[node.cat * CAT_WORDS + (code >> 6)] >> (code & 63)) & 1)]
 
 
+cdef inline int step_numeric(const PackedNode* node, DTYPE_t x) noexcept nogil:
+    return node.child[(x > node.threshold) | ((x != x) & node.missing_right)]
+
+
+cdef void _apply_block_numeric(const PackedNode* nodes, const DTYPE_t[:, :] X,
+                               Py_ssize_t start, Py_ssize_t m, int* cur) noexcept nogil:
+    # the common case, without a test for category sets at every level
+    cdef Py_ssize_t r
+    cdef int node, nxt, moved = 1
+    for r in range(m):
+        cur[r] = 0
+    while moved:
+        moved = 0
+        for r in range(m):
+            node = cur[r]
+            nxt = step_numeric(&nodes[node], X[start + r, nodes[node].feature])
+            moved |= nxt != node
+            cur[r] = nxt
+
+
 cdef void _apply_block(const PackedNode* nodes, const unsigned long long* sets,
                        const DTYPE_t[:, :] X, Py_ssize_t start,
                        Py_ssize_t m, int* cur) noexcept nogil:
@@ -588,6 +608,7 @@ def apply_packed(packed, sets, const DTYPE_t[:, :] X):
     cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
     cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
     cdef const unsigned long long* set_ptr = &set_view[0, 0]
+    cdef bint numeric_only = np.asarray(sets).size == 0
     cdef Py_ssize_t n = X.shape[0], start, m, r
     cdef int cur[BLOCK]
     out = np.empty(n, dtype=np.intp)
@@ -596,7 +617,10 @@ def apply_packed(packed, sets, const DTYPE_t[:, :] X):
         start = 0
         while start < n:
             m = min(<Py_ssize_t>BLOCK, n - start)
-            _apply_block(nodes, set_ptr, X, start, m, cur)
+            if numeric_only:
+                _apply_block_numeric(nodes, X, start, m, cur)
+            else:
+                _apply_block(nodes, set_ptr, X, start, m, cur)
             for r in range(m):
                 leaves[start + r] = cur[r]
             start += m
