@@ -50,6 +50,19 @@ cdef inline bint better(double num, double den, Py_ssize_t f,
     return lhs > rhs or (lhs == rhs and f < best.feature)
 
 
+cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
+                            bint missing_left, const DTYPE_t* v, Py_ssize_t p,
+                            Py_ssize_t end_known) noexcept nogil:
+    # the cut after position p; past the last number it is "numbers | missing"
+    best.num = num
+    best.den = den
+    best.feature = f
+    best.categorical = False
+    best.multiway = False
+    best.missing_left = missing_left
+    best.threshold = midpoint(v[p], v[p + 1]) if p + 1 < end_known else INFINITY
+
+
 cdef inline bint routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil:
     """The side a value goes to: the one rule fit (partition) and predict share."""
     cdef int code
@@ -464,14 +477,7 @@ cdef class Splitter:
             num = clf_proxy(crit, left.w, left.acc, wr, right.acc,
                             w_node_entropy, wlogw, table, &den)
             if better(num, den, f, best):
-                best.num = num
-                best.den = den
-                best.feature = f
-                best.categorical = False
-                best.multiway = False
-                best.missing_left = missing_left
-                best.threshold = (midpoint(v[p], v[p + 1]) if p + 1 < end_known
-                                  else INFINITY)
+                record_cut(best, num, den, f, missing_left, v, p, end_known)
 
     cdef void _scan_regression(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t n_missing, bint missing_left,
@@ -515,14 +521,7 @@ cdef class Splitter:
                 continue
             num = mse_proxy(wl, sl, wr, total - sl, &den)
             if better(num, den, f, best):
-                best.num = num
-                best.den = den
-                best.feature = f
-                best.categorical = False
-                best.multiway = False
-                best.missing_left = missing_left
-                best.threshold = (midpoint(v[p], v[p + 1]) if p + 1 < end_known
-                                  else INFINITY)
+                record_cut(best, num, den, f, missing_left, v, p, end_known)
 
     cdef bint _scan_categorical(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,

@@ -569,7 +569,9 @@ cdef inline int step_numeric(const PackedNode* node, DTYPE_t x) noexcept nogil:
 
 cdef void _apply_block_numeric(const PackedNode* nodes, const DTYPE_t[:, :] X,
                                Py_ssize_t start, Py_ssize_t m, int* cur) noexcept nogil:
-    # the common case, without a test for category sets at every level
+    # The common case, without a test for category sets at every level. Kept
+    # apart from _apply_block on purpose: one loop with a loop-invariant flag
+    # measured 15-20% slower (the compiler did not unswitch it).
     cdef Py_ssize_t r
     cdef int node, nxt, moved = 1
     for r in range(m):
