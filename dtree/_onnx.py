@@ -18,7 +18,8 @@ ML_DOMAIN = "ai.onnx.ml"
 
 
 def _float32_floor(values):
-    t32 = values.astype(np.float32)
+    with np.errstate(over="ignore"):  # +inf stays +inf
+        t32 = values.astype(np.float32)
     above = t32.astype(np.float64) > values
     t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
     return t32
@@ -73,7 +74,9 @@ def to_onnx(estimator, *, name="dtree", opset=17):
         true_ids.append(int(true_id))
         false_ids.append(int(false_id))
 
-    thresholds = _float32_floor(np.where(is_leaf, 0.0, np.nan_to_num(tree.threshold)))
+    # leaves and category-set splits carry no threshold (NaN); +inf stays
+    thresholds = _float32_floor(np.where(is_leaf | np.isnan(tree.threshold), 0.0,
+                                         tree.threshold))
     extra = n  # ids for the chain nodes of category-set splits
     for node in range(n):
         left, right = tree.children_left[node], tree.children_right[node]

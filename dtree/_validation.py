@@ -151,7 +151,8 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
                     f"Input X contains NaN in {_column_label(j, feature_names)}, and "
                     "missing values are disabled (handle_missing='error'): impute or "
                     "drop them, or use handle_missing='split'.")
-    out = np.ascontiguousarray(arr, dtype=DTYPE)
+    with np.errstate(over="ignore"):  # values beyond float32 are reported just below
+        out = np.ascontiguousarray(arr, dtype=DTYPE)
     if arr.dtype.kind == "f" and np.isinf(out).any():
         j = int(np.flatnonzero(np.isinf(out).any(axis=0))[0])
         raise ValueError(

@@ -29,7 +29,7 @@ def test_runtime_dependencies_are_numpy_only():
     project = _pyproject()["project"]
     assert [d.split(">")[0].split("=")[0] for d in project["dependencies"]] == ["numpy"]
     assert "scikit-learn>=1.6" in project["optional-dependencies"]["test"]
-    assert project["license"] == {"text": "BSD-3-Clause"}
+    assert project["license"] == "BSD-3-Clause" and project["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text().startswith("BSD 3-Clause License")
     assert "Source" in project["urls"]
 
