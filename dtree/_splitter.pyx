@@ -63,6 +63,20 @@ cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_
     best.threshold = midpoint(v[p], v[p + 1]) if p + 1 < end_known else INFINITY
 
 
+cdef inline void record_category_split(SplitRecord* best, double num, double den,
+                                       Py_ssize_t f, bint multiway) noexcept nogil:
+    # the caller then fills cat_left (and cat_rest) and missing_left
+    best.num = num
+    best.den = den
+    best.feature = f
+    best.categorical = True
+    best.multiway = multiway
+    best.threshold = NAN
+    best.missing_left = False
+    memset(best.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
+    memset(best.cat_rest, 0, CAT_WORDS * sizeof(unsigned long long))
+
+
 cdef inline bint routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil:
     """The side a value goes to: the one rule fit (partition) and predict share."""
     cdef int code
@@ -655,16 +669,8 @@ cdef class Splitter:
             num = children
         if not better(num, den, f, best):
             return
-        best.num = num
-        best.den = den
-        best.feature = f
-        best.categorical = True
-        best.multiway = True
+        record_category_split(best, num, den, f, True)
         best.multiway_impurity = impurity_sum
-        best.threshold = NAN
-        best.missing_left = False
-        memset(best.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
-        memset(best.cat_rest, 0, CAT_WORDS * sizeof(unsigned long long))
         for g in range(m):
             code = self.group_code[g]
             if code < 0:
@@ -723,14 +729,7 @@ cdef class Splitter:
             num = mse_proxy(wl, self.count_left[0], wr, stats[0] - self.count_left[0], &den)
         if not better(num, den, f, best):
             return
-        best.num = num
-        best.den = den
-        best.feature = f
-        best.categorical = True
-        best.multiway = False
-        best.threshold = NAN
-        best.missing_left = False
-        memset(best.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
+        record_category_split(best, num, den, f, False)
         for g in range(m):
             if in_left[g]:
                 code = self.group_code[g]
