@@ -132,34 +132,28 @@ def fit_categories(values, label):
     return np.asarray(distinct, dtype=object)
 
 
-def _encode_strings(values, categories, handle_unknown, label):
-    """Vectorised ``encode`` for a column of str (or missing) under str categories."""
-    missing = missing_mask(values)
-    text = np.where(missing, "", values).astype(str)
-    order = np.asarray(categories, dtype=str)
-    codes = np.searchsorted(order, text)
-    known = (codes < len(order)) & (order[np.minimum(codes, len(order) - 1)] == text)
-    unknown = ~known & ~missing
-    if unknown.any() and handle_unknown != "missing":
-        value = values[int(np.flatnonzero(unknown)[0])]
-        raise ValueError(f"categorical {label} has the category {value!r}, unseen at "
-                         "fit (handle_unknown='missing' treats such values as missing)")
-    out = codes.astype(np.float32)
-    out[~known] = np.nan
-    return out
+def _sorted_keys(values, missing, categories):
+    """(sorted categories, lookup key per value) when both can be compared in C."""
+    if not len(categories):
+        return None
+    if all(isinstance(c, str) for c in categories):
+        return np.asarray(categories, dtype=str), np.where(missing, "", values).astype(str)
+    if all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in categories):
+        try:
+            keys = np.where(missing, np.nan, values).astype(np.float64)
+        except (TypeError, ValueError):
+            return None
+        return np.asarray(categories, dtype=np.float64), keys
+    return None
 
 
-def encode(values, categories, handle_unknown, label):
-    """Codes (float32, NaN for missing) of a column under known categories."""
-    if len(categories) and all(isinstance(c, str) for c in categories):
-        # text categories: compare as text, in C
-        return _encode_strings(np.asarray(values, dtype=object), categories,
-                               handle_unknown, label)
+def _lookup_one_by_one(values, missing, categories):
+    # mixed kinds: dictionary lookups, with ints and text tried as fallbacks
     lookup = {category: code for code, category in enumerate(categories)}
-    out = np.empty(len(values), dtype=np.float32)
+    codes = np.zeros(len(values), dtype=np.intp)
+    known = np.zeros(len(values), dtype=bool)
     for i, value in enumerate(values):
-        if _is_missing(value):
-            out[i] = np.nan
+        if missing[i]:
             continue
         code = lookup.get(value)
         if code is None and isinstance(value, numbers.Real) and not isinstance(value, bool) \
@@ -167,11 +161,28 @@ def encode(values, categories, handle_unknown, label):
             code = lookup.get(int(value))
         if code is None and not isinstance(value, str):
             code = lookup.get(str(value))  # categories of mixed kinds were kept as str
-        if code is None:
-            if handle_unknown == "missing":
-                out[i] = np.nan
-                continue
-            raise ValueError(f"categorical {label} has the category {value!r}, unseen at "
-                             "fit (handle_unknown='missing' treats such values as missing)")
-        out[i] = code
+        if code is not None:
+            codes[i], known[i] = code, True
+    return codes, known
+
+
+def encode(values, categories, handle_unknown, label):
+    """Codes (float32, NaN for missing) of a column under known categories."""
+    values = np.asarray(values, dtype=object)
+    missing = missing_mask(values)
+    sorted_keys = _sorted_keys(values, missing, categories)
+    if sorted_keys is not None:
+        order, keys = sorted_keys
+        codes = np.searchsorted(order, keys)
+        known = ~missing & (codes < len(order)) & \
+            (order[np.minimum(codes, len(order) - 1)] == keys)
+    else:
+        codes, known = _lookup_one_by_one(values, missing, categories)
+    unknown = ~known & ~missing
+    if unknown.any() and handle_unknown != "missing":
+        value = values[int(np.flatnonzero(unknown)[0])]
+        raise ValueError(f"categorical {label} has the category {value!r}, unseen at "
+                         "fit (handle_unknown='missing' treats such values as missing)")
+    out = codes.astype(np.float32)
+    out[~known] = np.nan
     return out

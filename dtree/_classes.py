@@ -389,23 +389,34 @@ class BaseDecisionTree(ParamsMixin):
         mask = cat.resolve_mask(spec, X, names, n_columns) \
             if n_columns is not None else np.zeros(0, dtype=bool)
         categories = [None] * len(mask)
-        if mask.any():
-            for j in np.flatnonzero(mask):
-                categories[j] = cat.fit_categories(
-                    cat.column_values(X, j), val._column_label(j, names))
-            X = self._encode_categories(X, mask, categories, names)
-        X = val.check_X(X, feature_names=names, estimator_name=type(self).__name__,
-                        allow_nan=allow_nan or mask.any())
-        if mask.any() and not allow_nan:
-            self._refuse_nan(X, ~mask, names)
+        for j in np.flatnonzero(mask):
+            categories[j] = cat.fit_categories(
+                cat.column_values(X, j), val._column_label(j, names))
+        X = self._to_matrix(X, mask, categories, names, allow_nan)
         self.n_features_in_ = X.shape[1]
-        self.categorical_features_ = mask if mask.shape[0] == X.shape[1] else \
-            np.zeros(X.shape[1], dtype=bool)
-        self.categories_ = categories if mask.any() else [None] * X.shape[1]
+        # (check_X has refused anything but a 2-D X, so mask covers every column)
+        self.categorical_features_ = mask
+        self.categories_ = categories
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        return X
+
+    def _to_matrix(self, X, mask, categories, names, allow_nan, n_features=None):
+        """The validated float32 matrix: categories as codes, NaN only where allowed."""
+        if mask.any():
+            n_columns = _n_columns(X)
+            if n_features is not None and n_columns != n_features:
+                raise ValueError(f"X has {n_columns} features, but {type(self).__name__} is "
+                                 f"expecting {n_features} features as input.")
+            X = self._encode_categories(X, mask, categories, names)
+        # a missing category is NaN whatever handle_missing says of numbers
+        X = val.check_X(X, feature_names=names, n_features=n_features,
+                        estimator_name=type(self).__name__,
+                        allow_nan=allow_nan or mask.any())
+        if mask.any() and not allow_nan:
+            self._refuse_nan(X, ~mask, names)
         return X
 
     def _encode_categories(self, X, mask, categories, names):
@@ -468,20 +479,9 @@ class BaseDecisionTree(ParamsMixin):
         self._check_fitted()
         fitted_names = getattr(self, "feature_names_in_", None)
         val.check_feature_names(fitted_names, X, type(self).__name__)
-        mask = getattr(self, "categorical_features_", None)
-        allow_nan = self._check_missing_param()
-        if mask is not None and mask.any():
-            n_columns = _n_columns(X)
-            if n_columns != self.n_features_in_:
-                raise ValueError(f"X has {n_columns} features, but {type(self).__name__} is "
-                                 f"expecting {self.n_features_in_} features as input.")
-            X = self._encode_categories(X, mask, self.categories_, fitted_names)
-        X = val.check_X(X, feature_names=fitted_names, n_features=self.n_features_in_,
-                        estimator_name=type(self).__name__,
-                        allow_nan=allow_nan or (mask is not None and mask.any()))
-        if mask is not None and mask.any() and not allow_nan:
-            self._refuse_nan(X, ~mask, fitted_names)
-        return X
+        return self._to_matrix(X, self.categorical_features_, self.categories_,
+                               fitted_names, self._check_missing_param(),
+                               n_features=self.n_features_in_)
 
     def apply(self, X):
         """Index of the leaf each sample ends up in.
@@ -970,8 +970,7 @@ def _numeric_column(X, j, label):
         try:
             return np.asarray(column, dtype=np.float64)
         except TypeError:  # None among the values
-            return np.asarray([np.nan if cat._is_missing(v) else v for v in column],
-                              dtype=np.float64)
+            return np.where(cat.missing_mask(column), np.nan, column).astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"X {label} has non-numeric values; list it in "
                          "categorical_features (or use 'auto')") from None

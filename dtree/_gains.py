@@ -11,6 +11,14 @@ def _entropy_bits(weights):
     return float(-(p * np.log2(p)).sum())
 
 
+def _entropy_rows(counts):
+    totals = counts.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = counts / totals
+        terms = np.where(p > 0, -p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
+    return terms.sum(axis=1)
+
+
 def information_gains(X, y, *, categorical_features="auto", sample_weight=None):
     """Information gain (bits) of splitting all of (X, y) by each feature.
 
@@ -58,14 +66,16 @@ def information_gains(X, y, *, categorical_features="auto", sample_weight=None):
         known = ~np.isnan(x)
         order = np.argsort(x[known], kind="stable")
         xs, cs, ws = x[known][order], codes[known][order], w[known][order]
-        sub_parent = np.bincount(cs, weights=ws, minlength=len(classes))
-        best, left = 0.0, np.zeros(len(classes))
-        for i in range(xs.shape[0] - 1):
-            left[cs[i]] += ws[i]
-            if xs[i + 1] == xs[i]:
-                continue
-            right = sub_parent - left
-            after = (left.sum() * _entropy_bits(left) + right.sum() * _entropy_bits(right))
-            best = max(best, _entropy_bits(sub_parent) - after / sub_parent.sum())
+        # class counts left of every cut at once: cumulative one-hot weights
+        onehot = np.zeros((xs.shape[0], len(classes)))
+        onehot[np.arange(xs.shape[0]), cs] = ws
+        left = np.cumsum(onehot, axis=0)[:-1][xs[1:] != xs[:-1]]
+        best = 0.0
+        if left.shape[0]:
+            node = onehot.sum(axis=0)
+            right = node - left
+            after = (_entropy_rows(left) * left.sum(axis=1)
+                     + _entropy_rows(right) * right.sum(axis=1)) / node.sum()
+            best = max(0.0, float((_entropy_bits(node) - after).max()))
         gains[key] = float(best)
     return gains

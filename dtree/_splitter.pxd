@@ -67,6 +67,8 @@ cdef class Splitter:
     cdef int* group_code                  # category code of each group, -1 for missing
     cdef double* group_key                # ordering key (class-1 rate or mean)
     cdef Py_ssize_t* group_order
+    cdef double group_left_weight         # categorical scan: weight of the groups on the left
+    cdef Py_ssize_t group_left_count      # ... and their number of samples
     cdef object _owned                    # numpy arrays that own the memory above
 
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil
@@ -75,9 +77,6 @@ cdef class Splitter:
                          SplitRecord* best, double* child_stats) noexcept nogil
     cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
                         const SplitRecord* split) noexcept nogil
-    cdef void forced_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
-                           double weight, double impurity, double weight_root,
-                           SplitRecord* split, double* child_stats) noexcept nogil
     cdef void _consider_multiway(self, Py_ssize_t f, Py_ssize_t m, const double* stats,
                                  double weight, double w_node_entropy, double wlogw,
                                  SplitRecord* best) noexcept nogil
@@ -101,9 +100,9 @@ cdef class Splitter:
                         const double* stats, double weight, Py_ssize_t n_node,
                         double w_node_entropy, double wlogw,
                         SplitRecord* best) noexcept nogil
-    cdef void _finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
-                            double weight, double impurity, double weight_root,
-                            SplitRecord* best, double* child_stats) noexcept nogil
+    cdef void finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                           double weight, double impurity, double weight_root,
+                           SplitRecord* best, double* child_stats) noexcept nogil
     cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
                                 const SplitRecord* split, double* left_stats,
                                 double* right_stats, double* weights) noexcept nogil

@@ -391,7 +391,7 @@ cdef class Splitter:
         if best.feature < 0:
             return False
         best.proxy = best.num / best.den
-        self._finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
+        self.finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
         if best.multiway:
             # the gain of the whole multiway split, not of its first cascade step
             best.improvement = (weight / weight_root) * (
@@ -594,8 +594,8 @@ cdef class Splitter:
         memset(in_left, 0, m)
         # left statistics live in count_left (classes) or count_left[0] (sum w*y)
         memset(self.count_left, 0, (2 if regression else K) * sizeof(double))
-        self.count_right[0] = 0.0  # running left weight
-        self.count_right[1] = 0.0  # running left count
+        self.group_left_weight = 0.0
+        self.group_left_count = 0
         if m <= MAX_EXHAUSTIVE:
             # 2a. every subset with group 0 on the right, in Gray-code order:
             # exact whatever the criterion and the leaf-size limits
@@ -643,7 +643,8 @@ cdef class Splitter:
 
         entropy: sum over groups of (sum_k c ln c - w ln w); gain ratio: the
         gain over the split information of the groups. The children are built
-        as a cascade (see forced_split): the smallest code first, missing last.
+        as a cascade (the builder applies each step with finish_split): the
+        smallest code first, missing last.
         """
         cdef Py_ssize_t K = self.n_stats, g, k
         cdef const double* table = self.xlogx_table
@@ -680,13 +681,6 @@ cdef class Splitter:
             else:
                 best.cat_rest[code >> 6] |= (<unsigned long long>1) << (code & 63)
 
-    cdef void forced_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
-                           double weight, double impurity, double weight_root,
-                           SplitRecord* split, double* child_stats) noexcept nogil:
-        """Apply a split decided elsewhere (a multiway cascade step) to the node."""
-        self._finish_split(start, end, stats, weight, impurity, weight_root, split,
-                           child_stats)
-
     cdef void _move_group(self, Py_ssize_t g, int direction,
                           unsigned char* in_left) noexcept nogil:
         """Add (+1) or remove (-1) one category group to/from the left side."""
@@ -694,8 +688,8 @@ cdef class Splitter:
         cdef const double* gstats = self.group_stats + g * S
         for k in range(S):
             self.count_left[k] += direction * gstats[k]
-        self.count_right[0] += direction * self.group_weight[g]
-        self.count_right[1] += direction * self.group_count[g]
+        self.group_left_weight += direction * self.group_weight[g]
+        self.group_left_count += direction * self.group_count[g]
         in_left[g] = direction > 0
 
     cdef void _consider(self, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
@@ -703,8 +697,8 @@ cdef class Splitter:
                         double w_node_entropy, double wlogw,
                         SplitRecord* best) noexcept nogil:
         """Score the current category subset and keep it if it is the best so far."""
-        cdef Py_ssize_t n_left = <Py_ssize_t>self.count_right[1], K = self.n_stats, k, g
-        cdef double wl = self.count_right[0], wr = weight - wl, num, den
+        cdef Py_ssize_t n_left = self.group_left_count, K = self.n_stats, k, g
+        cdef double wl = self.group_left_weight, wr = weight - wl, num, den
         cdef double accl = 0.0, accr = 0.0, c
         cdef const double* table = self.xlogx_table
         cdef int code
@@ -738,10 +732,13 @@ cdef class Splitter:
                 else:
                     best.cat_left[code >> 6] |= (<unsigned long long>1) << (code & 63)
 
-    cdef void _finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
-                            double weight, double impurity, double weight_root,
-                            SplitRecord* best, double* child_stats) noexcept nogil:
+    cdef void finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                           double weight, double impurity, double weight_root,
+                           SplitRecord* best, double* child_stats) noexcept nogil:
         """Route the node's samples, then the children's statistics and impurities.
+
+        node_split calls it for the split it found; the builder calls it for a
+        split decided elsewhere (a step of a multiway cascade).
 
         The children's statistics are summed afresh (not parent minus left):
         subtraction leaves rounding residue in the weighted case that would make
@@ -798,7 +795,7 @@ cdef class Splitter:
                         const SplitRecord* split) noexcept nogil:
         """Stable-partition every feature's segment into left part + right part."""
         cdef Py_ssize_t n_samples = self.n_samples, f
-        # goes_left was marked by _finish_split for exactly these samples
+        # goes_left was marked by finish_split for exactly these samples
         for f in range(self.n_features):
             # The split feature is already in order unless missing values go
             # left; a feature constant here (no NaN) stays constant in both

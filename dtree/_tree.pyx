@@ -315,7 +315,7 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
                 code = lowest_code(rest)
                 split.cat_left[code >> 6] = (<unsigned long long>1) << (code & 63)
                 rest[code >> 6] &= ~((<unsigned long long>1) << (code & 63))
-                splitter.forced_split(rec.start, rec.end, node_stats, rec.weight,
+                splitter.finish_split(rec.start, rec.end, node_stats, rec.weight,
                                       rec.impurity, weight_root, &split, left_stats)
             else:
                 if (not splitter.node_split(rec.start, rec.end, node_stats, rec.weight,

@@ -99,3 +99,13 @@ def test_id3_with_missing_values_and_numbers():
         DecisionTreeClassifier(algorithm="id3", max_leaf_nodes=5).fit(titanic, y)
     with pytest.raises(ValueError, match="algorithm"):
         DecisionTreeClassifier(algorithm="c5.0").fit(titanic, y)
+
+
+def test_numeric_gain_is_the_best_threshold_of_a_stump():
+    titanic = load("titanic")
+    y = titanic.pop("Survived")
+    fare = titanic[["Fare"]]
+    stump = DecisionTreeClassifier(criterion="entropy", max_depth=1).fit(fare, y).tree_
+    w = stump.weighted_n_node_samples
+    decrease = stump.impurity[0] - (w[1] * stump.impurity[1] + w[2] * stump.impurity[2]) / w[0]
+    assert information_gains(fare, y)["Fare"] == pytest.approx(decrease, rel=1e-9)
