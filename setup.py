@@ -12,7 +12,7 @@ from setuptools import Extension, setup
 
 COMPILE_ARGS = ["/O2"] if sys.platform == "win32" else ["-O3"]
 CHECKS = os.environ.get("DTREE_CYTHON_CHECKS", "") not in ("", "0")
-MODULES = ["_criterion", "_splitter", "_tree"]
+MODULES = ["_criterion", "_splitter", "_tree", "_c45"]
 
 extensions = [
     Extension(

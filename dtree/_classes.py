@@ -19,9 +19,11 @@ from ._nodes import Tree
 from ._pruning import (CV_RULES, RISKS, PruningSequence, cost_complexity_path, cp_table,
                        cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
                        reduced_error_leaves, select_row)
+from ._c45 import grow_c45
 from ._splitter import Splitter
 from ._tree import build_tree
 
+ALGORITHMS = ("cart", "id3", "c4.5")
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "gain_ratio")
 REGRESSION_CRITERIA = ("squared_error",)
 # Depth limit standing in for "unlimited": deeper than any tree a machine holds.
@@ -91,15 +93,24 @@ class BaseDecisionTree(ParamsMixin):
     # ------------------------------------------------------------------ fit
     def _algorithm(self):
         algorithm = getattr(self, "algorithm", "cart")
-        if algorithm not in ("cart", "id3"):
-            raise ValueError(f"algorithm must be 'cart' or 'id3'; got {algorithm!r}")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}; got {algorithm!r}")
         return algorithm
 
     def _criterion(self):
-        # the ID3 preset means information gain unless another criterion was chosen
-        if self._algorithm() == "id3" and self.criterion == "gini":
-            return "entropy"
+        # A preset's criterion applies unless another than the default was chosen.
+        if self.criterion == "gini":
+            return {"id3": "entropy", "c4.5": "gain_ratio"}.get(self._algorithm(), "gini")
         return self.criterion
+
+    def _pruning_method(self):
+        """The pruning to apply: the parameter, or the preset's when it is None."""
+        if self.pruning == "none":
+            return None
+        if self.pruning is None and self._algorithm() == "c4.5" and not (
+                isinstance(self.ccp_alpha, str) or self.ccp_alpha > 0):
+            return "pessimistic"
+        return self.pruning
 
     def _resolve_params(self, n_samples, n_features, total_weight):
         """Check hyperparameters and turn them into the builder's numbers."""
@@ -194,6 +205,8 @@ class BaseDecisionTree(ParamsMixin):
         seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
         n_categories = np.array([0 if c is None else max(1, len(c))
                                  for c in self.categories_], dtype=np.int32)
+        if self._algorithm() == "c4.5":
+            return self._grow_c45(X, encoded_y, weights, n_classes, limits, n_draw)
         multiway = self._algorithm() == "id3"
         if multiway and limits["max_leaf_nodes"] > 0:
             raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
@@ -206,11 +219,41 @@ class BaseDecisionTree(ParamsMixin):
         self.max_features_ = n_draw
         return Tree.from_builder(arrays, X.shape[1], n_classes)
 
+    def _grow_c45(self, X, encoded_y, weights, n_classes, limits, n_draw):
+        """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
+        if limits["max_leaf_nodes"] > 0 or n_draw < X.shape[1]:
+            raise ValueError("algorithm='c4.5' grows depth-first on every feature: "
+                             "max_leaf_nodes and max_features are not supported with it")
+        if self._criterion() not in ("gain_ratio", "entropy", "log_loss"):
+            raise ValueError(f"algorithm='c4.5' splits by gain ratio or information gain; "
+                             f"criterion={self.criterion!r} is not supported with it")
+        if self.min_weight_fraction_leaf > 0:
+            raise ValueError("algorithm='c4.5' takes min_samples_leaf (C4.5's minimum "
+                             "cases, a weight), not min_weight_fraction_leaf")
+        if weights is None:
+            weights = np.ones(X.shape[0])
+        n_codes = np.array([0 if c is None else max(1, len(c)) for c in self.categories_],
+                           dtype=np.int32)
+        # C4.5's MINOBJS is 2; scikit-learn's default min_samples_leaf of 1 means "preset"
+        min_objs = 2 if self.min_samples_leaf == 1 else limits["min_samples_leaf"]
+        arrays = grow_c45(X, encoded_y, weights, n_classes,
+                          self.categorical_features_.astype(np.uint8), n_codes,
+                          max_depth=limits["max_depth"],
+                          min_samples_split=limits["min_samples_split"],
+                          min_objs=float(min_objs),
+                          min_impurity_decrease=limits["min_impurity_decrease"],
+                          use_ratio=self._criterion() == "gain_ratio")
+        self.max_features_ = n_draw
+        tree = Tree.from_builder(arrays, X.shape[1], n_classes)
+        tree.fractional_missing = True
+        return tree
+
     def _fit(self, X, encoded_y, weights, n_classes):
         self._check_pruning_params(encoded_y, weights, n_classes)
         for name in ("cp_table_", "ccp_alpha_"):
             self.__dict__.pop(name, None)
-        if self.pruning == "reduced_error":
+        pruning = self._pruning_method()
+        if pruning == "reduced_error":
             valid = _holdout(encoded_y, n_classes, self.validation_fraction,
                              _rng(self.random_state))
             train = ~valid
@@ -221,7 +264,7 @@ class BaseDecisionTree(ParamsMixin):
                                                      w_valid))
         else:
             tree = self._grow(X, encoded_y, weights, n_classes)
-            if self.pruning == "pessimistic":
+            if pruning == "pessimistic":
                 tree = tree.subtree(pessimistic_leaves(tree, self.cf))
         if isinstance(self.ccp_alpha, str):
             tree = self._prune_by_cross_validation(tree, X, encoded_y, weights, n_classes)
@@ -243,9 +286,9 @@ class BaseDecisionTree(ParamsMixin):
                              f"{self.prune_risk!r}")
         if self.cv_rule not in CV_RULES:
             raise ValueError(f"cv_rule must be one of {list(CV_RULES)}; got {self.cv_rule!r}")
-        if self.pruning not in (None, "pessimistic", "reduced_error"):
-            raise ValueError(f"pruning must be None, 'pessimistic' or 'reduced_error'; got "
-                             f"{self.pruning!r}")
+        if self.pruning not in (None, "none", "pessimistic", "reduced_error"):
+            raise ValueError(f"pruning must be None, 'none', 'pessimistic' or "
+                             f"'reduced_error'; got {self.pruning!r}")
         if self.pruning == "pessimistic" and n_classes == 0:
             raise ValueError("pruning='pessimistic' (C4.5) is for classifiers; use "
                              "ccp_alpha or pruning='reduced_error' for regression")
@@ -254,7 +297,7 @@ class BaseDecisionTree(ParamsMixin):
         frac = self.validation_fraction
         if not _is_real(frac) or not 0.0 < frac < 1.0:
             raise ValueError(f"validation_fraction must be a float in (0, 1); got {frac!r}")
-        if self.pruning is not None and (isinstance(alpha, str) or alpha > 0):
+        if self.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
             raise ValueError("use either ccp_alpha or pruning, not both")
         if isinstance(alpha, str) and _is_int(self.cv):
             if self.cv < 2:
@@ -340,7 +383,7 @@ class BaseDecisionTree(ParamsMixin):
             total leaf risk of the subtree at each alpha); also readable as
             attributes.
         """
-        unpruned = copy.deepcopy(self).set_params(ccp_alpha=0.0, pruning=None)
+        unpruned = copy.deepcopy(self).set_params(ccp_alpha=0.0, pruning="none")
         unpruned.fit(X, y, sample_weight=sample_weight)
         alphas, impurities = cost_complexity_path(unpruned.tree_, self.prune_risk)
         return PathResult(ccp_alphas=alphas, impurities=impurities)
@@ -384,8 +427,8 @@ class BaseDecisionTree(ParamsMixin):
                              f"{self.handle_unknown!r}")
         n_columns = _n_columns(X)
         spec = self.categorical_features
-        if spec is None and self._algorithm() == "id3":
-            spec = "auto"  # the ID3 preset splits text columns by category
+        if spec is None and self._algorithm() in ("id3", "c4.5"):
+            spec = "auto"  # Quinlan's presets split text columns by category
         mask = cat.resolve_mask(spec, X, names, n_columns) \
             if n_columns is not None else np.zeros(0, dtype=bool)
         categories = [None] * len(mask)
@@ -588,9 +631,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
         R(T) of the cost-complexity pruning: the weighted impurity of the leaves
         (scikit-learn) or their weighted misclassification (rpart). For
         regression both mean the squared error.
-    pruning : {None, "pessimistic", "reduced_error"}, default=None
-        Other pruning methods: C4.5's pessimistic subtree replacement with
-        confidence ``cf`` (classifiers), or reduced-error pruning against a
+    pruning : {None, "none", "pessimistic", "reduced_error"}, default=None
+        None: the ``algorithm`` preset's (pessimistic for "c4.5", else none);
+        "none": no pruning. "pessimistic": C4.5's subtree replacement with
+        confidence ``cf`` (classifiers). "reduced_error": pruning against a
         held-out ``validation_fraction`` of the training data (the tree then
         grows on the rest).
     cv : int, CV splitter or iterable of (train, test) indices, default=10
@@ -617,13 +661,35 @@ class DecisionTreeClassifier(BaseDecisionTree):
         by Breiman's ordering (two classes, regression) or one-vs-rest.
     handle_unknown : {"error", "missing"}, default="error"
         A category unseen at fit: refuse it, or route it as a missing value.
-    algorithm : {"cart", "id3"}, default="cart"
-        "id3": Quinlan's ID3 preset. Categorical features (``"auto"`` unless
-        given) split into one child per category, information gain
-        (``criterion="entropy"`` unless another criterion is chosen); numeric
-        features keep binary thresholds; growth stops where the gain is below
-        ``min_impurity_decrease``. A multiway split is stored as a cascade of
-        single-category tests, the lowest code first and missing values last.
+    algorithm : {"cart", "id3", "c4.5"}, default="cart"
+        A preset; parameters given explicitly override it (the defaults
+        ``criterion="gini"``, ``min_samples_leaf=1`` and ``pruning=None`` mean
+        "the preset's").
+
+        - "cart": everything above (binary splits, category subsets, missing
+          values sent the better way).
+        - "id3": Quinlan's ID3. Categorical features (``"auto"`` unless
+          given) split into one child per category, information gain
+          (``criterion="entropy"``); numeric features keep binary thresholds;
+          growth stops where the gain is below ``min_impurity_decrease``.
+        - "c4.5": Quinlan's C4.5 (release 8). Categorical features
+          (``"auto"`` unless given) split into one child per category present
+          at the node, numeric ones at binary thresholds (whose gain pays
+          ``log2(candidate cuts) / node weight``); the split with the highest
+          gain ratio among those whose gain is at least the average
+          (``criterion="entropy"`` picks the highest gain instead); a split
+          needs two branches with ``min_samples_leaf`` weight each (default 2,
+          C4.5's MINOBJS); missing values are fractional cases: at fit and at
+          predict a case missing the split's feature goes down every branch
+          with its weight shared in proportion to the branches' known weights;
+          pessimistic pruning (``pruning="pessimistic"``, ``cf``) unless
+          ``pruning`` or ``ccp_alpha`` says otherwise. ``max_features``,
+          ``max_leaf_nodes`` and ``min_weight_fraction_leaf`` are refused.
+
+        Multiway splits are stored as a cascade of single-category tests (ID3:
+        the lowest code first, missing values last; C4.5: the lightest branch
+        first, so a category absent at a node follows the heaviest branch).
+        ``max_depth`` counts these binary levels.
 
     Attributes
     ----------
@@ -750,7 +816,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
             Columns follow ``classes_``.
         """
         X = self._validate_X_predict(X)
-        return self.tree_.value[self.tree_.apply(X), 0, :]
+        return self.tree_.leaf_values(X)[:, 0, :]
 
     def predict_log_proba(self, X):
         """Logarithm of ``predict_proba`` (-inf for a zero probability).
@@ -778,6 +844,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         ndarray of shape (n_samples,)
         """
         X = self._validate_X_predict(X)
+        if self.tree_.mixes_leaves(X):
+            return self.classes_.take(np.argmax(self.tree_.leaf_values(X)[:, 0, :], axis=1))
         # argmax per node once, not per sample
         node_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
         return self.classes_.take(node_class.take(self.tree_.apply(X)))

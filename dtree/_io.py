@@ -125,6 +125,8 @@ def to_dict(estimator):
     out["tree"]["category_sets"] = [[int(w) for w in row] for row in tree.category_sets]
     if getattr(estimator, "ccp_alpha_", None) is not None:
         out["ccp_alpha"] = float(estimator.ccp_alpha_)
+    if tree.fractional_missing:  # C4.5: NaN at predict follows every branch
+        out["missing_rule"] = "fractional"
     return out
 
 
@@ -240,6 +242,12 @@ def _build(header, arrays):
         if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or alpha < 0:
             raise ModelFileError("ccp_alpha must be a number >= 0")
         estimator.ccp_alpha_ = float(alpha)
+    rule = header.get("missing_rule", "majority")
+    if rule not in ("majority", "fractional"):
+        raise ModelFileError(f"missing_rule must be 'majority' or 'fractional'; got {rule!r}")
+    if rule == "fractional" and not is_classifier:
+        raise ModelFileError("fractional missing values (C4.5) are for classifiers")
+    tree.fractional_missing = rule == "fractional"
     estimator.tree_ = tree
     return estimator
 

@@ -7,6 +7,7 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
+from ._c45 import predict_fractional
 from ._tree import apply_packed, decision_path_packed, pack_nodes
 
 TREE_LEAF = -1
@@ -36,6 +37,10 @@ class Tree:
     missing_go_to_left : ndarray of shape (node_count,), uint8
         1 where a missing value (NaN) goes left: learnt where the node saw
         missing values at fit, otherwise the child with more samples.
+    fractional_missing : bool
+        C4.5 trees: ``predict`` sends a missing value down both children,
+        weighted by their training weights, and mixes the leaves reached
+        (``apply`` and ``decision_path`` follow ``missing_go_to_left``).
     value : ndarray of shape (node_count, 1, n_classes) or (node_count, 1, 1)
         Weighted class fractions (classification) or mean target (regression).
     impurity : ndarray of shape (node_count,)
@@ -54,7 +59,8 @@ class Tree:
     def __init__(self, *, children_left, children_right, feature, threshold, value,
                  impurity, n_node_samples, weighted_n_node_samples, node_depth,
                  n_features, n_classes, missing_go_to_left=None, categorical_set=None,
-                 category_sets=None):
+                 category_sets=None, fractional_missing=False):
+        self.fractional_missing = bool(fractional_missing)
         self.children_left = children_left
         self.children_right = children_right
         self.feature = feature
@@ -140,7 +146,8 @@ class Tree:
                     n_classes=n_classes,
                     missing_go_to_left=np.where(is_leaf, 0, self.missing_go_to_left[order]),
                     categorical_set=np.where(is_leaf, -1, self.categorical_set[order]),
-                    category_sets=self.category_sets)
+                    category_sets=self.category_sets,
+                    fractional_missing=self.fractional_missing)
 
     @property
     def node_count(self):
@@ -194,9 +201,19 @@ class Tree:
         words = self.category_sets[row]
         return [c for c in range(64 * CAT_WORDS) if (int(words[c // 64]) >> (c % 64)) & 1]
 
-    def predict(self, X):
-        """``value`` of the leaf reached by each row."""
+    def mixes_leaves(self, X):
+        """Whether some row of X reaches several leaves (C4.5's missing values)."""
+        return self.fractional_missing and bool(np.isnan(X).any())
+
+    def leaf_values(self, X):
+        """``value`` of the leaf reached by each row (a weighted mix for C4.5 NaN)."""
+        if self.mixes_leaves(X):
+            return predict_fractional(self, X)[:, None, :]
         return self.value.take(self.apply(X), axis=0)
+
+    def predict(self, X):
+        """``value`` of the leaf reached by each row (see ``leaf_values``)."""
+        return self.leaf_values(X)
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease brought by each feature.

@@ -53,6 +53,11 @@ def to_onnx(estimator, *, name="dtree", opset=17):
         ``label`` ([N]) and ``probabilities`` ([N, n_classes]); a regressor has
         ``variable`` ([N, 1]).
     """
+    tree = getattr(estimator, "tree_", None)
+    if tree is not None and tree.fractional_missing:
+        raise ValueError("this tree was grown by C4.5, which sends a missing value down every "
+                         "branch at predict; ONNX tree ensembles follow one branch, so the "
+                         "model cannot be converted faithfully")
     try:
         import onnx
         from onnx import TensorProto, helper

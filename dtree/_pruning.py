@@ -12,11 +12,11 @@ Every pruner only decides which nodes become leaves; ``Tree.subtree`` builds the
 compacted copy, so a pruned tree is always a subtree of the original.
 """
 import heapq
-import math
 
 import numpy as np
 
 from ._nodes import TREE_LEAF
+from ._c45 import binomial_upper_bounds
 
 RISKS = ("impurity", "misclassification")
 CV_RULES = ("1se", "min")
@@ -422,66 +422,13 @@ def select_row(table, rule):
 
 
 # ------------------------------------------------------------- C4.5
-def _betacf(a, b, x):
-    # continued fraction of the incomplete beta function (modified Lentz)
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        step = d * c
-        h *= step
-        if abs(step - 1.0) < 1e-15:
-            break
-    return h
-
-
-def betainc(a, b, x):
-    """Regularised incomplete beta function I_x(a, b) for a, b > 0."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                 + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
-
-
 def binomial_upper_bound(errors, n, cf):
     """C4.5's pessimistic error rate: the p with P(X <= errors | n, p) = cf.
 
     ``X`` is binomial(n, p); non-integer (weighted) counts use the incomplete
     beta form ``P(X <= e) = I_{1-p}(n - e, e + 1)``.
     """
-    if n <= 0:
-        return 0.0
-    if errors <= 0:
-        return 1.0 - cf ** (1.0 / n)
-    if errors >= n:
-        return 1.0
-    lo, hi = errors / n, 1.0
-    for _ in range(100):
-        mid = (lo + hi) / 2.0
-        if betainc(n - errors, errors + 1.0, 1.0 - mid) > cf:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2.0
+    return float(binomial_upper_bounds(np.array([errors]), np.array([n]), cf)[0])
 
 
 def pessimistic_leaves(tree, cf=0.25):
@@ -493,8 +440,7 @@ def pessimistic_leaves(tree, cf=0.25):
     """
     w = tree.weighted_n_node_samples
     errors_as_leaf = np.maximum(w - (tree.value[:, 0, :] * w[:, None]).max(axis=1), 0.0)
-    predicted = np.array([wt * binomial_upper_bound(e, wt, cf)
-                          for e, wt in zip(errors_as_leaf, w)])
+    predicted = w * binomial_upper_bounds(errors_as_leaf, w, cf)
     return _replace_bottom_up(tree, predicted, slack=0.1)
 
 

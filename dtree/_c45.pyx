@@ -1,0 +1,704 @@
+# cython: language_level=3
+"""Quinlan's C4.5 growth, with fractional instances for missing values.
+
+C4.5 sends a case whose split value is missing down every branch, its weight
+multiplied by the branch's share of the known weight. A sample can then sit in
+several nodes at once, which the core splitter's one-segment-per-node layout
+cannot hold, so C4.5 grows here: each node owns its instances (sample id,
+weight) and, for every numeric feature, the instances' order by value (NaN
+last), filtered from the parent's order so no node ever sorts.
+
+Split choice (C4.5 release 8): for each feature its best split by information
+gain on the known cases, scaled by the known fraction; a numeric threshold pays
+``log2(candidate cuts) / node weight``; among features whose gain is at least
+the average gain, the highest gain ratio wins, the split information counting
+the missing cases as one more branch. A split needs two branches with at least
+``min_objs`` weight (numeric branches need C4.5's MinSplit). Multiway
+categorical splits are stored as a cascade of one-category-vs-rest nodes,
+peeled in increasing weight so the heaviest branch comes last.
+"""
+import numpy as np
+
+from libc.math cimport NAN, exp, fabs, lgamma, log, log1p, log2, pow
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+ctypedef Py_ssize_t intp_t
+
+cdef double AVERAGE_SLACK = 1e-3   # C4.5 keeps gains within 1e-3 of the average
+cdef double MIN_SPLIT_CAP = 25.0   # C4.5's upper bound on MinSplit for thresholds
+
+
+cdef inline double entropy(const double* counts, intp_t K, double total) noexcept nogil:
+    cdef double h = 0.0, p
+    cdef intp_t k
+    if total <= 0.0:
+        return 0.0
+    for k in range(K):
+        if counts[k] > 0.0:
+            p = counts[k] / total
+            h -= p * log2(p)
+    return h
+
+
+cdef inline double entropy_rest(const double* total, const double* part, intp_t K,
+                                double weight) noexcept nogil:
+    """Entropy of ``total - part`` (the right side of a cut)."""
+    cdef double h = 0.0, p, c
+    cdef intp_t k
+    if weight <= 0.0:
+        return 0.0
+    for k in range(K):
+        c = total[k] - part[k]
+        if c > 0.0:
+            p = c / weight
+            h -= p * log2(p)
+    return h
+
+
+cdef inline double share_info(double part, double whole) noexcept nogil:
+    if part <= 0.0 or whole <= 0.0:
+        return 0.0
+    return -(part / whole) * log2(part / whole)
+
+
+cdef struct Candidate:
+    bint valid
+    double gain        # scaled by the known fraction, numeric cut cost deducted
+    double raw_gain    # unscaled, for min_impurity_decrease
+    double split_info
+    double threshold
+    intp_t cut         # numeric: last position (in the feature order) of the left branch
+
+
+cdef Candidate eval_numeric(const float[:, ::1] X, intp_t f, const int[::1] order,
+                            intp_t n_known, const int[::1] samples,
+                            const double[::1] weights, const intp_t[::1] y, intp_t K,
+                            double W, double min_objs, double* known_counts,
+                            double* left) noexcept nogil:
+    cdef Candidate c
+    cdef intp_t i, j, tries = 0
+    cdef double known = 0.0, lw = 0.0, rw, info, best_info = 0.0, min_split, base
+    cdef float v, v_next
+    c.valid = False
+    memset(known_counts, 0, K * sizeof(double))
+    memset(left, 0, K * sizeof(double))
+    for i in range(n_known):
+        j = order[i]
+        known_counts[y[samples[j]]] += weights[j]
+        known += weights[j]
+    if known < 2.0 * min_objs or n_known < 2:
+        return c
+    min_split = 0.1 * known / K
+    if min_split < min_objs:
+        min_split = min_objs
+    if min_split > MIN_SPLIT_CAP:
+        min_split = MIN_SPLIT_CAP
+    base = entropy(known_counts, K, known)
+    for i in range(n_known - 1):
+        j = order[i]
+        left[y[samples[j]]] += weights[j]
+        lw += weights[j]
+        v = X[samples[j], f]
+        v_next = X[samples[order[i + 1]], f]
+        rw = known - lw
+        if v < v_next and lw >= min_split and rw >= min_split:
+            tries += 1
+            info = (lw * entropy(left, K, lw)
+                    + rw * entropy_rest(known_counts, left, K, rw)) / known
+            if not c.valid or info < best_info:
+                c.valid = True
+                best_info = info
+                c.cut = i
+                c.threshold = (<double> v + <double> v_next) / 2.0
+                if c.threshold >= v_next:
+                    c.threshold = v
+                c.split_info = lw  # left weight for now
+    if not c.valid:
+        return c
+    lw = c.split_info
+    c.raw_gain = base - best_info
+    c.gain = known / W * c.raw_gain - log2(<double> tries) / W
+    c.split_info = share_info(lw, W) + share_info(known - lw, W) + share_info(W - known, W)
+    return c
+
+
+cdef Candidate eval_categorical(const float[:, ::1] X, intp_t f, intp_t n_codes,
+                                intp_t n, const int[::1] samples, const double[::1] weights,
+                                const intp_t[::1] y, intp_t K, double W, double min_objs,
+                                double* counts, double* known_counts) noexcept nogil:
+    cdef Candidate c
+    cdef intp_t i, code, k, reasonable = 0
+    cdef double known = 0.0, wb, info = 0.0, si = 0.0
+    cdef float v
+    c.valid = False
+    memset(counts, 0, n_codes * K * sizeof(double))
+    memset(known_counts, 0, K * sizeof(double))
+    for i in range(n):
+        v = X[samples[i], f]
+        if v != v:
+            continue
+        code = <intp_t> v
+        counts[code * K + y[samples[i]]] += weights[i]
+        known_counts[y[samples[i]]] += weights[i]
+        known += weights[i]
+    if known < 2.0 * min_objs:
+        return c
+    for code in range(n_codes):
+        wb = 0.0
+        for k in range(K):
+            wb += counts[code * K + k]
+        if wb <= 0.0:
+            continue
+        if wb >= min_objs:
+            reasonable += 1
+        info += wb * entropy(counts + code * K, K, wb)
+        si += share_info(wb, W)
+    if reasonable < 2:
+        return c
+    c.valid = True
+    c.raw_gain = entropy(known_counts, K, known) - info / known
+    c.gain = known / W * c.raw_gain
+    c.split_info = si + share_info(W - known, W)
+    c.threshold = NAN
+    c.cut = -1
+    return c
+
+
+cdef class _Grower:
+    """Grows one C4.5 tree; nodes are appended in scikit-learn's pre-order."""
+    cdef const float[:, ::1] X
+    cdef const intp_t[::1] y
+    cdef intp_t K, n_features, max_depth, min_samples_split, max_codes
+    cdef double min_objs, min_decrease, root_weight
+    cdef bint use_ratio
+    cdef const unsigned char[::1] is_cat
+    cdef const int[::1] n_codes
+    cdef intp_t[::1] numeric_slot        # feature -> row of the order arrays, or -1
+    cdef list left, right, feature, threshold, impurity, n_samples, weighted, depth
+    cdef list missing_left, cat_row, stats, sets
+
+    def __init__(self, X, y, is_cat, n_codes, intp_t n_classes, intp_t max_depth,
+                 intp_t min_samples_split, double min_objs, double min_decrease,
+                 bint use_ratio):
+        self.X = X
+        self.y = y
+        self.K = n_classes
+        self.n_features = X.shape[1]
+        self.is_cat = is_cat
+        self.n_codes = n_codes
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_objs = min_objs
+        self.min_decrease = min_decrease
+        self.use_ratio = use_ratio
+        self.max_codes = max(1, int(np.max(n_codes, initial=0)))
+        slots = np.full(self.n_features, -1, dtype=np.intp)
+        numeric = np.flatnonzero(np.asarray(is_cat) == 0)
+        slots[numeric] = np.arange(numeric.shape[0])
+        self.numeric_slot = slots
+        self.left, self.right, self.feature, self.threshold = [], [], [], []
+        self.impurity, self.n_samples, self.weighted, self.depth = [], [], [], []
+        self.missing_left, self.cat_row, self.stats, self.sets = [], [], [], []
+
+    # ------------------------------------------------------------ storage
+    cdef intp_t add_node(self, intp_t parent, bint is_left, intp_t depth, object stats,
+                         intp_t n):
+        cdef intp_t node = len(self.left)
+        cdef double w = float(stats.sum())
+        self.left.append(-1)
+        self.right.append(-1)
+        self.feature.append(-2)
+        self.threshold.append(-2.0)
+        self.impurity.append(_entropy_of(stats))
+        self.n_samples.append(n)
+        self.weighted.append(w)
+        self.depth.append(depth)
+        self.missing_left.append(0)
+        self.cat_row.append(-1)
+        self.stats.append(stats)
+        if parent >= 0:
+            if is_left:
+                self.left[parent] = node
+            else:
+                self.right[parent] = node
+        return node
+
+    cdef set_category_split(self, intp_t node, intp_t f, intp_t code, double w_left,
+                            double w_right):
+        words = np.zeros(16, dtype=np.uint64)
+        words[code // 64] = np.uint64(1) << np.uint64(code % 64)
+        self.sets.append(words)
+        self.feature[node] = f
+        self.threshold[node] = NAN
+        self.cat_row[node] = len(self.sets) - 1
+        self.missing_left[node] = 1 if w_left > w_right else 0
+
+    # ------------------------------------------------------------ growth
+    def grow(self, samples, weights):
+        """Grow from the root instances; returns the arrays of ``NodeStore.to_arrays``."""
+        root = self.root_instances(samples, weights)
+        self.root_weight = float(np.sum(weights))
+        stack = [("grow", root, -1, True, 0)]
+        while stack:
+            item = stack.pop()
+            if item[0] == "grow":
+                self.grow_node(stack, item[1], item[2], item[3], item[4])
+            else:
+                self.cascade_node(stack, item[1], item[2], item[3], item[4], item[5])
+        return self.arrays()
+
+    def root_instances(self, samples, weights):
+        numeric = np.flatnonzero(np.asarray(self.numeric_slot) >= 0)
+        Xs = np.asarray(self.X)[samples]
+        order = np.empty((numeric.shape[0], samples.shape[0]), dtype=np.int32)
+        n_known = np.empty(numeric.shape[0], dtype=np.intp)
+        for row, f in enumerate(numeric):
+            column = Xs[:, f]
+            order[row] = np.argsort(column, kind="stable")  # NaN sorts last
+            n_known[row] = samples.shape[0] - int(np.count_nonzero(np.isnan(column)))
+        return (np.ascontiguousarray(samples, dtype=np.int32),
+                np.ascontiguousarray(weights, dtype=np.float64), order, n_known)
+
+    cdef object class_counts(self, inst):
+        cdef const int[::1] samples = inst[0]
+        cdef const double[::1] weights = inst[1]
+        counts = np.zeros(self.K, dtype=np.float64)
+        cdef double[::1] cv = counts
+        cdef intp_t i
+        for i in range(samples.shape[0]):
+            cv[self.y[samples[i]]] += weights[i]
+        return counts
+
+    cdef grow_node(self, list stack, tuple inst, intp_t parent, bint is_left, intp_t depth):
+        stats = self.class_counts(inst)
+        cdef intp_t n = inst[0].shape[0]
+        cdef intp_t node = self.add_node(parent, is_left, depth, stats, n)
+        cdef double W = float(stats.sum())
+        if (depth >= self.max_depth or n < self.min_samples_split
+                or W < 2.0 * self.min_objs or stats.max() >= W * (1.0 - 1e-12)):
+            return
+        best_f, best = self.choose_split(inst, W)
+        if best_f < 0:
+            return
+        if self.is_cat[best_f]:
+            branches = self.categorical_branches(inst, best_f)
+            self.push_cascade(stack, node, best_f, branches, depth)
+        else:
+            self.split_numeric(stack, inst, node, best_f, best, depth)
+
+    cdef tuple choose_split(self, tuple inst, double W):
+        cdef const int[::1] samples = inst[0]
+        cdef const double[::1] weights = inst[1]
+        cdef const int[:, ::1] order = inst[2]
+        cdef const intp_t[::1] n_known = inst[3]
+        cdef intp_t n = samples.shape[0], f, slot, best_f = -1, possible = 0
+        cdef intp_t max_codes = self.max_codes
+        cdef double* buf = <double*> malloc((max_codes + 2) * self.K * sizeof(double))
+        cdef Candidate* cands = <Candidate*> malloc(self.n_features * sizeof(Candidate))
+        cdef double average = 0.0, score, best_score = 0.0
+        if buf == NULL or cands == NULL:
+            free(buf)
+            free(cands)
+            raise MemoryError()
+        with nogil:
+            for f in range(self.n_features):
+                slot = self.numeric_slot[f]
+                if slot >= 0:
+                    cands[f] = eval_numeric(self.X, f, order[slot], n_known[slot], samples,
+                                            weights, self.y, self.K, W, self.min_objs,
+                                            buf, buf + self.K)
+                else:
+                    cands[f] = eval_categorical(self.X, f, self.n_codes[f], n, samples,
+                                                weights, self.y, self.K, W, self.min_objs,
+                                                buf + self.K, buf)
+                if cands[f].valid:
+                    possible += 1
+                    average += cands[f].gain
+            if possible > 0:
+                average /= possible
+            for f in range(self.n_features):
+                if not cands[f].valid or cands[f].gain <= 0.0:
+                    continue
+                if W / self.root_weight * cands[f].raw_gain + 1e-12 < self.min_decrease:
+                    continue
+                if self.use_ratio:
+                    if cands[f].gain < average - AVERAGE_SLACK or cands[f].split_info <= 0.0:
+                        continue
+                    score = cands[f].gain / cands[f].split_info
+                else:
+                    score = cands[f].gain
+                if best_f < 0 or score > best_score:
+                    best_f = f
+                    best_score = score
+        best = cands[best_f] if best_f >= 0 else cands[0]
+        free(buf)
+        free(cands)
+        return best_f, best
+
+    cdef split_numeric(self, list stack, tuple inst, intp_t node, intp_t f, dict best,
+                       intp_t depth):
+        cdef const int[:, ::1] order = inst[2]
+        cdef intp_t slot = self.numeric_slot[f], i
+        cdef intp_t n = inst[0].shape[0], n_known = inst[3][slot]
+        branch = np.full(n, -1, dtype=np.intp)
+        cdef intp_t[::1] bv = branch
+        for i in range(n_known):
+            bv[order[slot, i]] = 0 if i <= best["cut"] else 1
+        left, right = self.split_instances(inst, branch, 2)
+        wl = float(np.sum(left[1]))
+        wr = float(np.sum(right[1]))
+        self.feature[node] = f
+        self.threshold[node] = best["threshold"]
+        self.missing_left[node] = 1 if wl > wr else 0
+        stack.append(("grow", right, node, False, depth + 1))
+        stack.append(("grow", left, node, True, depth + 1))
+
+    cdef list categorical_branches(self, tuple inst, intp_t f):
+        """(code, instances) per category present, lightest first."""
+        cdef const int[::1] samples = inst[0]
+        cdef const double[::1] weights = inst[1]
+        cdef intp_t n = samples.shape[0], i, n_codes = self.n_codes[f]
+        codes = np.full(n, -1, dtype=np.intp)
+        cdef intp_t[::1] cv = codes
+        per_code = np.zeros(n_codes, dtype=np.float64)
+        cdef double[::1] pv = per_code
+        cdef float v
+        for i in range(n):
+            v = self.X[samples[i], f]
+            if v == v:
+                cv[i] = <intp_t> v
+                pv[cv[i]] += weights[i]
+        present = np.flatnonzero(per_code > 0)
+        present = present[np.lexsort((present, per_code[present]))]
+        branch_of_code = np.full(n_codes, -1, dtype=np.intp)
+        branch_of_code[present] = np.arange(present.shape[0])
+        branch = np.where(codes >= 0, branch_of_code[np.maximum(codes, 0)], -1)
+        children = self.split_instances(inst, branch, present.shape[0])
+        return [(int(code), child) for code, child in zip(present, children)]
+
+    cdef push_cascade(self, list stack, intp_t node, intp_t f, list branches, intp_t depth):
+        """Make ``node`` the head of a one-category-vs-rest cascade over ``branches``."""
+        code, first = branches[0]
+        rest = branches[1:]
+        w_first = float(np.sum(first[1]))
+        w_rest = float(sum(np.sum(b[1][1]) for b in rest))
+        self.set_category_split(node, f, code, w_first, w_rest)
+        if len(rest) == 1:
+            stack.append(("grow", rest[0][1], node, False, depth + 1))
+        else:
+            stack.append(("cascade", f, rest, node, False, depth + 1))
+        stack.append(("grow", first, node, True, depth + 1))
+
+    cdef cascade_node(self, list stack, intp_t f, list branches, intp_t parent, bint is_left,
+                      intp_t depth):
+        stats = sum(self.class_counts(b[1]) for b in branches)
+        n = sum(b[1][0].shape[0] for b in branches)
+        cdef intp_t node = self.add_node(parent, is_left, depth, stats, n)
+        if depth >= self.max_depth:
+            return
+        self.push_cascade(stack, node, f, branches, depth)
+
+    cdef list split_instances(self, tuple inst, object branch, intp_t n_branches):
+        """Children's instances: known cases by ``branch``, missing (-1) ones to all.
+
+        A missing case's weight is shared in proportion to the branches' known
+        weights. Every numeric order stays sorted because children take their
+        members in the parent's order.
+        """
+        cdef const int[::1] samples = inst[0]
+        cdef const double[::1] weights = inst[1]
+        cdef const int[:, ::1] order = inst[2]
+        cdef const intp_t[::1] n_known = inst[3]
+        cdef const intp_t[::1] bv = branch
+        cdef intp_t n = samples.shape[0], n_num = order.shape[0], i, b, r, j, pos, size
+        known_w = np.bincount(branch[branch >= 0], weights=np.asarray(weights)[branch >= 0],
+                              minlength=n_branches)
+        share = known_w / known_w.sum()
+        cdef double[::1] sv = share
+        n_known_b = np.bincount(branch[branch >= 0], minlength=n_branches).astype(np.intp)
+        missing = np.flatnonzero(branch < 0)
+        cdef intp_t n_missing = missing.shape[0]
+        # local index of each parent instance inside its child
+        rank = np.empty(n, dtype=np.intp)
+        cdef intp_t[::1] rv = rank
+        fill = np.zeros(n_branches, dtype=np.intp)
+        cdef intp_t[::1] fv = fill
+        cdef intp_t m = 0
+        for i in range(n):
+            b = bv[i]
+            if b >= 0:
+                rv[i] = fv[b]
+                fv[b] += 1
+            else:
+                rv[i] = m
+                m += 1
+        offsets = np.zeros(n_branches + 1, dtype=np.intp)
+        np.cumsum(n_known_b + n_missing, out=offsets[1:])
+        cdef intp_t[::1] ov = offsets
+        cdef intp_t[::1] kv = n_known_b
+        cdef intp_t total = offsets[n_branches]
+        all_samples = np.empty(total, dtype=np.int32)
+        all_weights = np.empty(total, dtype=np.float64)
+        all_order = np.empty((n_num, total), dtype=np.int32)
+        child_known = np.zeros((n_branches, n_num), dtype=np.intp)
+        cdef int[::1] asv = all_samples
+        cdef double[::1] awv = all_weights
+        cdef int[:, ::1] aov = all_order
+        cdef intp_t[:, ::1] ckv = child_known
+        with nogil:
+            for i in range(n):
+                b = bv[i]
+                if b >= 0:
+                    asv[ov[b] + rv[i]] = samples[i]
+                    awv[ov[b] + rv[i]] = weights[i]
+                else:
+                    for b in range(n_branches):
+                        asv[ov[b] + kv[b] + rv[i]] = samples[i]
+                        awv[ov[b] + kv[b] + rv[i]] = weights[i] * sv[b]
+            for r in range(n_num):
+                for b in range(n_branches):
+                    fv[b] = 0
+                for pos in range(n):
+                    i = order[r, pos]
+                    b = bv[i]
+                    if b >= 0:
+                        aov[r, ov[b] + fv[b]] = <int> rv[i]
+                        fv[b] += 1
+                        if pos < n_known[r]:
+                            ckv[b, r] += 1
+                    else:
+                        for j in range(n_branches):
+                            aov[r, ov[j] + fv[j]] = <int> (kv[j] + rv[i])
+                            fv[j] += 1
+                            if pos < n_known[r]:
+                                ckv[j, r] += 1
+        children = []
+        for b in range(n_branches):
+            lo, hi = offsets[b], offsets[b + 1]
+            children.append((all_samples[lo:hi].copy(), all_weights[lo:hi].copy(),
+                             np.ascontiguousarray(all_order[:, lo:hi]), child_known[b].copy()))
+        return children
+
+    def arrays(self):
+        n = len(self.left)
+        sets = (np.vstack(self.sets) if self.sets else np.zeros((0, 16), dtype=np.uint64))
+        return dict(children_left=np.asarray(self.left, dtype=np.intp),
+                    children_right=np.asarray(self.right, dtype=np.intp),
+                    feature=np.asarray(self.feature, dtype=np.intp),
+                    threshold=np.asarray(self.threshold, dtype=np.float64),
+                    impurity=np.asarray(self.impurity, dtype=np.float64),
+                    n_node_samples=np.asarray(self.n_samples, dtype=np.intp),
+                    weighted_n_node_samples=np.asarray(self.weighted, dtype=np.float64),
+                    depth=np.asarray(self.depth, dtype=np.intp),
+                    stats=np.vstack(self.stats).reshape(n, self.K),
+                    missing_go_to_left=np.asarray(self.missing_left, dtype=np.uint8),
+                    categorical_set=np.asarray(self.cat_row, dtype=np.intp),
+                    category_sets=sets.astype(np.uint64))
+
+
+def _entropy_of(stats):
+    total = stats.sum()
+    if total <= 0:
+        return 0.0
+    p = stats[stats > 0] / total
+    return float(-(p * np.log2(p)).sum())
+
+
+def grow_c45(X, y, weights, n_classes, is_categorical, n_codes, *, max_depth,
+             min_samples_split, min_objs, min_impurity_decrease, use_ratio=True):
+    """Grow a C4.5 tree (see the module docstring).
+
+    Parameters
+    ----------
+    X : ndarray (n_samples, n_features), C-contiguous float32
+        Numbers and category codes; NaN is missing.
+    y : ndarray (n_samples,), intp
+        Class codes.
+    weights : ndarray (n_samples,), float64, all > 0
+    n_classes : int
+    is_categorical : ndarray (n_features,), uint8
+    n_codes : ndarray (n_features,), int32
+        Number of categories of each categorical feature.
+    max_depth, min_samples_split : int
+    min_objs : float
+        C4.5's MINOBJS: the weight two branches must each reach.
+    min_impurity_decrease : float
+        Weighted gain (as a fraction of the root weight) a split must reach.
+    use_ratio : bool
+        Gain ratio with C4.5's average-gain filter; else plain gain.
+
+    Returns
+    -------
+    dict of ndarray
+        The layout of ``NodeStore.to_arrays``.
+    """
+    grower = _Grower(X, np.ascontiguousarray(y, dtype=np.intp),
+                     np.ascontiguousarray(is_categorical, dtype=np.uint8),
+                     np.ascontiguousarray(n_codes, dtype=np.int32), n_classes, max_depth,
+                     min_samples_split, min_objs, min_impurity_decrease, use_ratio)
+    samples = np.arange(X.shape[0], dtype=np.int32)
+    return grower.grow(samples, np.ascontiguousarray(weights, dtype=np.float64))
+
+
+def predict_fractional(tree, const float[:, ::1] X):
+    """Leaf values mixed as C4.5 classifies: a missing value follows every branch.
+
+    At a split whose feature is missing (NaN), the case continues down both
+    children with its weight multiplied by each child's share of the node's
+    training weight; the result is the weighted sum of the leaf values reached.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_values)
+    """
+    cdef const intp_t[::1] left = np.ascontiguousarray(tree.children_left, dtype=np.intp)
+    cdef const intp_t[::1] right = np.ascontiguousarray(tree.children_right, dtype=np.intp)
+    cdef const intp_t[::1] feature = np.ascontiguousarray(tree.feature, dtype=np.intp)
+    cdef const double[::1] threshold = np.ascontiguousarray(tree.threshold, dtype=np.float64)
+    cdef const intp_t[::1] cat_row = np.ascontiguousarray(tree.categorical_set, dtype=np.intp)
+    cdef const unsigned long long[:, ::1] sets = np.ascontiguousarray(
+        tree.category_sets, dtype=np.uint64).reshape(-1, 16)
+    cdef const double[::1] wn = np.ascontiguousarray(tree.weighted_n_node_samples,
+                                                     dtype=np.float64)
+    values = np.ascontiguousarray(tree.value[:, 0, :], dtype=np.float64)
+    cdef const double[:, ::1] vv = values
+    cdef intp_t n = X.shape[0], K = values.shape[1], n_nodes = left.shape[0]
+    out = np.zeros((n, K), dtype=np.float64)
+    cdef double[:, ::1] ov = out
+    cdef intp_t* nodes = <intp_t*> malloc((n_nodes + 2) * sizeof(intp_t))
+    cdef double* mass = <double*> malloc((n_nodes + 2) * sizeof(double))
+    cdef intp_t i, k, top, node, l, r, code
+    cdef double w, total, x
+    cdef bint go_left
+    if nodes == NULL or mass == NULL:
+        free(nodes)
+        free(mass)
+        raise MemoryError()
+    with nogil:
+        for i in range(n):
+            top = 1
+            nodes[0] = 0
+            mass[0] = 1.0
+            while top > 0:
+                top -= 1
+                node = nodes[top]
+                w = mass[top]
+                l = left[node]
+                if l < 0:
+                    for k in range(K):
+                        ov[i, k] += w * vv[node, k]
+                    continue
+                r = right[node]
+                x = X[i, feature[node]]
+                if x != x:
+                    total = wn[l] + wn[r]
+                    nodes[top] = r
+                    mass[top] = w * (wn[r] / total if total > 0 else 0.5)
+                    nodes[top + 1] = l
+                    mass[top + 1] = w * (wn[l] / total if total > 0 else 0.5)
+                    top += 2
+                    continue
+                if cat_row[node] >= 0:
+                    code = <intp_t> x
+                    go_left = (sets[cat_row[node], code >> 6] >> (code & 63)) & 1
+                else:
+                    go_left = x <= threshold[node]
+                nodes[top] = l if go_left else r
+                mass[top] = w
+                top += 1
+    free(nodes)
+    free(mass)
+    return out
+
+
+# ------------------------------------------------------- pessimistic error bound
+cdef double continued_fraction(double a, double b, double x) noexcept nogil:
+    # the incomplete beta function's continued fraction, evaluated by modified Lentz
+    cdef double tiny = 1e-300, qab = a + b, qap = a + 1.0, qam = a - 1.0
+    cdef double c = 1.0, d = 1.0 - qab * x / qap, h, aa, step
+    cdef int m, m2
+    d = 1.0 / (d if fabs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if fabs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if fabs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if fabs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if fabs(c) > tiny else tiny
+        step = d * c
+        h *= step
+        if fabs(step - 1.0) < 1e-15:
+            break
+    return h
+
+
+cdef double regularized_beta(double a, double b, double x) noexcept nogil:
+    """I_x(a, b) for a, b > 0."""
+    cdef double front
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * continued_fraction(a, b, x) / a
+    return 1.0 - front * continued_fraction(b, a, 1.0 - x) / b
+
+
+cdef double upper_bound(double errors, double n, double cf) noexcept nogil:
+    cdef double lo, hi, mid
+    cdef int it
+    if n <= 0.0:
+        return 0.0
+    if errors <= 0.0:
+        return 1.0 - pow(cf, 1.0 / n)
+    if errors >= n:
+        return 1.0
+    lo = errors / n
+    hi = 1.0
+    for it in range(100):
+        mid = (lo + hi) / 2.0
+        if mid <= lo or mid >= hi:
+            break
+        # P(X <= errors | n, p) = I_{1-p}(n - errors, errors + 1)
+        if regularized_beta(n - errors, errors + 1.0, 1.0 - mid) > cf:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def binomial_upper_bounds(errors, n, double cf):
+    """C4.5's pessimistic error rates: per pair, the p with P(X <= errors | n, p) = cf.
+
+    ``X`` is binomial(n, p); weighted (non-integer) counts use the incomplete
+    beta form of the binomial tail.
+
+    Parameters
+    ----------
+    errors, n : array-like of float, same shape
+    cf : float
+        Confidence, in (0, 0.5].
+
+    Returns
+    -------
+    ndarray of float64
+    """
+    e = np.ascontiguousarray(errors, dtype=np.float64).ravel()
+    t = np.ascontiguousarray(n, dtype=np.float64).ravel()
+    out = np.empty(e.shape[0], dtype=np.float64)
+    cdef const double[::1] ev = e, tv = t
+    cdef double[::1] ov = out
+    cdef intp_t i
+    with nogil:
+        for i in range(ev.shape[0]):
+            ov[i] = upper_bound(ev[i], tv[i], cf)
+    return out.reshape(np.shape(errors))
