@@ -105,13 +105,18 @@ def cmd_fit(args):
     if task == "auto":
         task = "regression" if _is_numeric(y) and np.unique(y).shape[0] > 20 else \
             "classification"
-    X, names = _features(header, columns, args.target, args.categorical)
+    categorical = "auto" if args.algorithm != "cart" else args.categorical
+    X, names = _features(header, columns, args.target, categorical)
     params = dict(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
                   min_samples_split=args.min_samples_split, random_state=args.random_state,
-                  categorical_features="auto" if args.categorical == "auto" else None,
+                  categorical_features="auto" if categorical == "auto" else None,
                   handle_unknown="missing")
     if args.ccp_alpha is not None:
         params["ccp_alpha"] = args.ccp_alpha if args.ccp_alpha == "cv" else float(args.ccp_alpha)
+    if args.algorithm != "cart":
+        if task != "classification":
+            raise CLIError(f"--algorithm {args.algorithm} grows classification trees")
+        params["algorithm"] = args.algorithm
     if task == "classification":
         est = DecisionTreeClassifier(criterion=args.criterion or "gini", **params)
         y = np.asarray(y).astype(str) if not _is_numeric(y) else y
@@ -208,6 +213,9 @@ def build_parser():
     fit.add_argument("--ccp-alpha", help="a float, or 'cv' to choose it by cross-validation")
     fit.add_argument("--categorical", choices=["none", "auto"], default="none",
                      help="auto: split text columns by sets of categories")
+    fit.add_argument("--algorithm", choices=["cart", "id3", "c4.5"], default="cart",
+                     help="preset (see DecisionTreeClassifier); id3 and c4.5 split text "
+                          "columns by category")
     fit.add_argument("--random-state", type=int, default=0)
     fit.add_argument("-o", "--output", required=True, help="model file to write")
     fit.set_defaults(func=cmd_fit)

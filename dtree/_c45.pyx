@@ -27,6 +27,7 @@ ctypedef Py_ssize_t intp_t
 
 cdef double AVERAGE_SLACK = 1e-3   # C4.5 keeps gains within 1e-3 of the average
 cdef double MIN_SPLIT_CAP = 25.0   # C4.5's upper bound on MinSplit for thresholds
+cdef double WEIGHT_SLACK = 1e-9    # relative: rounding of shared weights at the limits
 
 
 cdef inline double entropy(const double* counts, intp_t K, double total) noexcept nogil:
@@ -87,13 +88,16 @@ cdef Candidate eval_numeric(const float[:, ::1] X, intp_t f, const int[::1] orde
         j = order[i]
         known_counts[y[samples[j]]] += weights[j]
         known += weights[j]
-    if known < 2.0 * min_objs or n_known < 2:
+    # weight limits are compared with a little slack: shares of fractional
+    # cases must not fall just short of a limit they reach in exact arithmetic
+    if known + WEIGHT_SLACK * W < 2.0 * min_objs or n_known < 2:
         return c
     min_split = 0.1 * known / K
     if min_split < min_objs:
         min_split = min_objs
     if min_split > MIN_SPLIT_CAP:
         min_split = MIN_SPLIT_CAP
+    min_split -= WEIGHT_SLACK * W
     base = entropy(known_counts, K, known)
     for i in range(n_known - 1):
         j = order[i]
@@ -142,7 +146,7 @@ cdef Candidate eval_categorical(const float[:, ::1] X, intp_t f, intp_t n_codes,
         counts[code * K + y[samples[i]]] += weights[i]
         known_counts[y[samples[i]]] += weights[i]
         known += weights[i]
-    if known < 2.0 * min_objs:
+    if known + WEIGHT_SLACK * W < 2.0 * min_objs:
         return c
     for code in range(n_codes):
         wb = 0.0
@@ -150,7 +154,7 @@ cdef Candidate eval_categorical(const float[:, ::1] X, intp_t f, intp_t n_codes,
             wb += counts[code * K + k]
         if wb <= 0.0:
             continue
-        if wb >= min_objs:
+        if wb + WEIGHT_SLACK * W >= min_objs:
             reasonable += 1
         info += wb * entropy(counts + code * K, K, wb)
         si += share_info(wb, W)
@@ -275,8 +279,8 @@ cdef class _Grower:
         cdef intp_t n = inst[0].shape[0]
         cdef intp_t node = self.add_node(parent, is_left, depth, stats, n)
         cdef double W = float(stats.sum())
-        if (depth >= self.max_depth or n < self.min_samples_split
-                or W < 2.0 * self.min_objs or stats.max() >= W * (1.0 - 1e-12)):
+        if (depth >= self.max_depth or W * (1 + WEIGHT_SLACK) < self.min_samples_split
+                or W * (1 + WEIGHT_SLACK) < 2.0 * self.min_objs or stats.max() >= W * (1.0 - 1e-12)):
             return
         best_f, best = self.choose_split(inst, W)
         if best_f < 0:

@@ -99,3 +99,16 @@ def test_csv_reader_works_without_pandas(monkeypatch, tmp_path):
     assert columns["label"].tolist() == ["x", "y"]
     X, names = cli._features(header, columns, "label", "none")
     assert names == ["a", "b"] and X.shape == (2, 2) and X.dtype == object
+
+
+def test_fit_with_the_c45_preset(tmp_path):
+    model = tmp_path / "mushroom.dtree"
+    run("fit", path("mushroom"), "--target", "class", "--algorithm", "c4.5", "-o", model)
+    loaded = dtree.load(model)
+    assert loaded.algorithm == "c4.5" and loaded.tree_.fractional_missing
+    assert loaded.feature_names_in_[loaded.tree_.feature[0]] == "odor"
+    report = run("eval", model, path("mushroom"), "--target", "class").stdout
+    assert "accuracy: 1.0" in report
+    refused = run("fit", path("california_housing"), "--target", "median_house_value",
+                  "--algorithm", "id3", "-o", tmp_path / "x.dtree", check=False)
+    assert refused.returncode == 2 and "classification" in refused.stderr

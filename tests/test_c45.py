@@ -1,0 +1,363 @@
+"""The C4.5 preset: gain ratio, multiway categories, fractional missing values."""
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import dtree
+from dtree import DecisionTreeClassifier
+from dtree._pruning import pessimistic_leaves
+from dtree.datasets import load
+from dtree.export import export_text
+
+# Quinlan's golf data (C4.5: Programs for Machine Learning, 1993, ch. 2), with
+# the outlook of the overcast / 72 / 90 / true case unknown, as in his ch. 3.
+GOLF = """sunny 75 70 true Play
+sunny 80 90 true Dont
+sunny 85 85 false Dont
+sunny 72 95 false Dont
+sunny 69 70 false Play
+? 72 90 true Play
+overcast 83 78 false Play
+overcast 64 65 true Play
+overcast 81 75 false Play
+rain 71 80 true Dont
+rain 65 70 true Dont
+rain 75 80 false Play
+rain 68 80 false Play
+rain 70 96 false Play"""
+
+
+@pytest.fixture(scope="module")
+def golf():
+    rows = [line.split() for line in GOLF.splitlines()]
+    X = pd.DataFrame({"outlook": [None if r[0] == "?" else r[0] for r in rows],
+                      "temperature": [float(r[1]) for r in rows],
+                      "humidity": [float(r[2]) for r in rows],
+                      "windy": [r[3] for r in rows]})
+    return X, np.array([r[4] for r in rows])
+
+
+def _leaf_weights(clf, names):
+    """{path: (weight, class weights)} of every leaf, path as feature tests."""
+    tree, out = clf.tree_, {}
+    stack = [(0, ())]
+    while stack:
+        node, path = stack.pop()
+        if tree.children_left[node] < 0:
+            w = tree.weighted_n_node_samples[node]
+            out[path] = np.round(w * tree.value[node, 0], 3).tolist()
+            continue
+        name = names[tree.feature[node]]
+        if tree.categorical_set[node] >= 0:
+            cats = clf.categories_[tree.feature[node]]
+            test = f"{name}={','.join(str(cats[c]) for c in tree.left_categories(node))}"
+            stack.append((tree.children_left[node], path + (test,)))
+            stack.append((tree.children_right[node], path + ("not " + test,)))
+        else:
+            stack.append((tree.children_left[node], path + (f"{name}<=",)))
+            stack.append((tree.children_right[node], path + (f"{name}>",)))
+    return out
+
+
+def test_golf_with_an_unknown_outlook_gives_quinlans_tree(golf):
+    X, y = golf
+    clf = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y)
+    leaves = _leaf_weights(clf, list(X.columns))
+    # Quinlan's leaves: overcast Play (3.2); rain & windy Don't (2.4/0.4); rain &
+    # not windy Play (3.0); sunny & humidity <= 75 Play (2.0); sunny & humidity > 75
+    # Don't (3.4/0.4). The unknown case lands in every branch with weight 5/13,
+    # 3/13, 5/13. Class columns: [Dont, Play].
+    assert leaves == {
+        ("outlook=overcast",): [0.0, 3.231],
+        ("not outlook=overcast", "outlook=rain", "windy=true"): [2.0, 0.385],
+        ("not outlook=overcast", "outlook=rain", "not windy=true"): [0.0, 3.0],
+        ("not outlook=overcast", "not outlook=rain", "humidity<="): [0.0, 2.0],
+        ("not outlook=overcast", "not outlook=rain", "humidity>"): [3.0, 0.385],
+    }
+    assert clf.tree_.threshold[clf.tree_.feature == 2][0] == 77.5  # midpoint of 70 and 85
+
+
+def test_golf_unknown_humidity_is_classified_fractionally(golf):
+    X, y = golf
+    clf = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y)
+    query = pd.DataFrame({"outlook": ["sunny"], "temperature": [90.0],
+                          "humidity": [np.nan], "windy": ["false"]})
+    # Quinlan: Play 2.0/5.4 * 1 + 3.4/5.4 * 0.4/3.4 = 0.44, Don't Play 0.56
+    share = 5 / 13  # the unknown-outlook case's weight in the sunny subset
+    proba = clf.predict_proba(query)[0]
+    assert proba == pytest.approx([3 / (5 + share), (2 + share) / (5 + share)])
+    assert proba[1] == pytest.approx(0.44, abs=5e-3)
+    assert clf.predict(query)[0] == "Dont"
+    # apply / decision_path follow the heavier child
+    assert clf.tree_.children_left[clf.tree_.children_left[0]] == -1
+    leaf = clf.apply(query)[0]
+    assert clf.tree_.value[leaf, 0].tolist() == pytest.approx([3 / (3 + share),
+                                                               share / (3 + share)])
+
+
+def _c45_root_reference(X, y, w, is_cat, n_classes, min_objs=2.0):
+    """C4.5 release 8's choice at the root, written out plainly.
+
+    Returns (feature, threshold or None, sorted scores) or None for a leaf.
+    """
+    W = w.sum()
+    gains, ratios, thresholds = {}, {}, {}
+    for f in range(X.shape[1]):
+        x = X[:, f]
+        known = ~np.isnan(x)
+        kw = w[known].sum()
+        if kw < 2 * min_objs:
+            continue
+        counts = np.bincount(y[known], weights=w[known], minlength=n_classes)
+        base = _bits(counts)
+        if is_cat[f]:
+            info, si, reasonable = 0.0, 0.0, 0
+            for v in np.unique(x[known]):
+                m = known & (x == v)
+                c = np.bincount(y[m], weights=w[m], minlength=n_classes)
+                info += c.sum() / kw * _bits(c)
+                si += _share(c.sum(), W)
+                reasonable += c.sum() >= min_objs
+            if reasonable < 2:
+                continue
+            gains[f] = kw / W * (base - info)
+            ratios[f] = si + _share(W - kw, W)
+            thresholds[f] = None
+            continue
+        min_split = min(max(0.1 * kw / n_classes, min_objs), 25.0)
+        values = np.unique(x[known])
+        best, tries = None, 0
+        for lo, hi in zip(values[:-1], values[1:]):
+            left = known & (x <= lo)
+            lw = w[left].sum()
+            if lw < min_split or kw - lw < min_split:
+                continue
+            tries += 1
+            cl = np.bincount(y[left], weights=w[left], minlength=n_classes)
+            info = (lw * _bits(cl) + (kw - lw) * _bits(counts - cl)) / kw
+            if best is None or info < best[0] - 1e-12:
+                best = (info, (float(lo) + float(hi)) / 2, lw)
+        if best is None:
+            continue
+        gains[f] = kw / W * (base - best[0]) - np.log2(tries) / W
+        ratios[f] = _share(best[2], W) + _share(kw - best[2], W) + _share(W - kw, W)
+        thresholds[f] = best[1]
+    if not gains:
+        return None
+    average = np.mean(list(gains.values()))
+    scores = {f: gains[f] / ratios[f] for f in gains
+              if gains[f] > 0 and gains[f] >= average - 1e-3 and ratios[f] > 0}
+    if not scores:
+        return None
+    best = max(scores, key=lambda f: (scores[f], -f))
+    return best, thresholds[best], sorted(scores.values()), gains, ratios
+
+
+def _bits(counts):
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log2(p)).sum())
+
+
+def _share(part, whole):
+    return 0.0 if part <= 0 else float(-(part / whole) * np.log2(part / whole))
+
+
+def _random_problem(rng, n, n_classes, p_missing):
+    X = np.column_stack([
+        rng.integers(0, 5, n).astype(float),          # numeric, few values
+        rng.normal(size=n).round(2),                  # numeric, many values
+        rng.integers(0, 4, n).astype(float),          # categorical codes
+        rng.integers(0, 3, n).astype(float),          # categorical codes
+    ])
+    X[rng.random(X.shape) < p_missing] = np.nan
+    y = rng.integers(0, n_classes, n)
+    y[: n_classes] = np.arange(n_classes)
+    # make the label depend on the features, so that splits are worth something
+    flip = rng.random(n) < 0.6
+    y[flip] = (np.nan_to_num(X[flip, 0]) + np.nan_to_num(X[flip, 2])).astype(int) % n_classes
+    w = rng.uniform(0.5, 2.0, n)
+    return X.astype(np.float32).astype(float), y, w
+
+
+IS_CAT = np.array([False, False, True, True])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(6, 80), n_classes=st.integers(2, 3),
+       p_missing=st.sampled_from([0.0, 0.1, 0.3]))
+def test_root_split_equals_the_c45_reference(seed, n, n_classes, p_missing):
+    X, y, w = _random_problem(np.random.default_rng(seed), n, n_classes, p_missing)
+    ref = _c45_root_reference(X, y, w, IS_CAT, n_classes)
+    clf = DecisionTreeClassifier(algorithm="c4.5", pruning="none", max_depth=1,
+                                 categorical_features=[2, 3])
+    clf.fit(X, y, sample_weight=w)
+    tree = clf.tree_
+    if ref is None:
+        assert tree.node_count == 1
+        return
+    feature, threshold, scores = ref[0], ref[1], ref[2]
+    assume(len(scores) < 2 or scores[-1] - scores[-2] > 1e-9)  # no near-tie
+    assert tree.feature[0] == feature
+    if threshold is not None:
+        assert tree.threshold[0] == pytest.approx(threshold)
+    # children share the missing cases' weight; their weights add up to the root's
+    root, left, right = 0, tree.children_left[0], tree.children_right[0]
+    assert tree.weighted_n_node_samples[left] + tree.weighted_n_node_samples[right] == \
+        pytest.approx(w.sum())
+    x = X[:, feature]
+    known = ~np.isnan(x)
+    if threshold is not None:
+        goes_left = known & (x <= threshold)
+    else:
+        goes_left = known & np.isin(x, [clf.categories_[feature][c]
+                                        for c in tree.left_categories(root)])
+    share = w[goes_left].sum() / w[known].sum()
+    assert tree.weighted_n_node_samples[left] == pytest.approx(
+        w[goes_left].sum() + share * w[~known].sum())
+
+
+def test_the_average_gain_filter_decides_some_splits():
+    # Search seeded problems for one where the best gain ratio belongs to a
+    # split of below-average gain: C4.5 must pass it over.
+    found = 0
+    for seed in range(400):
+        X, y, w = _random_problem(np.random.default_rng(seed), 30, 2, 0.1)
+        ref = _c45_root_reference(X, y, w, IS_CAT, 2)
+        if ref is None:
+            continue
+        feature, _, scores, gains, ratios = ref
+        raw = {f: gains[f] / ratios[f] for f in gains if gains[f] > 0 and ratios[f] > 0}
+        top = max(raw, key=lambda f: (raw[f], -f))
+        if top == feature or raw[top] - raw[feature] < 1e-6 or \
+                (len(scores) > 1 and scores[-1] - scores[-2] < 1e-9):
+            continue
+        clf = DecisionTreeClassifier(algorithm="c4.5", pruning="none", max_depth=1,
+                                     categorical_features=[2, 3]).fit(X, y, sample_weight=w)
+        assert clf.tree_.feature[0] == feature != top
+        found += 1
+    assert found >= 3
+
+
+def test_mushroom_ten_fold_cv_is_perfect_with_odor_at_the_root():
+    frame = load("mushroom")
+    y = frame.pop("class").to_numpy()
+    folds = np.random.default_rng(0).permutation(len(y)) % 10
+    for k in range(10):
+        train, test = folds != k, folds == k
+        clf = DecisionTreeClassifier(algorithm="c4.5").fit(frame[train], y[train])
+        assert frame.columns[clf.tree_.feature[0]] == "odor"
+        assert clf.score(frame[test], y[test]) == 1.0
+
+
+def test_preset_defaults_and_overrides(golf):
+    noisy_X, noisy_y, _ = _random_problem(np.random.default_rng(1), 300, 3, 0.1)
+    kw = dict(algorithm="c4.5", categorical_features=[2, 3])
+    unpruned = DecisionTreeClassifier(pruning="none", **kw).fit(noisy_X, noisy_y)
+    default = DecisionTreeClassifier(**kw).fit(noisy_X, noisy_y)
+    expected = unpruned.tree_.subtree(pessimistic_leaves(unpruned.tree_, 0.25))
+    assert default.tree_.node_count == expected.node_count < unpruned.tree_.node_count
+    np.testing.assert_array_equal(default.tree_.feature, expected.feature)
+    # ccp_alpha replaces the preset's pessimistic pruning
+    ccp = DecisionTreeClassifier(ccp_alpha=1e-9, **kw).fit(noisy_X, noisy_y)
+    assert ccp.tree_.node_count == unpruned.tree_.node_count
+    X, y = golf
+    # explicit min_samples_leaf overrides MINOBJS = 2: no split leaves 3 on two branches
+    blocked = DecisionTreeClassifier(algorithm="c4.5", pruning="none",
+                                     min_samples_leaf=7).fit(X, y)
+    assert blocked.tree_.node_count == 1
+    for bad in (dict(max_leaf_nodes=4), dict(max_features=2), dict(criterion="gini"),
+                dict(min_weight_fraction_leaf=0.1)):
+        if bad == dict(criterion="gini"):
+            bad = dict(criterion="gini", algorithm="c4.5")
+            # "gini" is the default, so it means "the preset's criterion"
+            assert DecisionTreeClassifier(**bad).fit(X, y).tree_.node_count > 1
+            continue
+        with pytest.raises(ValueError, match="c4.5"):
+            DecisionTreeClassifier(algorithm="c4.5", **bad).fit(X, y)
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        DecisionTreeClassifier(algorithm="c5.0").fit(X, y)
+
+
+def test_integer_weights_equal_repeated_rows():
+    rng = np.random.default_rng(3)
+    X, y, _ = _random_problem(rng, 60, 3, 0.2)
+    counts = rng.integers(1, 4, X.shape[0])
+    kw = dict(algorithm="c4.5", pruning="none", categorical_features=[2, 3])
+    weighted = DecisionTreeClassifier(**kw).fit(X, y, sample_weight=counts.astype(float))
+    repeated = DecisionTreeClassifier(**kw).fit(np.repeat(X, counts, axis=0),
+                                                np.repeat(y, counts))
+    for name in ("feature", "children_left", "children_right"):
+        np.testing.assert_array_equal(getattr(weighted.tree_, name),
+                                      getattr(repeated.tree_, name))
+    np.testing.assert_allclose(weighted.tree_.weighted_n_node_samples,
+                               repeated.tree_.weighted_n_node_samples)
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X))
+
+
+def test_fractional_predict_is_the_weighted_mix_of_leaves():
+    rng = np.random.default_rng(5)
+    X, y, w = _random_problem(rng, 300, 3, 0.25)
+    clf = DecisionTreeClassifier(algorithm="c4.5", pruning="none",
+                                 categorical_features=[2, 3]).fit(X, y, sample_weight=w)
+    tree = clf.tree_
+
+    def mix(row, node=0, mass=1.0):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left < 0:
+            return mass * tree.value[node, 0]
+        x = row[tree.feature[node]]
+        if np.isnan(x):
+            wl, wr = tree.weighted_n_node_samples[left], tree.weighted_n_node_samples[right]
+            return mix(row, left, mass * wl / (wl + wr)) + mix(row, right, mass * wr / (wl + wr))
+        if tree.categorical_set[node] >= 0:
+            code = clf.categories_[tree.feature[node]].tolist().index(x)
+            go_left = code in tree.left_categories(node)
+        else:
+            go_left = x <= tree.threshold[node]
+        return mix(row, left if go_left else right, mass)
+
+    proba = clf.predict_proba(X)
+    assert np.isnan(X).any(axis=1).sum() > 50
+    for i in range(X.shape[0]):
+        np.testing.assert_allclose(proba[i], mix(X[i]), atol=1e-12)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert (clf.predict(X) == clf.classes_[proba.argmax(axis=1)]).all()
+
+
+def test_c45_models_round_trip_and_refuse_onnx(golf):
+    X, y = golf
+    clf = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y)
+    query = X.assign(humidity=np.nan)
+    buffer = io.BytesIO()
+    clf.save(buffer)
+    buffer.seek(0)
+    back = dtree.load(buffer)
+    assert back.tree_.fractional_missing
+    np.testing.assert_array_equal(back.predict_proba(query), clf.predict_proba(query))
+    again = dtree.from_dict(clf.to_dict())
+    np.testing.assert_array_equal(again.predict_proba(query), clf.predict_proba(query))
+    bad = clf.to_dict()
+    bad["missing_rule"] = "coin flip"
+    with pytest.raises(dtree.ModelFileError, match="missing_rule"):
+        dtree.from_dict(bad)
+    with pytest.raises(ValueError, match="C4.5"):
+        dtree.export.to_onnx(clf)
+    assert "outlook in {overcast}" in export_text(clf, feature_names=list(X.columns))
+
+
+def test_adult_c45_grows_and_prunes_with_missing_values():
+    frame = load("adult")
+    y = frame.pop("income").to_numpy()
+    train, test = slice(0, 32561), slice(32561, None)
+    assert frame.isna().any().any()
+    clf = DecisionTreeClassifier(algorithm="c4.5").fit(frame[train], y[train])
+    unpruned = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(frame[train],
+                                                                            y[train])
+    assert clf.tree_.node_count < unpruned.tree_.node_count / 5
+    # C4.5 on adult: about 15.5% test error in the dataset's own documentation
+    assert clf.score(frame[test], y[test]) > 0.85
+    assert clf.score(frame[test], y[test]) > unpruned.score(frame[test], y[test])
