@@ -7,6 +7,7 @@ trees so that switching is a change of import.
 """
 import copy
 import math
+import os
 import numbers
 
 import numpy as np
@@ -60,6 +61,13 @@ class PathResult(dict):
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
+
+
+def _available_cores():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _rng(random_state):
@@ -213,11 +221,22 @@ class BaseDecisionTree(ParamsMixin):
                              "supported with it")
         splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[self._criterion()],
                             limits["min_samples_leaf"], limits["min_weight_leaf"],
-                            n_draw, seed, n_categories, multiway)
+                            n_draw, seed, n_categories, multiway, self._n_threads())
         arrays = build_tree(splitter, **limits)
         del splitter  # free the presorted columns before building the Tree object
         self.max_features_ = n_draw
         return Tree.from_builder(arrays, X.shape[1], n_classes)
+
+    def _n_threads(self):
+        """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
+        n_jobs = getattr(self, "n_jobs", 1)
+        cores = _available_cores()
+        if n_jobs is None:
+            return cores
+        if not _is_int(n_jobs) or n_jobs == 0:
+            raise ValueError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
+        # scikit-learn's convention: -1 is every core, -2 all but one, ...
+        return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
     def _grow_c45(self, X, encoded_y, weights, n_classes, limits, n_draw):
         """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
@@ -539,7 +558,7 @@ class BaseDecisionTree(ParamsMixin):
             Node ids in ``tree_``.
         """
         X = self._validate_X_predict(X)
-        return self.tree_.apply(X)
+        return self.tree_.apply(X, self._n_threads())
 
     def decision_path(self, X):
         """Nodes each sample passes through.
@@ -690,6 +709,11 @@ class DecisionTreeClassifier(BaseDecisionTree):
         the lowest code first, missing values last; C4.5: the lightest branch
         first, so a category absent at a node follows the heaviest branch).
         ``max_depth`` counts these binary levels.
+    n_jobs : int or None, default=None
+        Threads for fit (each large node's split search and partition run one
+        feature per thread) and predict (blocks of rows). None: one per
+        available core; -1 too, -2 all but one, and so on. The tree is the same
+        for any number of threads. Builds without OpenMP run on one thread.
 
     Attributes
     ----------
@@ -727,7 +751,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features=None,
-                 handle_unknown="error", algorithm="cart"):
+                 handle_unknown="error", algorithm="cart", n_jobs=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -750,6 +774,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.categorical_features = categorical_features
         self.handle_unknown = handle_unknown
         self.algorithm = algorithm
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
         """Build the tree from training data.
@@ -816,7 +841,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
             Columns follow ``classes_``.
         """
         X = self._validate_X_predict(X)
-        return self.tree_.leaf_values(X)[:, 0, :]
+        return self.tree_.leaf_values(X, self._n_threads())[:, 0, :]
 
     def predict_log_proba(self, X):
         """Logarithm of ``predict_proba`` (-inf for a zero probability).
@@ -845,10 +870,11 @@ class DecisionTreeClassifier(BaseDecisionTree):
         """
         X = self._validate_X_predict(X)
         if self.tree_.mixes_leaves(X):
-            return self.classes_.take(np.argmax(self.tree_.leaf_values(X)[:, 0, :], axis=1))
+            proba = self.tree_.leaf_values(X)[:, 0, :]
+            return self.classes_.take(np.argmax(proba, axis=1))
         # argmax per node once, not per sample
         node_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
-        return self.classes_.take(node_class.take(self.tree_.apply(X)))
+        return self.classes_.take(node_class.take(self.tree_.apply(X, self._n_threads())))
 
     def score(self, X, y, sample_weight=None):
         """Mean (weighted) accuracy on the given data.
@@ -895,7 +921,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     max_leaf_nodes : int or None, default=None
     min_impurity_decrease : float, default=0.0
     ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
-    categorical_features, handle_unknown
+    categorical_features, handle_unknown, n_jobs
         See ``DecisionTreeClassifier`` (``pruning="pessimistic"`` is for
         classifiers only).
 
@@ -922,7 +948,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
-                 handle_missing="split", categorical_features=None, handle_unknown="error"):
+                 handle_missing="split", categorical_features=None, handle_unknown="error",
+                 n_jobs=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -940,6 +967,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.cv_rule = cv_rule
         self.validation_fraction = validation_fraction
         self.handle_missing = handle_missing
+        self.n_jobs = n_jobs
         self.categorical_features = categorical_features
         self.handle_unknown = handle_unknown
 
@@ -978,7 +1006,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         ndarray of shape (n_samples,)
         """
         X = self._validate_X_predict(X)
-        return self.tree_.value[:, 0, 0].take(self.tree_.apply(X))
+        return self.tree_.value[:, 0, 0].take(self.tree_.apply(X, self._n_threads()))
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2 of the prediction.

@@ -177,9 +177,9 @@ class Tree:
         state.pop("_packed_nodes", None)  # derived: rebuilt on first use
         return state
 
-    def apply(self, X):
-        """Leaf id for each row of a validated float32 X."""
-        return apply_packed(self._packed, self.category_sets, X)
+    def apply(self, X, n_threads=1):
+        """Leaf id for each row of a validated float32 X (rows split over n_threads)."""
+        return apply_packed(self._packed, self.category_sets, X, n_threads)
 
     def decision_path(self, X):
         """Node indicator matrix (scipy CSR) of a validated float32 X."""
@@ -205,15 +205,15 @@ class Tree:
         """Whether some row of X reaches several leaves (C4.5's missing values)."""
         return self.fractional_missing and bool(np.isnan(X).any())
 
-    def leaf_values(self, X):
+    def leaf_values(self, X, n_threads=1):
         """``value`` of the leaf reached by each row (a weighted mix for C4.5 NaN)."""
         if self.mixes_leaves(X):
             return predict_fractional(self, X)[:, None, :]
-        return self.value.take(self.apply(X), axis=0)
+        return self.value.take(self.apply(X, n_threads), axis=0)
 
-    def predict(self, X):
+    def predict(self, X, n_threads=1):
         """``value`` of the leaf reached by each row (see ``leaf_values``)."""
-        return self.leaf_values(X)
+        return self.leaf_values(X, n_threads)
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease brought by each feature.

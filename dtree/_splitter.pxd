@@ -29,6 +29,24 @@ cdef struct SplitRecord:
     double weight_right     # weighted number of samples in the right child
 
 
+cdef struct Scratch:
+    # one per thread: the working memory of a feature's scan and partition
+    double* count_left              # running class counts of the scan (K)
+    double* count_right
+    double* group_stats             # categorical scan: statistics per category group
+    double* group_weight
+    double* group_key               # ordering key (class-1 rate or mean)
+    Py_ssize_t* group_count
+    Py_ssize_t* group_order
+    int* group_code                 # category code of each group, -1 for missing
+    double group_left_weight        # weight of the groups on the left
+    Py_ssize_t group_left_count     # ... and their number of samples
+    DTYPE_t* tmp_v                  # right part of a segment during a partition
+    int* tmp_i
+    int* tmp_yc
+    double* tmp_yv
+
+
 cdef class Splitter:
     # --- problem ---
     cdef readonly Py_ssize_t n_samples    # N
@@ -52,23 +70,12 @@ cdef class Splitter:
     cdef const double* yv_by_sample       # targets by sample index (root statistics)
     # --- scratch, allocated once per fit ---
     cdef unsigned char* goes_left         # one byte per sample: 1 if it goes to the left child
-    cdef DTYPE_t* tmp_v                   # right part of a segment during a partition
-    cdef int* tmp_i
-    cdef int* tmp_yc
-    cdef double* tmp_yv
-    cdef double* count_left               # running class counts of the scan (K)
-    cdef double* count_right
     cdef const double* xlogx_table        # n ln n for n = 0..N when weights are unit, else NULL
     cdef Py_ssize_t* features             # feature order for the random draw
     cdef const int* n_categories          # per feature: 0 numeric, else its number of categories
-    cdef double* group_stats              # categorical scan: statistics per category group
-    cdef double* group_weight
-    cdef Py_ssize_t* group_count
-    cdef int* group_code                  # category code of each group, -1 for missing
-    cdef double* group_key                # ordering key (class-1 rate or mean)
-    cdef Py_ssize_t* group_order
-    cdef double group_left_weight         # categorical scan: weight of the groups on the left
-    cdef Py_ssize_t group_left_count      # ... and their number of samples
+    cdef int n_threads                    # threads of the split search and partition
+    cdef Scratch* scratch                 # n_threads of them
+    cdef SplitRecord* feature_best        # parallel search: best split of each feature
     cdef object _owned                    # numpy arrays that own the memory above
 
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil
@@ -77,26 +84,31 @@ cdef class Splitter:
                          SplitRecord* best, double* child_stats) noexcept nogil
     cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
                         const SplitRecord* split) noexcept nogil
-    cdef void _consider_multiway(self, Py_ssize_t f, Py_ssize_t m, const double* stats,
+    cdef void _consider_multiway(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const double* stats,
                                  double weight, double w_node_entropy, double wlogw,
                                  SplitRecord* best) noexcept nogil
     # internals of node_split and partition
-    cdef bint _scan(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef _allocate_scratch(self, int n_threads, Py_ssize_t groups, list owned)
+    cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                                double weight, SplitRecord* best) noexcept nogil
+    cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                               const SplitRecord* split) noexcept nogil
+    cdef bint _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil
-    cdef void _scan_classification(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_classification(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                    Py_ssize_t n_missing, bint missing_left,
                                    const double* stats, double weight,
                                    SplitRecord* best) noexcept nogil
-    cdef void _scan_regression(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_regression(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
                                SplitRecord* best) noexcept nogil
-    cdef bint _scan_categorical(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef bint _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil
-    cdef void _move_group(self, Py_ssize_t g, int direction,
+    cdef void _move_group(self, Scratch* s, Py_ssize_t g, int direction,
                           unsigned char* in_left) noexcept nogil
-    cdef void _consider(self, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
+    cdef void _consider(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
                         const double* stats, double weight, Py_ssize_t n_node,
                         double w_node_entropy, double wlogw,
                         SplitRecord* best) noexcept nogil
@@ -106,5 +118,5 @@ cdef class Splitter:
     cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
                                 const SplitRecord* split, double* left_stats,
                                 double* right_stats, double* weights) noexcept nogil
-    cdef void _partition_feature(self, Py_ssize_t f, Py_ssize_t start,
+    cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil

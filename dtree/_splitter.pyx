@@ -17,7 +17,9 @@ wins, and across features the smallest feature index wins.
 import numpy as np
 
 from libc.math cimport INFINITY, NAN, log
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
+from cython.parallel cimport prange, threadid
 
 from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side,
                           clf_move, clf_proxy, clogc, mse_proxy, node_impurity)
@@ -48,6 +50,22 @@ cdef inline bint better(double num, double den, Py_ssize_t f,
     # the smaller feature index wins (within a feature the first position does).
     cdef double lhs = num * best.den, rhs = best.num * den
     return lhs > rhs or (lhs == rhs and f < best.feature)
+
+
+cdef inline void clear_split(SplitRecord* best, Py_ssize_t end) noexcept nogil:
+    best.feature = -1
+    best.missing_left = False
+    best.categorical = False
+    best.multiway = False
+    best.pos = end
+    best.num = -INFINITY
+    best.den = 1.0
+
+
+cdef enum:
+    # A node's search and partition go parallel from this many (sample, feature)
+    # pairs: below it, starting threads costs more than the work.
+    PARALLEL_WORK = 1 << 16
 
 
 cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
@@ -215,7 +233,7 @@ cdef class Splitter:
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
                   Py_ssize_t max_features, unsigned long long seed, n_categories=None,
-                  bint multiway=False):
+                  bint multiway=False, int n_threads=1):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         self.n_samples = n
@@ -234,18 +252,13 @@ cdef class Splitter:
         if self.is_classifier:
             y = np.ascontiguousarray(y, dtype=np.int32)
             payload = np.empty((d, n), dtype=np.int32)
-            tmp_y = np.empty(n, dtype=np.int32)
         else:
             y = np.ascontiguousarray(y, dtype=np.float64)
             payload = np.empty((d, n), dtype=np.float64)
-            tmp_y = np.empty(n, dtype=np.float64)
-        _presort(X, vals, idx)
+        _presort(X, vals, idx, n_threads)
         _gather_rows(y, idx, payload)
 
         goes_left = np.zeros(n, dtype=np.uint8)
-        tmp_v = np.empty(n, dtype=np.float32)
-        tmp_i = np.empty(n, dtype=np.int32)
-        counts = np.zeros((2, max(self.n_stats, 1)), dtype=np.float64)
         features = np.arange(d, dtype=np.intp)
         if n_categories is None:
             n_categories = np.zeros(d, dtype=np.int32)
@@ -253,35 +266,19 @@ cdef class Splitter:
         if n_categories.shape[0] != d or (n_categories > MAX_CATEGORIES).any():
             raise ValueError("n_categories must give, per feature, 0 or a count <= "
                              f"{MAX_CATEGORIES}")
-        groups = int(n_categories.max(initial=0)) + 1  # + the missing-value group
-        group_stats = np.zeros((groups, max(self.n_stats, 2)), dtype=np.float64)
-        group_weight = np.zeros(groups, dtype=np.float64)
-        group_key = np.zeros(groups, dtype=np.float64)
-        group_count = np.zeros(groups, dtype=np.intp)
-        group_order = np.zeros(groups, dtype=np.intp)
-        group_code = np.zeros(groups, dtype=np.int32)
-        owned = [vals, idx, payload, tmp_y, goes_left, tmp_v, tmp_i, counts, features, y,
-                 n_categories, group_stats, group_weight, group_key, group_count,
-                 group_order, group_code]
+        owned = [vals, idx, payload, goes_left, features, y, n_categories]
+        self._allocate_scratch(max(1, n_threads), int(n_categories.max(initial=0)) + 1,
+                               owned)
 
         cdef DTYPE_t[:, ::1] vals_view = vals
         cdef int[:, ::1] idx_view = idx
         cdef int[:, ::1] yc_view
         cdef double[:, ::1] yv_view
-        cdef int[::1] yc_tmp
-        cdef double[::1] yv_tmp
         cdef const int[::1] y_code
         cdef const double[::1] y_val, sw_view, table_view
         cdef unsigned char[::1] gl_view = goes_left
-        cdef DTYPE_t[::1] tv_view = tmp_v
-        cdef int[::1] ti_view = tmp_i
-        cdef double[:, ::1] counts_view = counts
         cdef Py_ssize_t[::1] feat_view = features
         cdef const int[::1] ncat_view = n_categories
-        cdef double[:, ::1] gs_view = group_stats
-        cdef double[::1] gw_view = group_weight, gk_view = group_key
-        cdef Py_ssize_t[::1] gc_view = group_count, go_view = group_order
-        cdef int[::1] gcode_view = group_code
 
         self.vals = &vals_view[0, 0] if n * d > 0 else NULL
         self.idx = &idx_view[0, 0] if n * d > 0 else NULL
@@ -289,35 +286,19 @@ cdef class Splitter:
         self.yval = NULL
         self.y_by_sample = NULL
         self.yv_by_sample = NULL
-        self.tmp_yc = NULL
-        self.tmp_yv = NULL
         if self.is_classifier:
             yc_view = payload
-            yc_tmp = tmp_y
             y_code = y
             self.ycode = &yc_view[0, 0]
-            self.tmp_yc = &yc_tmp[0]
             self.y_by_sample = &y_code[0]
         else:
             yv_view = payload
-            yv_tmp = tmp_y
             y_val = y
             self.yval = &yv_view[0, 0]
-            self.tmp_yv = &yv_tmp[0]
             self.yv_by_sample = &y_val[0]
         self.goes_left = &gl_view[0]
-        self.tmp_v = &tv_view[0]
-        self.tmp_i = &ti_view[0]
-        self.count_left = &counts_view[0, 0]
-        self.count_right = &counts_view[1, 0]
         self.features = &feat_view[0]
         self.n_categories = &ncat_view[0] if d > 0 else NULL
-        self.group_stats = &gs_view[0, 0]
-        self.group_weight = &gw_view[0]
-        self.group_key = &gk_view[0]
-        self.group_count = &gc_view[0]
-        self.group_order = &go_view[0]
-        self.group_code = &gcode_view[0]
 
         self.sw = NULL
         if sample_weight is not None:
@@ -336,6 +317,57 @@ cdef class Splitter:
             table_view = table
             self.xlogx_table = &table_view[0]
         self._owned = owned
+
+    def __dealloc__(self):
+        free(self.scratch)
+
+    cdef _allocate_scratch(self, int n_threads, Py_ssize_t groups, list owned):
+        """Per-thread scan and partition buffers, and the per-feature best splits."""
+        cdef Py_ssize_t n = self.n_samples, S = max(self.n_stats, 2), t
+        self.n_threads = n_threads
+        self.scratch = <Scratch*> malloc(n_threads * sizeof(Scratch))
+        if self.scratch == NULL:
+            raise MemoryError()
+        # padded so that threads' running counts never share a cache line
+        counts = np.zeros((n_threads, 2, S + 16), dtype=np.float64)
+        group_stats = np.zeros((n_threads, groups, S), dtype=np.float64)
+        group_real = np.zeros((n_threads, 2, groups), dtype=np.float64)  # weight, key
+        group_index = np.zeros((n_threads, 2, groups), dtype=np.intp)   # count, order
+        group_code = np.zeros((n_threads, groups), dtype=np.int32)
+        tmp_v = np.empty((n_threads, max(n, 1)), dtype=np.float32)
+        tmp_i = np.empty((n_threads, max(n, 1)), dtype=np.int32)
+        tmp_y = np.empty((n_threads, max(n, 1)),
+                         dtype=np.int32 if self.is_classifier else np.float64)
+        best = np.zeros(max(self.n_features, 1) * sizeof(SplitRecord), dtype=np.uint8)
+        owned.extend([counts, group_stats, group_real, group_index, group_code, tmp_v,
+                      tmp_i, tmp_y, best])
+        cdef double[:, :, ::1] cv = counts, gs = group_stats, gr = group_real
+        cdef Py_ssize_t[:, :, ::1] gi = group_index
+        cdef int[:, ::1] gc = group_code, ti = tmp_i
+        cdef DTYPE_t[:, ::1] tv = tmp_v
+        cdef int[:, ::1] tyc
+        cdef double[:, ::1] tyv
+        cdef unsigned char[::1] bv = best
+        self.feature_best = <SplitRecord*> &bv[0]
+        if self.is_classifier:
+            tyc = tmp_y
+        else:
+            tyv = tmp_y
+        for t in range(n_threads):
+            self.scratch[t].count_left = &cv[t, 0, 0]
+            self.scratch[t].count_right = &cv[t, 1, 0]
+            self.scratch[t].group_stats = &gs[t, 0, 0]
+            self.scratch[t].group_weight = &gr[t, 0, 0]
+            self.scratch[t].group_key = &gr[t, 1, 0]
+            self.scratch[t].group_count = &gi[t, 0, 0]
+            self.scratch[t].group_order = &gi[t, 1, 0]
+            self.scratch[t].group_code = &gc[t, 0]
+            self.scratch[t].group_left_weight = 0.0
+            self.scratch[t].group_left_count = 0
+            self.scratch[t].tmp_v = &tv[t, 0]
+            self.scratch[t].tmp_i = &ti[t, 0]
+            self.scratch[t].tmp_yc = &tyc[t, 0] if self.is_classifier else NULL
+            self.scratch[t].tmp_yv = NULL if self.is_classifier else &tyv[t, 0]
 
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil:
         """Statistics of the whole training set, summed in sample order."""
@@ -364,17 +396,14 @@ cdef class Splitter:
         """
         cdef Py_ssize_t d = self.n_features, i, j, f, visited = 0
         cdef Py_ssize_t tmp
-        best.feature = -1
-        best.missing_left = False
-        best.categorical = False
-        best.multiway = False
-        best.pos = end
-        best.num = -INFINITY
-        best.den = 1.0
+        cdef Scratch* s = &self.scratch[0]
+        clear_split(best, end)
 
-        if self.max_features >= d:
+        if self.max_features >= d and self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK:
+            self._scan_in_parallel(start, end, stats, weight, best)
+        elif self.max_features >= d:
             for f in range(d):
-                self._scan(f, start, end, stats, weight, best)
+                self._scan(s, f, start, end, stats, weight, best)
         else:
             # Draw features without replacement until max_features non-constant
             # ones were scanned (constant features do not use up the budget).
@@ -383,7 +412,7 @@ cdef class Splitter:
                 tmp = self.features[i]
                 self.features[i] = self.features[j]
                 self.features[j] = tmp
-                if self._scan(self.features[i], start, end, stats, weight, best):
+                if self._scan(s, self.features[i], start, end, stats, weight, best):
                     visited += 1
                     if visited >= self.max_features:
                         break
@@ -398,7 +427,26 @@ cdef class Splitter:
                 impurity - best.multiway_impurity / weight)
         return True
 
-    cdef bint _scan(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                                double weight, SplitRecord* best) noexcept nogil:
+        """Every feature's best split on its own thread, then the best of them.
+
+        Each feature's scan starts from an empty record, and the records are
+        compared in feature order with the same rule as the serial scan, so
+        the winner (ties included) is the serial one for any thread count.
+        """
+        cdef Py_ssize_t d = self.n_features, f
+        cdef SplitRecord* per_feature = self.feature_best
+        for f in prange(d, nogil=True, num_threads=self.n_threads, schedule="dynamic"):
+            clear_split(&per_feature[f], end)
+            self._scan(&self.scratch[threadid()], f, start, end, stats, weight,
+                       &per_feature[f])
+        for f in range(d):
+            if per_feature[f].feature >= 0 and better(per_feature[f].num, per_feature[f].den,
+                                                      f, best):
+                best[0] = per_feature[f]
+
+    cdef bint _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil:
         """Scan one feature; returns False if it offers no split in the node.
 
@@ -410,7 +458,7 @@ cdef class Splitter:
         cdef const DTYPE_t* v = self.vals + f * self.n_samples
         cdef Py_ssize_t end_known = end, n_missing
         if self.n_categories[f] > 0:
-            return self._scan_categorical(f, start, end, stats, weight, best)
+            return self._scan_categorical(s, f, start, end, stats, weight, best)
         while end_known > start and v[end_known - 1] != v[end_known - 1]:
             end_known -= 1
         n_missing = end - end_known
@@ -419,16 +467,16 @@ cdef class Splitter:
         if n_missing == 0 and v[end - 1] <= v[start]:
             return False
         if self.is_classifier:
-            self._scan_classification(f, start, end, n_missing, False, stats, weight, best)
+            self._scan_classification(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
-                self._scan_classification(f, start, end, n_missing, True, stats, weight, best)
+                self._scan_classification(s, f, start, end, n_missing, True, stats, weight, best)
         else:
-            self._scan_regression(f, start, end, n_missing, False, stats, weight, best)
+            self._scan_regression(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
-                self._scan_regression(f, start, end, n_missing, True, stats, weight, best)
+                self._scan_regression(s, f, start, end, n_missing, True, stats, weight, best)
         return True
 
-    cdef void _scan_classification(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_classification(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                    Py_ssize_t n_missing, bint missing_left,
                                    const double* stats, double weight,
                                    SplitRecord* best) noexcept nogil:
@@ -439,8 +487,8 @@ cdef class Splitter:
         cdef const int* ix = self.idx + f * n_samples
         cdef const double* sw = self.sw
         cdef const double* table = self.xlogx_table
-        cdef double* cl = self.count_left
-        cdef double* cr = self.count_right
+        cdef double* cl = s.count_left
+        cdef double* cr = s.count_right
         cdef int crit = self.criterion
         cdef Py_ssize_t min_leaf = self.min_samples_leaf
         cdef double min_wleaf = self.min_weight_leaf
@@ -493,7 +541,7 @@ cdef class Splitter:
             if better(num, den, f, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
 
-    cdef void _scan_regression(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_regression(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
                                SplitRecord* best) noexcept nogil:
@@ -537,7 +585,7 @@ cdef class Splitter:
             if better(num, den, f, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
 
-    cdef bint _scan_categorical(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef bint _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil:
         """Best subset of categories to send left.
@@ -564,16 +612,16 @@ cdef class Splitter:
         # 1. statistics of each group
         while p < end:
             x = v[p]
-            gstats = self.group_stats + m * 2 if regression else self.group_stats + m * S
+            gstats = s.group_stats + m * 2 if regression else s.group_stats + m * S
             memset(gstats, 0, (2 if regression else S) * sizeof(double))
-            self.group_weight[m] = 0.0
-            self.group_count[m] = 0
-            self.group_code[m] = -1 if x != x else <int>x
+            s.group_weight[m] = 0.0
+            s.group_count[m] = 0
+            s.group_code[m] = -1 if x != x else <int>x
             while p < end and (v[p] == x or (x != x and v[p] != v[p])):
                 if self.sw != NULL:
                     w = self.sw[ix[p]]
-                self.group_weight[m] += w
-                self.group_count[m] += 1
+                s.group_weight[m] += w
+                s.group_count[m] += 1
                 if regression:
                     yv = self.yval[offset + p]
                     gstats[0] += w * yv
@@ -589,13 +637,13 @@ cdef class Splitter:
             for k in range(K):
                 w_node_entropy -= clogc(stats[k], self.xlogx_table)
         if self.multiway and not regression:
-            self._consider_multiway(f, m, stats, weight, w_node_entropy, wlogw, best)
+            self._consider_multiway(s, f, m, stats, weight, w_node_entropy, wlogw, best)
             return True
         memset(in_left, 0, m)
         # left statistics live in count_left (classes) or count_left[0] (sum w*y)
-        memset(self.count_left, 0, (2 if regression else K) * sizeof(double))
-        self.group_left_weight = 0.0
-        self.group_left_count = 0
+        memset(s.count_left, 0, (2 if regression else K) * sizeof(double))
+        s.group_left_weight = 0.0
+        s.group_left_count = 0
         if m <= MAX_EXHAUSTIVE:
             # 2a. every subset with group 0 on the right, in Gray-code order:
             # exact whatever the criterion and the leaf-size limits
@@ -608,35 +656,35 @@ cdef class Splitter:
                 while not (changed & 1):
                     changed >>= 1
                     g += 1
-                self._move_group(g, 1 if (code & (code ^ prev)) else -1, in_left)
+                self._move_group(s, g, 1 if (code & (code ^ prev)) else -1, in_left)
                 prev = code
-                self._consider(f, m, in_left, stats, weight, end - start,
+                self._consider(s, f, m, in_left, stats, weight, end - start,
                                w_node_entropy, wlogw, best)
         elif regression or K == 2:
             # 2b. Breiman: order groups by mean / class-1 rate, scan the cuts
             for g in range(m):
-                gstats = self.group_stats + g * (2 if regression else S)
-                self.group_key[g] = gstats[0 if regression else 1] / self.group_weight[g]
+                gstats = s.group_stats + g * (2 if regression else S)
+                s.group_key[g] = gstats[0 if regression else 1] / s.group_weight[g]
                 # insertion sort, stable: ties keep code order
                 j = g
-                while j > 0 and self.group_key[self.group_order[j - 1]] > self.group_key[g]:
-                    self.group_order[j] = self.group_order[j - 1]
+                while j > 0 and s.group_key[s.group_order[j - 1]] > s.group_key[g]:
+                    s.group_order[j] = s.group_order[j - 1]
                     j -= 1
-                self.group_order[j] = g
+                s.group_order[j] = g
             for i in range(m - 1):
-                self._move_group(self.group_order[i], 1, in_left)
-                self._consider(f, m, in_left, stats, weight, end - start,
+                self._move_group(s, s.group_order[i], 1, in_left)
+                self._consider(s, f, m, in_left, stats, weight, end - start,
                                w_node_entropy, wlogw, best)
         else:
             # 2c. one group against the rest
             for g in range(m):
-                self._move_group(g, 1, in_left)
-                self._consider(f, m, in_left, stats, weight, end - start,
+                self._move_group(s, g, 1, in_left)
+                self._consider(s, f, m, in_left, stats, weight, end - start,
                                w_node_entropy, wlogw, best)
-                self._move_group(g, -1, in_left)
+                self._move_group(s, g, -1, in_left)
         return True
 
-    cdef void _consider_multiway(self, Py_ssize_t f, Py_ssize_t m, const double* stats,
+    cdef void _consider_multiway(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const double* stats,
                                  double weight, double w_node_entropy, double wlogw,
                                  SplitRecord* best) noexcept nogil:
         """One child per category group (ID3/C4.5), scored like the binary splits.
@@ -653,8 +701,8 @@ cdef class Splitter:
         cdef double impurity_sum = 0.0
         cdef int code
         for g in range(m):
-            gstats = self.group_stats + g * K
-            wg = self.group_weight[g]
+            gstats = s.group_stats + g * K
+            wg = s.group_weight[g]
             acc = 0.0
             for k in range(K):
                 acc += clogc(gstats[k], table)
@@ -673,7 +721,7 @@ cdef class Splitter:
         record_category_split(best, num, den, f, True)
         best.multiway_impurity = impurity_sum
         for g in range(m):
-            code = self.group_code[g]
+            code = s.group_code[g]
             if code < 0:
                 continue  # the missing group is the cascade's last child
             if g == 0:
@@ -681,24 +729,24 @@ cdef class Splitter:
             else:
                 best.cat_rest[code >> 6] |= (<unsigned long long>1) << (code & 63)
 
-    cdef void _move_group(self, Py_ssize_t g, int direction,
+    cdef void _move_group(self, Scratch* s, Py_ssize_t g, int direction,
                           unsigned char* in_left) noexcept nogil:
         """Add (+1) or remove (-1) one category group to/from the left side."""
         cdef Py_ssize_t S = 2 if not self.is_classifier else self.n_stats, k
-        cdef const double* gstats = self.group_stats + g * S
+        cdef const double* gstats = s.group_stats + g * S
         for k in range(S):
-            self.count_left[k] += direction * gstats[k]
-        self.group_left_weight += direction * self.group_weight[g]
-        self.group_left_count += direction * self.group_count[g]
+            s.count_left[k] += direction * gstats[k]
+        s.group_left_weight += direction * s.group_weight[g]
+        s.group_left_count += direction * s.group_count[g]
         in_left[g] = direction > 0
 
-    cdef void _consider(self, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
+    cdef void _consider(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
                         const double* stats, double weight, Py_ssize_t n_node,
                         double w_node_entropy, double wlogw,
                         SplitRecord* best) noexcept nogil:
         """Score the current category subset and keep it if it is the best so far."""
-        cdef Py_ssize_t n_left = self.group_left_count, K = self.n_stats, k, g
-        cdef double wl = self.group_left_weight, wr = weight - wl, num, den
+        cdef Py_ssize_t n_left = s.group_left_count, K = self.n_stats, k, g
+        cdef double wl = s.group_left_weight, wr = weight - wl, num, den
         cdef double accl = 0.0, accr = 0.0, c
         cdef const double* table = self.xlogx_table
         cdef int code
@@ -710,7 +758,7 @@ cdef class Splitter:
             return
         if self.is_classifier:
             for k in range(K):
-                c = self.count_left[k]
+                c = s.count_left[k]
                 if self.criterion == CRIT_GINI:
                     accl += c * c
                     accr += (stats[k] - c) * (stats[k] - c)
@@ -720,13 +768,13 @@ cdef class Splitter:
             num = clf_proxy(self.criterion, wl, accl, wr, accr, w_node_entropy, wlogw,
                             table, &den)
         else:
-            num = mse_proxy(wl, self.count_left[0], wr, stats[0] - self.count_left[0], &den)
+            num = mse_proxy(wl, s.count_left[0], wr, stats[0] - s.count_left[0], &den)
         if not better(num, den, f, best):
             return
         record_category_split(best, num, den, f, False)
         for g in range(m):
             if in_left[g]:
-                code = self.group_code[g]
+                code = s.group_code[g]
                 if code < 0:
                     best.missing_left = True
                 else:
@@ -794,47 +842,64 @@ cdef class Splitter:
     cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
                         const SplitRecord* split) noexcept nogil:
         """Stable-partition every feature's segment into left part + right part."""
-        cdef Py_ssize_t n_samples = self.n_samples, f
+        cdef Py_ssize_t n_samples = self.n_samples, f, d = self.n_features
+        cdef bint parallel = self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK
         # goes_left was marked by finish_split for exactly these samples
-        for f in range(self.n_features):
-            # The split feature is already in order unless missing values go
-            # left; a feature constant here (no NaN) stays constant in both
-            # children and is never scanned again.
-            if f == split.feature and not (split.missing_left or split.categorical):
-                continue
-            if self.vals[f * n_samples + end - 1] <= self.vals[f * n_samples + start]:
-                continue
-            self._partition_feature(f, start, end)
+        if parallel:
+            for f in prange(d, nogil=True, num_threads=self.n_threads, schedule="dynamic"):
+                if self._needs_partition(f, start, end, split):
+                    self._partition_feature(&self.scratch[threadid()], f, start, end)
+        else:
+            for f in range(d):
+                if self._needs_partition(f, start, end, split):
+                    self._partition_feature(&self.scratch[0], f, start, end)
 
-    cdef void _partition_feature(self, Py_ssize_t f, Py_ssize_t start,
+    cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                      const SplitRecord* split) noexcept nogil:
+        # The split feature is already in order unless missing values go left;
+        # a feature constant here (no NaN) stays constant in both children and
+        # is never scanned again.
+        cdef Py_ssize_t offset = f * self.n_samples
+        if f == split.feature and not (split.missing_left or split.categorical):
+            return False
+        return not self.vals[offset + end - 1] <= self.vals[offset + start]
+
+    cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil:
         cdef Py_ssize_t offset = f * self.n_samples
         if self.is_classifier:
             partition_segment(self.vals + offset, self.idx + offset, self.ycode + offset,
-                              self.goes_left, self.tmp_v, self.tmp_i, self.tmp_yc, start, end)
+                              self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
         else:
             partition_segment(self.vals + offset, self.idx + offset, self.yval + offset,
-                              self.goes_left, self.tmp_v, self.tmp_i, self.tmp_yv, start, end)
+                              self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
 
 
-def _presort(X, vals, idx):
+def _presort(X, vals, idx, int n_threads=1):
     """Sort every column of X (n, d) into rows of vals and idx (d, n)."""
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
+    cdef int t, T = max(1, min(n_threads, d))
     cdef const DTYPE_t[:, :] Xv = X
     cdef DTYPE_t[:, ::1] vv = vals
     cdef int[:, ::1] iv = idx
-    keys = np.empty((2, max(n, 1)), dtype=np.uint32)
-    order = np.empty((2, max(n, 1)), dtype=np.int32)
-    hist = np.empty(3 * RADIX_SIZE, dtype=np.intp)
-    cdef unsigned int[:, ::1] kv = keys
-    cdef int[:, ::1] ov = order
-    cdef Py_ssize_t[::1] hv = hist
+    keys = np.empty((T, 2, max(n, 1)), dtype=np.uint32)
+    order = np.empty((T, 2, max(n, 1)), dtype=np.int32)
+    hist = np.empty((T, 3 * RADIX_SIZE), dtype=np.intp)
+    cdef unsigned int[:, :, ::1] kv = keys
+    cdef int[:, :, ::1] ov = order
+    cdef Py_ssize_t[:, ::1] hv = hist
     if n == 0:
         return
-    with nogil:
-        for f in range(d):
-            radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &kv[0, 0], &kv[1, 0],
-                                 &ov[0, 0], &ov[1, 0], &hv[0])
+    if T == 1:
+        with nogil:
+            for f in range(d):
+                radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &kv[0, 0, 0],
+                                     &kv[0, 1, 0], &ov[0, 0, 0], &ov[0, 1, 0], &hv[0, 0])
+        return
+    for f in prange(d, nogil=True, num_threads=T, schedule="dynamic"):
+        t = threadid()
+        radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &kv[t, 0, 0], &kv[t, 1, 0],
+                             &ov[t, 0, 0], &ov[t, 1, 0], &hv[t, 0])
 
 
 cdef void _gather(const payload_t[::1] y, const int[:, ::1] idx,
@@ -894,3 +959,20 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
                 proxy=rec.proxy, improvement=rec.improvement,
                 impurity_left=rec.impurity_left, impurity_right=rec.impurity_right,
                 weight_left=rec.weight_left, weight_right=rec.weight_right)
+
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    #define DTREE_OPENMP 1
+    #else
+    #define DTREE_OPENMP 0
+    #endif
+    """
+    int DTREE_OPENMP
+
+
+def openmp_enabled():
+    """Whether this build runs the split search on several threads (OpenMP)."""
+    return bool(DTREE_OPENMP)

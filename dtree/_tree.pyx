@@ -9,6 +9,8 @@ a node when its parent is expanded.
 """
 import numpy as np
 
+from cython.parallel cimport prange
+
 from libc.float cimport DBL_EPSILON
 from libc.stdlib cimport free, malloc, realloc
 from libc.math cimport NAN
@@ -603,29 +605,46 @@ cdef void _apply_block(const PackedNode* nodes, const unsigned long long* sets,
             cur[r] = nxt
 
 
-def apply_packed(packed, sets, const DTYPE_t[:, :] X):
-    """Leaf id reached by each row of X (float32, any strides)."""
+cdef void _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
+                      bint numeric_only, const DTYPE_t[:, :] X, Py_ssize_t lo, Py_ssize_t hi,
+                      Py_ssize_t* leaves) noexcept nogil:
+    cdef int cur[BLOCK]
+    cdef Py_ssize_t start = lo, m, r
+    while start < hi:
+        m = min(<Py_ssize_t>BLOCK, hi - start)
+        if numeric_only:
+            _apply_block_numeric(nodes, X, start, m, cur)
+        else:
+            _apply_block(nodes, set_ptr, X, start, m, cur)
+        for r in range(m):
+            leaves[start + r] = cur[r]
+        start += m
+
+
+cdef enum:
+    PREDICT_CHUNK = 8192   # rows per thread task: large enough to pay for the task
+
+
+def apply_packed(packed, sets, const DTYPE_t[:, :] X, int n_threads=1):
+    """Leaf id reached by each row of X (float32, any strides), on n_threads."""
     assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
     cdef const unsigned char[::1] raw = packed.view(np.uint8)
     cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
     cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
     cdef const unsigned long long* set_ptr = &set_view[0, 0]
     cdef bint numeric_only = np.asarray(sets).size == 0
-    cdef Py_ssize_t n = X.shape[0], start, m, r
-    cdef int cur[BLOCK]
+    cdef Py_ssize_t n = X.shape[0], chunk, n_chunks = (n + PREDICT_CHUNK - 1) // PREDICT_CHUNK
     out = np.empty(n, dtype=np.intp)
     cdef Py_ssize_t[::1] leaves = out
-    with nogil:
-        start = 0
-        while start < n:
-            m = min(<Py_ssize_t>BLOCK, n - start)
-            if numeric_only:
-                _apply_block_numeric(nodes, X, start, m, cur)
-            else:
-                _apply_block(nodes, set_ptr, X, start, m, cur)
-            for r in range(m):
-                leaves[start + r] = cur[r]
-            start += m
+    if n == 0:
+        return out
+    if n_threads <= 1 or n_chunks == 1:
+        with nogil:
+            _apply_rows(nodes, set_ptr, numeric_only, X, 0, n, &leaves[0])
+        return out
+    for chunk in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="static"):
+        _apply_rows(nodes, set_ptr, numeric_only, X, chunk * PREDICT_CHUNK,
+                    min(n, (chunk + 1) * PREDICT_CHUNK), &leaves[0])
     return out
 
 

@@ -1,0 +1,76 @@
+"""n_jobs: the same tree and predictions for any number of threads."""
+import numpy as np
+import pytest
+
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree._splitter import openmp_enabled
+
+ARRAYS = ("children_left", "children_right", "feature", "threshold", "impurity",
+          "n_node_samples", "weighted_n_node_samples", "missing_go_to_left",
+          "categorical_set", "value")
+
+
+def _problem(seed, n=30_000, d=6, regression=False, missing=False, ties=False):
+    # large enough that the root's search and partition run on several threads
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    if ties:
+        X[:, : d // 2] = np.round(X[:, : d // 2], 1)  # many equal values and tied cuts
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    signal = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * np.nan_to_num(X[:, 2])
+    if regression:
+        return X, signal + rng.normal(size=n)
+    return X, (signal + rng.normal(size=n) > 0).astype(int) + (X[:, 3] > 1)
+
+
+def _assert_same_tree(a, b):
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name),
+                                      err_msg=name)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("options", [dict(), dict(missing=True), dict(ties=True)])
+def test_same_tree_for_one_two_and_three_threads(regression, options):
+    X, y = _problem(1, regression=regression, **options)
+    Est = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    fits = [Est(n_jobs=n_jobs, min_samples_leaf=3).fit(X, y) for n_jobs in (1, 2, 3)]
+    for other in fits[1:]:
+        _assert_same_tree(fits[0], other)
+        if regression:
+            np.testing.assert_array_equal(other.predict(X), fits[0].predict(X))
+        else:
+            np.testing.assert_array_equal(other.predict_proba(X), fits[0].predict_proba(X))
+        np.testing.assert_array_equal(other.apply(X), fits[0].apply(X))
+
+
+def test_same_tree_with_weights_categories_and_best_first_growth():
+    X, y = _problem(2, missing=True)
+    rng = np.random.default_rng(2)
+    X[:, 5] = rng.integers(0, 7, X.shape[0])
+    w = rng.uniform(0.1, 3.0, X.shape[0])
+    kw = dict(categorical_features=[5], max_leaf_nodes=200, criterion="entropy")
+    one = DecisionTreeClassifier(n_jobs=1, **kw).fit(X, y, sample_weight=w)
+    two = DecisionTreeClassifier(n_jobs=2, **kw).fit(X, y, sample_weight=w)
+    _assert_same_tree(one, two)
+
+
+def test_default_uses_every_core_and_bad_values_are_refused():
+    X, y = _problem(3, n=500)
+    clf = DecisionTreeClassifier().fit(X, y)
+    assert clf.get_params()["n_jobs"] is None
+    assert clf._n_threads() >= 1
+    assert DecisionTreeClassifier(n_jobs=-1)._n_threads() == clf._n_threads()
+    for bad in (0, 1.5, "all"):
+        with pytest.raises(ValueError, match="n_jobs"):
+            DecisionTreeClassifier(n_jobs=bad).fit(X, y)
+
+
+def test_predict_over_many_row_chunks_matches_one_thread():
+    X, y = _problem(4, n=50_000)
+    clf = DecisionTreeClassifier(max_depth=12, n_jobs=1).fit(X, y)
+    leaves = clf.tree_.apply(X, 1)
+    for threads in (2, 4):
+        np.testing.assert_array_equal(clf.tree_.apply(X, threads), leaves)
+    assert isinstance(openmp_enabled(), bool)
