@@ -20,7 +20,9 @@ from ._nodes import Tree
 from ._pruning import (CV_RULES, RISKS, PruningSequence, cost_complexity_path, cp_table,
                        cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
                        reduced_error_leaves, select_row)
+from ._binning import MAX_BINS, fit_bins
 from ._c45 import grow_c45
+from ._hist import bin_codes, build_hist_tree
 from ._splitter import Splitter
 from ._tree import build_tree
 
@@ -125,8 +127,8 @@ class BaseDecisionTree(ParamsMixin):
         if self._criterion() not in self._criteria:
             raise ValueError(f"criterion must be one of {list(self._criteria)}; got "
                              f"{self.criterion!r}")
-        if self.splitter != "best":
-            raise ValueError(f"splitter must be 'best'; got {self.splitter!r}")
+        if self.splitter not in ("best", "hist"):
+            raise ValueError(f"splitter must be 'best' or 'hist'; got {self.splitter!r}")
 
         max_depth = self.max_depth
         if max_depth is None:
@@ -215,6 +217,8 @@ class BaseDecisionTree(ParamsMixin):
                                  for c in self.categories_], dtype=np.int32)
         if self._algorithm() == "c4.5":
             return self._grow_c45(X, encoded_y, weights, n_classes, limits, n_draw)
+        if self.splitter == "hist":
+            return self._grow_hist(X, encoded_y, weights, n_classes, limits, n_draw)
         multiway = self._algorithm() == "id3"
         if multiway and limits["max_leaf_nodes"] > 0:
             raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
@@ -237,6 +241,28 @@ class BaseDecisionTree(ParamsMixin):
             raise ValueError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
         # scikit-learn's convention: -1 is every core, -2 all but one, ...
         return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+    def _grow_hist(self, X, encoded_y, weights, n_classes, limits, n_draw):
+        """The histogram splitter's tree (``_hist``): features binned, then grown."""
+        max_bins = getattr(self, "max_bins", MAX_BINS)
+        if not _is_int(max_bins) or not 2 <= max_bins <= MAX_BINS:
+            raise ValueError(f"max_bins must be an int in [2, {MAX_BINS}]; got {max_bins!r}")
+        unsupported = [name for name, used in (
+            ("categorical_features", self.categorical_features_.any()),
+            ("max_leaf_nodes", limits["max_leaf_nodes"] > 0),
+            (f"algorithm={self._algorithm()!r}", self._algorithm() != "cart")) if used]
+        if unsupported:
+            raise ValueError(f"splitter='hist' does not support {', '.join(unsupported)} yet; "
+                             "use splitter='best'")
+        limits.pop("max_leaf_nodes")
+        threads = self._n_threads()
+        seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
+        codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
+        arrays = build_hist_tree(codes, lo, hi, encoded_y, weights, n_classes=n_classes,
+                                 criterion=CRITERIA[self._criterion()], max_features=n_draw,
+                                 seed=seed, n_threads=threads, **limits)
+        self.max_features_ = n_draw
+        return Tree.from_builder(arrays, X.shape[1], n_classes)
 
     def _grow_c45(self, X, encoded_y, weights, n_classes, limits, n_draw):
         """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
@@ -620,8 +646,17 @@ class DecisionTreeClassifier(BaseDecisionTree):
     criterion : {"gini", "entropy", "log_loss", "gain_ratio"}, default="gini"
         Split quality. "log_loss" is an alias of "entropy" (information gain);
         "gain_ratio" is C4.5's information gain divided by the split information.
-    splitter : {"best"}, default="best"
-        Split search; "best" is the exact presorted scan.
+    splitter : {"best", "hist"}, default="best"
+        Split search. "best": the exact presorted scan. "hist": each feature
+        binned into at most ``max_bins`` quantile bins (one per distinct value
+        when there are that few; bins are fitted on 200,000 sampled rows at
+        most), per-node histograms (the larger child's by subtracting the
+        smaller's from its parent's), and cuts between the bins present in a
+        node at the midpoint of their nearest values; nodes under 512 samples
+        sort them instead. Where every feature has at most ``max_bins``
+        distinct values (and at most 200,000 rows), it finds the exact tree.
+        Not yet with categorical features, ``max_leaf_nodes`` or the ID3 /
+        C4.5 presets.
     max_depth : int or None, default=None
         Maximum depth; None grows until the other limits stop it.
     min_samples_split : int or float, default=2
@@ -709,6 +744,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
         the lowest code first, missing values last; C4.5: the lightest branch
         first, so a category absent at a node follows the heaviest branch).
         ``max_depth`` counts these binary levels.
+    max_bins : int, default=255
+        Bins per feature for ``splitter="hist"`` (2 to 255; missing values
+        have a bin of their own).
     n_jobs : int or None, default=None
         Threads for fit (each large node's split search and partition run one
         feature per thread) and predict (blocks of rows). None: one per
@@ -751,7 +789,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features=None,
-                 handle_unknown="error", algorithm="cart", n_jobs=None):
+                 handle_unknown="error", algorithm="cart", n_jobs=None, max_bins=255):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -775,6 +813,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.handle_unknown = handle_unknown
         self.algorithm = algorithm
         self.n_jobs = n_jobs
+        self.max_bins = max_bins
 
     def fit(self, X, y, sample_weight=None):
         """Build the tree from training data.
@@ -911,7 +950,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     ----------
     criterion : {"squared_error"}, default="squared_error"
         Variance reduction. (absolute_error and poisson are not available yet.)
-    splitter : {"best"}, default="best"
+    splitter : {"best", "hist"}, default="best"
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
     min_samples_leaf : int or float, default=1
@@ -921,7 +960,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     max_leaf_nodes : int or None, default=None
     min_impurity_decrease : float, default=0.0
     ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
-    categorical_features, handle_unknown, n_jobs
+    categorical_features, handle_unknown, n_jobs, max_bins
         See ``DecisionTreeClassifier`` (``pruning="pessimistic"`` is for
         classifiers only).
 
@@ -949,7 +988,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features=None, handle_unknown="error",
-                 n_jobs=None):
+                 n_jobs=None, max_bins=255):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -968,6 +1007,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.validation_fraction = validation_fraction
         self.handle_missing = handle_missing
         self.n_jobs = n_jobs
+        self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.handle_unknown = handle_unknown
 

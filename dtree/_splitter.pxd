@@ -1,6 +1,8 @@
 # cython: language_level=3
 """Exact splitter over presorted feature columns (see _splitter.pyx)."""
 
+from libc.math cimport INFINITY
+
 ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
 
 cdef enum:
@@ -27,6 +29,25 @@ cdef struct SplitRecord:
     double impurity_right   # impurity of the right child
     double weight_left      # weighted number of samples in the left child
     double weight_right     # weighted number of samples in the right child
+
+
+cdef inline unsigned long long rng_next(unsigned long long* state) noexcept nogil:
+    # xorshift64*: enough for drawing feature orders, and reproducible everywhere
+    cdef unsigned long long x = state[0]
+    x ^= x >> 12
+    x ^= x << 25
+    x ^= x >> 27
+    state[0] = x
+    return x * 2685821657736338717ULL
+
+
+cdef inline double midpoint(DTYPE_t a, DTYPE_t b) noexcept nogil:
+    # Halves first so two large values cannot overflow; if rounding lands the
+    # midpoint on b, fall back to a so that b still goes right.
+    cdef double t = a / 2.0 + b / 2.0
+    if t >= b or t == INFINITY or t == -INFINITY:
+        t = a
+    return t
 
 
 cdef struct Scratch:

@@ -25,25 +25,6 @@ from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side,
                           clf_move, clf_proxy, clogc, mse_proxy, node_impurity)
 
 
-cdef inline unsigned long long rng_next(unsigned long long* state) noexcept nogil:
-    # xorshift64*: enough for drawing feature orders, and reproducible everywhere
-    cdef unsigned long long x = state[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    state[0] = x
-    return x * 2685821657736338717ULL
-
-
-cdef inline double midpoint(DTYPE_t a, DTYPE_t b) noexcept nogil:
-    # Halves first so two large values cannot overflow; if rounding lands the
-    # midpoint on b, fall back to a so that b still goes right.
-    cdef double t = a / 2.0 + b / 2.0
-    if t >= b or t == INFINITY or t == -INFINITY:
-        t = a
-    return t
-
-
 cdef inline bint better(double num, double den, Py_ssize_t f,
                         const SplitRecord* best) noexcept nogil:
     # num/den > best.num/best.den with positive denominators; on an exact tie

@@ -11,7 +11,6 @@ import numpy as np
 
 from cython.parallel cimport prange
 
-from libc.float cimport DBL_EPSILON
 from libc.stdlib cimport free, malloc, realloc
 from libc.math cimport NAN
 from libc.string cimport memcpy, memset
@@ -19,20 +18,6 @@ from libc.string cimport memcpy, memset
 from ._criterion cimport node_impurity
 from ._splitter cimport CAT_WORDS, DTYPE_t, SplitRecord, Splitter
 
-cdef Py_ssize_t LEAF = -1
-
-
-cdef struct Node:
-    Py_ssize_t left          # left child id, -1 for a leaf
-    Py_ssize_t right         # right child id, -1 for a leaf
-    Py_ssize_t feature       # split feature, -2 for a leaf (scikit-learn's TREE_UNDEFINED)
-    double threshold         # split threshold, -2.0 for a leaf
-    double impurity          # node impurity
-    Py_ssize_t n_samples     # training samples reaching the node
-    double weighted_n        # their total weight
-    Py_ssize_t depth         # depth of the node (root 0)
-    bint missing_left        # NaN goes to the left child
-    Py_ssize_t cat           # row of the node's category set in cat_sets, -1 for numeric
 
 
 cdef struct StackRecord:
@@ -50,32 +35,8 @@ cdef struct FrontierRecord:
     SplitRecord split
 
 
-cdef struct Limits:
-    Py_ssize_t max_depth
-    Py_ssize_t min_samples_split
-    Py_ssize_t min_samples_leaf
-    double min_weight_leaf
-    double min_impurity_decrease
-
-
-cdef inline bint is_leaf_by_size(const Limits* lim, Py_ssize_t n, double weight,
-                                 Py_ssize_t depth, double impurity) noexcept nogil:
-    # The same test decides a node before its split and predicts its children,
-    # so a partition can be skipped exactly when both children will be leaves.
-    return (depth >= lim.max_depth
-            or n < lim.min_samples_split
-            or n < 2 * lim.min_samples_leaf
-            or weight < 2.0 * lim.min_weight_leaf
-            or impurity <= DBL_EPSILON)
-
-
 cdef class NodeStore:
-    """Growable node array plus a row of node statistics per node."""
-    cdef Node* nodes
-    cdef double* stats            # (capacity, n_stats): raw class counts or (sum wy, sum wy^2)
-    cdef double* child_stats      # best-first only: the pending split's children statistics (2 rows)
-    cdef unsigned long long* cat_sets   # CAT_WORDS words per categorical split
-    cdef Py_ssize_t count, capacity, n_stats, n_sets, sets_capacity
+    """Growable node array plus a row of node statistics per node (see _tree.pxd)."""
 
     def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64):
         self.n_stats = n_stats

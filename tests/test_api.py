@@ -148,7 +148,7 @@ def test_params_repr_and_set_params():
     # scikit-learn's parameters (but monotonic constraints), plus dtree's own
     assert set(params) == (set(SkClassifier().get_params()) - {"monotonic_cst"}) | {
         "prune_risk", "pruning", "cv", "cv_rule", "cf", "validation_fraction", "handle_missing",
-        "categorical_features", "handle_unknown", "algorithm", "n_jobs"}
+        "categorical_features", "handle_unknown", "algorithm", "n_jobs", "max_bins"}
     assert clf.set_params(max_depth=5) is clf and clf.max_depth == 5
     with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
         clf.set_params(depth=5)

@@ -1,0 +1,55 @@
+# cython: language_level=3
+"""Node storage and growth limits shared by the tree builders (_tree, _hist)."""
+from libc.float cimport DBL_EPSILON
+
+from ._splitter cimport SplitRecord
+
+cdef enum:
+    LEAF = -1
+
+
+cdef struct Node:
+    Py_ssize_t left          # left child id, -1 for a leaf
+    Py_ssize_t right         # right child id, -1 for a leaf
+    Py_ssize_t feature       # split feature, -2 for a leaf (scikit-learn's TREE_UNDEFINED)
+    double threshold         # split threshold, -2.0 for a leaf
+    double impurity          # node impurity
+    Py_ssize_t n_samples     # training samples reaching the node
+    double weighted_n        # their total weight
+    Py_ssize_t depth         # depth of the node (root 0)
+    bint missing_left        # NaN goes to the left child
+    Py_ssize_t cat           # row of the node's category set in cat_sets, -1 for numeric
+
+
+cdef struct Limits:
+    Py_ssize_t max_depth
+    Py_ssize_t min_samples_split
+    Py_ssize_t min_samples_leaf
+    double min_weight_leaf
+    double min_impurity_decrease
+
+
+cdef inline bint is_leaf_by_size(const Limits* lim, Py_ssize_t n, double weight,
+                                 Py_ssize_t depth, double impurity) noexcept nogil:
+    # The same test decides a node before its split and predicts its children,
+    # so a partition can be skipped exactly when both children will be leaves.
+    return (depth >= lim.max_depth
+            or n < lim.min_samples_split
+            or n < 2 * lim.min_samples_leaf
+            or weight < 2.0 * lim.min_weight_leaf
+            or impurity <= DBL_EPSILON)
+
+
+cdef class NodeStore:
+    """Growable node array plus a row of node statistics per node."""
+    cdef Node* nodes
+    cdef double* stats            # (capacity, n_stats): raw class counts or (sum wy, sum wy^2)
+    cdef double* child_stats      # best-first only: the pending split's children statistics (2 rows)
+    cdef unsigned long long* cat_sets   # CAT_WORDS words per categorical split
+    cdef Py_ssize_t count, capacity, n_stats, n_sets, sets_capacity
+
+    cdef bint _grow(self) noexcept nogil
+    cdef Py_ssize_t add(self, Py_ssize_t parent, bint is_left, Py_ssize_t depth,
+                        double impurity, Py_ssize_t n, double weight,
+                        const double* stats) noexcept nogil
+    cdef bint set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil
