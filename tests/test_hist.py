@@ -1,0 +1,174 @@
+"""splitter="hist": binned features, histograms, and agreement with the exact splitter."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree._binning import fit_bins
+from dtree._hist import bin_codes
+from helpers import compare_trees
+from reference import all_candidates, is_tie, split_score
+
+SHAPE = ("feature", "threshold", "children_left", "children_right", "missing_go_to_left",
+         "n_node_samples", "weighted_n_node_samples", "impurity", "value")
+
+
+def _few_values(seed, n, d=5, levels=60, missing=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(n, d)).astype(np.float32) / 4
+    if missing:
+        X[rng.random(X.shape) < missing] = np.nan
+    signal = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) - np.nan_to_num(X[:, 2])
+    return X, signal, rng
+
+
+def _assert_same(a, b):
+    for name in SHAPE:
+        np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name),
+                                      err_msg=name)
+
+
+@pytest.mark.parametrize("options", [
+    dict(),
+    dict(min_samples_leaf=7, max_depth=9),
+    dict(max_features=2, random_state=3),
+    dict(min_impurity_decrease=1e-4),
+])
+@pytest.mark.parametrize("missing", [0.0, 0.15])
+def test_classifier_equals_exact_when_features_have_few_values(options, missing):
+    # more samples than SMALL_NODE, so histograms, subtraction and the switch
+    # to sorted samples all take part
+    X, signal, rng = _few_values(0, 6000, missing=missing)
+    y = (signal + rng.normal(size=len(signal)) * 4 > 7).astype(int) + (X[:, 3] > 12)
+    w = rng.integers(1, 4, len(y)).astype(float)
+    for weights in (None, w):
+        exact = DecisionTreeClassifier(**options).fit(X, y, sample_weight=weights)
+        hist = DecisionTreeClassifier(splitter="hist", **options).fit(X, y,
+                                                                        sample_weight=weights)
+        _assert_same(exact, hist)
+        np.testing.assert_array_equal(exact.predict_proba(X), hist.predict_proba(X))
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.15])
+def test_regressor_equals_exact_when_features_have_few_values(missing):
+    X, signal, rng = _few_values(1, 6000, missing=missing)
+    y = np.round(signal * 3 + rng.normal(size=len(signal)) * 5)  # integer sums are exact
+    for options in (dict(), dict(min_samples_leaf=4, max_depth=12)):
+        exact = DecisionTreeRegressor(**options).fit(X, y)
+        hist = DecisionTreeRegressor(splitter="hist", **options).fit(X, y)
+        _assert_same(exact, hist)
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gain_ratio"])
+def test_entropy_differs_from_exact_only_at_ties(criterion):
+    # entropy sums differ in the last bits between a running update per sample
+    # and a fresh sum per cut, so exactly tied cuts may go either way;
+    # compare_trees asserts that every divergence is such a tie
+    X, signal, rng = _few_values(2, 5000)
+    y = (signal + rng.normal(size=len(signal)) * 4 > 7).astype(int)
+    exact = DecisionTreeClassifier(criterion=criterion, max_depth=8).fit(X, y)
+    hist = DecisionTreeClassifier(criterion=criterion, max_depth=8,
+                                  splitter="hist").fit(X, y)
+    same, stopped = compare_trees(hist, exact, X, y, criterion=criterion, n_classes=2)
+    assert same + stopped < 0.2 * hist.tree_.node_count
+
+
+def _binned(X, max_bins):
+    """Codes as floats (NaN kept): the histogram splitter's view of X."""
+    thresholds = fit_bins(X, max_bins)
+    out = np.empty(X.shape, dtype=np.float32)
+    for f in range(X.shape[1]):
+        out[:, f] = np.searchsorted(thresholds[f], X[:, f], side="left")
+    out[np.isnan(X)] = np.nan
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), max_bins=st.integers(2, 12),
+       missing=st.sampled_from([0.0, 0.2]), regression=st.booleans(),
+       min_samples_leaf=st.sampled_from([1, 5]))
+def test_every_split_is_the_best_histogram_cut(seed, max_bins, missing, regression,
+                                               min_samples_leaf):
+    rng = np.random.default_rng(seed)
+    n = 1500
+    X = rng.normal(size=(n, 3)).astype(np.float32)
+    if missing:
+        X[rng.random(X.shape) < missing] = np.nan
+    signal = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2
+    if regression:
+        y = signal + rng.normal(size=n)
+        est, criterion, K = DecisionTreeRegressor, "squared_error", None
+    else:
+        y = (signal + rng.normal(size=n) > 1).astype(int)
+        est, criterion, K = DecisionTreeClassifier, "gini", 2
+    w = rng.uniform(0.5, 2.0, n)
+    model = est(splitter="hist", max_bins=max_bins, max_depth=3,
+                min_samples_leaf=min_samples_leaf).fit(X, y, sample_weight=w)
+    tree, binned = model.tree_, _binned(X, max_bins)
+    paths = model.decision_path(X).tocsc()
+    for node in np.flatnonzero(tree.children_left >= 0):
+        rows = paths[:, node].nonzero()[0]
+        ys, ws = y[rows], w[rows]
+        column = X[rows, tree.feature[node]]
+        left = (column <= tree.threshold[node]) | (
+            np.isnan(column) & bool(tree.missing_go_to_left[node]))
+        ours = split_score(ys, ws, left, criterion, K)
+        # brute force over every cut between bins, both sides for missing values
+        candidates = all_candidates(binned[rows], ys, ws, criterion, K,
+                                    min_samples_leaf=min_samples_leaf)
+        best = min(c[0] for c in candidates)
+        assert is_tie(ours, best, best) or ours < best, (node, ours, best)
+        # and the cut is one between bins: every bin lies on one side
+        codes = binned[rows, tree.feature[node]]
+        for code in np.unique(codes[~np.isnan(codes)]):
+            sides = left[codes == code]
+            assert sides.all() or not sides.any()
+
+
+def test_bins_are_quantiles_with_every_value_its_own_bin_when_few():
+    rng = np.random.default_rng(4)
+    few = rng.integers(0, 10, 5000).astype(np.float32)
+    many = rng.normal(size=5000).astype(np.float32)
+    thresholds = fit_bins(np.column_stack([few, many]), 255)
+    np.testing.assert_array_equal(thresholds[0], np.arange(9) + 0.5)
+    assert len(thresholds[1]) <= 254
+    codes, lo, hi = bin_codes(np.column_stack([few, many]), thresholds)
+    counts = np.bincount(codes[:, 1], minlength=255)
+    assert counts.max() <= 2 * 5000 / 255 + 2  # about equal-frequency bins
+    assert (lo[1, codes[:, 1]] <= many).all() and (many <= hi[1, codes[:, 1]]).all()
+    np.testing.assert_array_equal(codes[:, 1], np.searchsorted(thresholds[1], many))
+    codes_nan, _, _ = bin_codes(np.array([[np.nan, 0.0]], dtype=np.float32), thresholds)
+    assert codes_nan[0, 0] == 255
+
+
+def test_hist_accuracy_close_to_exact_on_continuous_data():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40_000, 8)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=len(X)) > 0).astype(int)
+    Xt = rng.normal(size=(20_000, 8)).astype(np.float32)
+    yt = (Xt[:, 0] + Xt[:, 1] * Xt[:, 2] + rng.normal(size=len(Xt)) > 0).astype(int)
+    for depth in (8, None):
+        exact = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=20).fit(X, y)
+        hist = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=20,
+                                      splitter="hist").fit(X, y)
+        assert abs(exact.score(Xt, yt) - hist.score(Xt, yt)) < 0.01
+
+
+def test_hist_threads_and_refusals():
+    X, signal, rng = _few_values(6, 40_000, levels=400)
+    y = (signal + rng.normal(size=len(signal)) * 4 > 20).astype(int)
+    one = DecisionTreeClassifier(splitter="hist", n_jobs=1).fit(X, y)
+    two = DecisionTreeClassifier(splitter="hist", n_jobs=2).fit(X, y)
+    _assert_same(one, two)
+    for bad in (dict(max_bins=1), dict(max_bins=256), dict(max_bins=2.5)):
+        with pytest.raises(ValueError, match="max_bins"):
+            DecisionTreeClassifier(splitter="hist", **bad).fit(X, y)
+    whole = np.floor(X)
+    for bad, word in ((dict(max_leaf_nodes=8), "max_leaf_nodes"),
+                      (dict(categorical_features=[0]), "categorical_features"),
+                      (dict(algorithm="id3"), "algorithm")):
+        with pytest.raises(ValueError, match=word):
+            DecisionTreeClassifier(splitter="hist", **bad).fit(whole, y)
+    with pytest.raises(ValueError, match="splitter must be"):
+        DecisionTreeClassifier(splitter="random").fit(X, y)
