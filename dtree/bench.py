@@ -1,12 +1,21 @@
-"""Scaling benchmark: ``python -m dtree.bench [--full] [--json PATH]``.
+"""Reference benchmark: ``python -m dtree.bench [--full] [--json PATH]``.
 
-Fits dtree and, when it is installed, scikit-learn on the same synthetic data
-over a grid of sample sizes, in one process, and prints fit and predict times,
-the dtree / scikit-learn ratio of each row, and the log-log slope of dtree's fit
-time against N next to the slope that O(d N log N) predicts over the same range.
+1. Scaling: dtree (exact and hist, one thread) and scikit-learn on the same
+   synthetic data over a grid of sample sizes; fit and predict times, the
+   dtree / scikit-learn ratios, and the log-log slope of dtree's fit time
+   against N next to the slope that O(d N log N) predicts.
+2. Peers, on the largest size at max_depth=10: scikit-learn, dtree exact and
+   hist on one thread and on every core, and LightGBM and XGBoost when they
+   are installed (one round, learning rate 1, no regularisation, same depth;
+   LightGBM also gets dtree's number of leaves). Held-out accuracy (or R^2)
+   and, for dtree, the ratios to scikit-learn and to LightGBM.
+3. The same on KDD Cup 99 (shipped: 494,021 rows, 41 features; the three
+   text columns as category codes; attack vs normal, so every library grows
+   one tree).
+4. Peak memory of one fit (tracemalloc) against the float32 size of X.
 
-Times are the best of ``--repeat`` runs (wall clock, one thread). Ratios are the
-meaningful figures on a shared, noisy machine: both libraries run back to back
+Times are the best of ``--repeat`` runs (wall clock). Ratios are the
+meaningful figures on a shared, noisy machine: the libraries run back to back
 on the same arrays.
 """
 import argparse
@@ -16,10 +25,12 @@ import os
 import platform
 import sys
 import time
+import tracemalloc
 
 import numpy as np
 
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, _available_cores
+from ._splitter import openmp_enabled
 from ._version import __version__
 
 QUICK_SIZES = (10_000, 30_000, 100_000, 200_000)
@@ -66,14 +77,22 @@ def _sklearn_estimators():
     return {"classification": SkC, "regression": SkR}
 
 
+def _ours(task):
+    return DecisionTreeClassifier if task == "classification" else DecisionTreeRegressor
+
+
 def run_row(task, n_samples, max_depth, repeat, sklearn_classes, n_features=10):
-    """Fit and predict with dtree (and scikit-learn) on one data set."""
+    """Fit and predict with dtree (and scikit-learn) on one data set, one thread."""
     X, y = make_data(task, n_samples, n_features)
-    ours_cls = DecisionTreeClassifier if task == "classification" else DecisionTreeRegressor
-    fit_t, ours = _best_time(lambda: ours_cls(max_depth=max_depth).fit(X, y), repeat)
+    ours_cls = _ours(task)
+    fit_t, ours = _best_time(lambda: ours_cls(max_depth=max_depth, n_jobs=1).fit(X, y),
+                             repeat)
     pred_t, _ = _best_time(lambda: ours.predict(X), repeat)
+    hist_t, _ = _best_time(
+        lambda: ours_cls(max_depth=max_depth, n_jobs=1, splitter="hist").fit(X, y), repeat)
     row = dict(task=task, n_samples=n_samples, n_features=n_features,
                max_depth=max_depth, dtree_fit=fit_t, dtree_predict=pred_t,
+               dtree_hist_fit=hist_t,
                dtree_nodes=ours.tree_.node_count, dtree_depth=ours.get_depth())
     if sklearn_classes is not None:
         theirs_cls = sklearn_classes[task]
@@ -82,7 +101,8 @@ def run_row(task, n_samples, max_depth, repeat, sklearn_classes, n_features=10):
         sk_pred, _ = _best_time(lambda: theirs.predict(X), repeat)
         row.update(sklearn_fit=sk_fit, sklearn_predict=sk_pred,
                    sklearn_nodes=theirs.tree_.node_count,
-                   fit_ratio=fit_t / sk_fit, predict_ratio=pred_t / sk_pred)
+                   fit_ratio=fit_t / sk_fit, predict_ratio=pred_t / sk_pred,
+                   hist_fit_ratio=hist_t / sk_fit)
     return row
 
 
@@ -105,24 +125,167 @@ def _fmt(value, width=9, digits=3):
 
 def print_table(rows, out=sys.stdout):
     header = (f"{'task':<15}{'N':>9}{'depth':>7}{'nodes':>9}{'fit s':>9}{'sk fit':>9}"
-              f"{'ratio':>9}{'pred s':>9}{'sk pred':>9}{'ratio':>9}")
+              f"{'ratio':>9}{'hist s':>9}{'ratio':>9}{'pred s':>9}{'sk pred':>9}{'ratio':>9}")
     print(header, file=out)
     print("-" * len(header), file=out)
     for r in rows:
         depth = "full" if r["max_depth"] is None else str(r["max_depth"])
         print(f"{r['task']:<15}{r['n_samples']:>9}{depth:>7}{r['dtree_nodes']:>9}"
               f"{_fmt(r['dtree_fit'])}{_fmt(r.get('sklearn_fit'))}"
-              f"{_fmt(r.get('fit_ratio'))}{_fmt(r['dtree_predict'], digits=4)}"
+              f"{_fmt(r.get('fit_ratio'))}{_fmt(r['dtree_hist_fit'])}"
+              f"{_fmt(r.get('hist_fit_ratio'))}{_fmt(r['dtree_predict'], digits=4)}"
               f"{_fmt(r.get('sklearn_predict'), digits=4)}{_fmt(r.get('predict_ratio'))}",
               file=out)
 
 
+# ------------------------------------------------------------------ peers
+def _lightgbm(task, max_depth, n_leaves, threads):
+    try:
+        import lightgbm
+    except ImportError:
+        return None
+    params = dict(n_estimators=1, learning_rate=1.0, num_leaves=max(2, n_leaves),
+                  max_depth=max_depth or -1, min_child_samples=1, min_child_weight=0.0,
+                  min_split_gain=0.0, reg_lambda=0.0, reg_alpha=0.0, subsample=1.0,
+                  colsample_bytree=1.0, max_bin=255, n_jobs=threads, verbose=-1)
+    cls = lightgbm.LGBMClassifier if task == "classification" else lightgbm.LGBMRegressor
+    return cls(**params)
+
+
+def _xgboost(task, max_depth, method, threads):
+    try:
+        import xgboost
+    except ImportError:
+        return None
+    params = dict(n_estimators=1, learning_rate=1.0, max_depth=max_depth or 0,
+                  tree_method=method, min_child_weight=0.0, reg_lambda=0.0, gamma=0.0,
+                  max_bin=255, n_jobs=threads)
+    cls = xgboost.XGBClassifier if task == "classification" else xgboost.XGBRegressor
+    return cls(**params)
+
+
+def peer_table(task, X, y, X_test, y_test, max_depth, repeat, name, out=sys.stdout):
+    """Every library on one data set; returns the rows (JSON-able)."""
+    cores = _available_cores()
+    ours = _ours(task)
+    entries = [("dtree exact, 1 thread", lambda: ours(max_depth=max_depth, n_jobs=1)),
+               (f"dtree exact, {cores} threads", lambda: ours(max_depth=max_depth, n_jobs=cores)),
+               ("dtree hist, 1 thread",
+                lambda: ours(max_depth=max_depth, n_jobs=1, splitter="hist")),
+               (f"dtree hist, {cores} threads",
+                lambda: ours(max_depth=max_depth, n_jobs=cores, splitter="hist"))]
+    sk = _sklearn_estimators()
+    if sk is not None:
+        entries.insert(0, ("scikit-learn", lambda: sk[task](max_depth=max_depth,
+                                                             random_state=0)))
+    rows, leaves = [], None
+    for label, make in entries:
+        rows.append(_peer_row(label, make, X, y, X_test, y_test, repeat))
+        if label == "dtree exact, 1 thread":
+            leaves = rows[-1]["leaves"]
+    for label, make in (("LightGBM, 1 thread", lambda: _lightgbm(task, max_depth, leaves, 1)),
+                        ("XGBoost exact, 1 thread",
+                         lambda: _xgboost(task, max_depth, "exact", 1)),
+                        ("XGBoost hist, 1 thread",
+                         lambda: _xgboost(task, max_depth, "hist", 1))):
+        if max_depth is None and label.startswith("XGBoost"):
+            continue  # depth-wise XGBoost needs a depth
+        if make() is not None:
+            rows.append(_peer_row(label, make, X, y, X_test, y_test, repeat))
+    base = {r["library"]: r["fit"] for r in rows}
+    for r in rows:
+        r["vs_sklearn"] = r["fit"] / base["scikit-learn"] if "scikit-learn" in base else None
+        r["vs_lightgbm"] = (r["fit"] / base["LightGBM, 1 thread"]
+                            if "LightGBM, 1 thread" in base else None)
+    depth = "full" if max_depth is None else max_depth
+    print(f"\n{name}: {task}, N={X.shape[0]}, d={X.shape[1]}, depth {depth} "
+          f"(test N={X_test.shape[0]})", file=out)
+    header = (f"{'library':<26}{'fit s':>9}{'pred s':>9}{'leaves':>9}{'score':>9}"
+              f"{'/sklearn':>9}{'/LightGBM':>10}")
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    for r in rows:
+        print(f"{r['library']:<26}{_fmt(r['fit'])}{_fmt(r['predict'], digits=4)}"
+              f"{r['leaves'] if r['leaves'] is not None else '-':>9}{_fmt(r['score'], digits=4)}"
+              f"{_fmt(r['vs_sklearn'])}{_fmt(r['vs_lightgbm'], width=10)}", file=out)
+    return [dict(r, data=name, task=task, max_depth=max_depth, n_samples=X.shape[0])
+            for r in rows]
+
+
+def _peer_row(label, make, X, y, X_test, y_test, repeat):
+    fit_t, model = _best_time(lambda: make().fit(X, y), repeat)
+    pred_t, _ = _best_time(lambda: model.predict(X_test), repeat)
+    return dict(library=label, fit=fit_t, predict=pred_t, leaves=_leaves(model),
+                score=float(model.score(X_test, y_test)))
+
+
+def _leaves(model):
+    if hasattr(model, "get_n_leaves"):
+        return int(model.get_n_leaves())
+    if hasattr(model, "booster_"):      # LightGBM
+        return int(model.booster_.dump_model()["tree_info"][0]["num_leaves"])
+    if hasattr(model, "get_booster"):   # XGBoost
+        return int(model.get_booster().trees_to_dataframe()["Feature"].eq("Leaf").sum())
+    return None
+
+
+def kdd_data():
+    """KDD Cup 99 (shipped): category codes for the text columns, attack vs normal."""
+    from .datasets import load_Xy
+
+    X, y = load_Xy("kddcup99_10pct")
+    columns = []
+    for name in X.columns:
+        column = X[name]
+        if column.dtype == object or str(column.dtype) in ("category", "string", "str"):
+            column = column.astype("category").cat.codes
+        columns.append(np.asarray(column, dtype=np.float32))
+    X = np.column_stack(columns)
+    y = (np.asarray(y) != "normal").astype(np.int64)
+    test = np.random.RandomState(0).rand(X.shape[0]) < 0.2
+    return X[~test], y[~test], X[test], y[test]
+
+
+# ----------------------------------------------------------------- memory
+def peak_fit_memory(make, X, y):
+    """Peak memory traced during one fit (numpy arrays and Python objects), bytes."""
+    tracemalloc.start()
+    try:
+        make().fit(X, y)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def memory_table(task, n_samples, out=sys.stdout):
+    X, y = make_data(task, n_samples)
+    ours = _ours(task)
+    entries = [("dtree exact", lambda: ours(n_jobs=1)),
+               ("dtree hist", lambda: ours(n_jobs=1, splitter="hist"))]
+    sk = _sklearn_estimators()
+    if sk is not None:
+        entries.append(("scikit-learn", lambda: sk[task](random_state=0)))
+    rows = []
+    print(f"\npeak fit memory, {task}, N={n_samples}, full depth (X float32: "
+          f"{X.nbytes / 1e6:.0f} MB)", file=out)
+    for label, make in entries:
+        peak = peak_fit_memory(make, X, y)
+        rows.append(dict(library=label, task=task, n_samples=n_samples, peak_bytes=peak,
+                         x_ratio=peak / X.nbytes))
+        print(f"  {label:<14}{peak / 1e6:9.0f} MB = {peak / X.nbytes:5.2f} x X", file=out)
+    return rows
+
+
+# -------------------------------------------------------------------- run
 def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
-        with_sklearn=True, out=sys.stdout):
-    """Run the grid; returns the JSON-able result dict."""
+        with_sklearn=True, peers=True, kdd=True, memory=True, out=sys.stdout):
+    """Run the benchmark; returns the JSON-able result dict."""
     sklearn_classes = _sklearn_estimators() if with_sklearn else None
     if with_sklearn and sklearn_classes is None:
         print("scikit-learn is not installed: timing dtree alone", file=out)
+    cores = _available_cores()
+    print(f"dtree {__version__}, {cores} cores, OpenMP "
+          f"{'on' if openmp_enabled() else 'off (single-threaded build)'}", file=out)
     rows, slopes = [], []
     for task in tasks:
         for depth in depths:
@@ -130,9 +293,10 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
             rows.extend(task_rows)
             if len(sizes) >= 2:
                 fit_times = [r["dtree_fit"] for r in task_rows]
-                slopes.append(dict(task=task, max_depth=depth,
-                                   sizes=list(sizes), slope=loglog_slope(sizes, fit_times),
-                                   nlogn_slope=nlogn_slope(sizes)))
+                slopes.append(_slope_entry(task, depth, sizes, fit_times))
+                large = [n for n in sizes if n >= 100_000]
+                if len(large) >= 2 and len(large) < len(sizes):
+                    slopes.append(_slope_entry(task, depth, large, fit_times[-len(large):]))
     print_table(rows, out)
     print(file=out)
     for s in slopes:
@@ -140,21 +304,48 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
         print(f"{s['task']} (depth {depth}): fit time ~ N^{s['slope']:.2f} from "
               f"N={s['sizes'][0]} to {s['sizes'][-1]}; O(dN log N) predicts "
               f"N^{s['nlogn_slope']:.2f}", file=out)
-    return dict(dtree_version=__version__, python=platform.python_version(),
-                numpy=np.__version__, machine=platform.machine(),
-                cpu_count=os.cpu_count(), threads=1, rows=rows, slopes=slopes)
+    result = dict(dtree_version=__version__, python=platform.python_version(),
+                  numpy=np.__version__, machine=platform.machine(),
+                  cpu_count=os.cpu_count(), threads=cores, openmp=openmp_enabled(),
+                  rows=rows, slopes=slopes, peers=[], memory=[])
+    if peers and with_sklearn:
+        n = max(sizes)
+        for task in tasks:
+            X, y = make_data(task, n)
+            X_test, y_test = make_data(task, max(n // 5, 1000), seed=1)
+            result["peers"] += peer_table(task, X, y, X_test, y_test, 10, repeat,
+                                          "synthetic", out)
+    if kdd and with_sklearn:
+        result["peers"] += peer_table("classification", *kdd_data(), None, repeat,
+                                      "KDD Cup 99", out)
+    if memory:
+        for task in tasks:
+            result["memory"] += memory_table(task, max(sizes), out)
+    return result
+
+
+def _slope_entry(task, depth, sizes, times):
+    return dict(task=task, max_depth=depth, sizes=list(sizes),
+                slope=loglog_slope(sizes, times), nlogn_slope=nlogn_slope(sizes))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m dtree.bench",
-        description="dtree fit/predict scaling benchmark against scikit-learn.")
+        description="dtree against scikit-learn, LightGBM and XGBoost: scaling, peers on "
+                    "synthetic data and KDD Cup 99, memory.")
     parser.add_argument("--full", action="store_true",
                         help="bigger grid, up to N = 1e6, and also max_depth=10")
     parser.add_argument("--sizes", type=lambda s: [int(float(v)) for v in s.split(",")],
                         help="comma-separated sample sizes (overrides the grid)")
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
-    parser.add_argument("--no-sklearn", action="store_true", help="time dtree alone")
+    parser.add_argument("--quick", action="store_true",
+                        help="the default: a small grid (well under a minute)")
+    parser.add_argument("--no-sklearn", action="store_true",
+                        help="time dtree alone (no peers either)")
+    parser.add_argument("--no-peers", action="store_true",
+                        help="skip the peer tables (synthetic and KDD Cup 99)")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory table")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -163,7 +354,8 @@ def main(argv=None):
     if any(n < 2 for n in sizes):
         parser.error("--sizes must be >= 2")
     depths = (None, 10) if args.full else (None,)
-    result = run(sizes, depths=depths, repeat=args.repeat, with_sklearn=not args.no_sklearn)
+    result = run(sizes, depths=depths, repeat=args.repeat, with_sklearn=not args.no_sklearn,
+                 peers=not args.no_peers, kdd=not args.no_peers, memory=not args.no_memory)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=2)

@@ -1,4 +1,5 @@
 """python -m dtree.bench runs and reports what it promises (no timing asserted)."""
+import io
 import json
 import subprocess
 import sys
@@ -30,7 +31,8 @@ def test_make_data_is_deterministic_and_shaped():
 def test_cli_prints_the_table_and_writes_json(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "dtree.bench", "--sizes", "300,600", "--json", str(out)],
+        [sys.executable, "-m", "dtree.bench", "--sizes", "300,600", "--no-peers", "--json",
+         str(out)],
         capture_output=True, text=True, check=True, timeout=300, cwd=tmp_path)
     assert "ratio" in proc.stdout and "O(dN log N) predicts" in proc.stdout
     result = json.loads(out.read_text())
@@ -39,7 +41,36 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
         assert row["dtree_fit"] > 0 and row["sklearn_fit"] > 0
         assert row["fit_ratio"] == pytest.approx(row["dtree_fit"] / row["sklearn_fit"])
         assert row["dtree_nodes"] > 1 and row["sklearn_nodes"] > 1
+        assert row["hist_fit_ratio"] == pytest.approx(row["dtree_hist_fit"] / row["sklearn_fit"])
     assert len(result["slopes"]) == 2
+    assert {m["library"] for m in result["memory"]} == {"dtree exact", "dtree hist",
+                                                         "scikit-learn"}
+    assert all(m["x_ratio"] > 0 for m in result["memory"]) and result["peers"] == []
+    assert result["threads"] >= 1 and isinstance(result["openmp"], bool)
+
+
+def test_peer_table_times_every_library_on_the_same_data():
+    X, y = bench.make_data("classification", 3000)
+    X_test, y_test = bench.make_data("classification", 1000, seed=1)
+    out = io.StringIO()
+    rows = bench.peer_table("classification", X, y, X_test, y_test, 10, 1, "synthetic", out)
+    libraries = [r["library"] for r in rows]
+    assert libraries[:2] == ["scikit-learn", "dtree exact, 1 thread"]
+    assert any(name.startswith("dtree hist") for name in libraries)
+    exact = rows[1]
+    assert exact["vs_sklearn"] == pytest.approx(exact["fit"] / rows[0]["fit"])
+    assert 0.8 < exact["score"] <= 1.0 and exact["leaves"] > 10
+    if "LightGBM, 1 thread" in libraries:  # the bench extra installs it
+        lgbm = rows[libraries.index("LightGBM, 1 thread")]
+        assert lgbm["leaves"] <= exact["leaves"] and lgbm["score"] > 0.8
+    assert "/LightGBM" in out.getvalue()
+
+
+def test_kdd_data_is_the_shipped_copy_split_once():
+    X, y, X_test, y_test = bench.kdd_data()
+    assert X.shape[1] == X_test.shape[1] == 41
+    assert X.shape[0] + X_test.shape[0] == 494_021
+    assert set(np.unique(y)) == {0, 1} and X.dtype == np.float32
 
 
 def test_cli_rejects_bad_arguments(tmp_path):

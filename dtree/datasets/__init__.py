@@ -24,6 +24,7 @@ TARGETS = {
     "california_housing": "median_house_value",
     "kyphosis": "Kyphosis",
     "car_test_frame": "Mileage",
+    "kddcup99_10pct": "label",
 }
 
 
