@@ -258,21 +258,30 @@ def peak_fit_memory(make, X, y):
 
 
 def memory_table(task, n_samples, out=sys.stdout):
+    """Peak fit memory of each library at max_depth=10, and of dtree at full depth.
+
+    tracemalloc sees numpy arrays and Python objects; scikit-learn's tree nodes
+    (C allocations) escape it, so full-depth rows are given for dtree only,
+    where they include the finished tree's arrays.
+    """
     X, y = make_data(task, n_samples)
     ours = _ours(task)
-    entries = [("dtree exact", lambda: ours(n_jobs=1)),
-               ("dtree hist", lambda: ours(n_jobs=1, splitter="hist"))]
+    entries = [("dtree exact", 10, lambda: ours(n_jobs=1, max_depth=10)),
+               ("dtree hist", 10, lambda: ours(n_jobs=1, splitter="hist", max_depth=10)),
+               ("dtree exact", None, lambda: ours(n_jobs=1)),
+               ("dtree hist", None, lambda: ours(n_jobs=1, splitter="hist"))]
     sk = _sklearn_estimators()
     if sk is not None:
-        entries.append(("scikit-learn", lambda: sk[task](random_state=0)))
+        entries.insert(2, ("scikit-learn", 10, lambda: sk[task](random_state=0, max_depth=10)))
     rows = []
-    print(f"\npeak fit memory, {task}, N={n_samples}, full depth (X float32: "
-          f"{X.nbytes / 1e6:.0f} MB)", file=out)
-    for label, make in entries:
+    print(f"\npeak fit memory, {task}, N={n_samples} (X float32: {X.nbytes / 1e6:.0f} MB)",
+          file=out)
+    for label, depth, make in entries:
         peak = peak_fit_memory(make, X, y)
-        rows.append(dict(library=label, task=task, n_samples=n_samples, peak_bytes=peak,
-                         x_ratio=peak / X.nbytes))
-        print(f"  {label:<14}{peak / 1e6:9.0f} MB = {peak / X.nbytes:5.2f} x X", file=out)
+        rows.append(dict(library=label, task=task, n_samples=n_samples, max_depth=depth,
+                         peak_bytes=peak, x_ratio=peak / X.nbytes))
+        name = f"{label}, depth {'full' if depth is None else depth}"
+        print(f"  {name:<28}{peak / 1e6:9.0f} MB = {peak / X.nbytes:5.2f} x X", file=out)
     return rows
 
 
