@@ -28,6 +28,7 @@ from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, clf_pr
                           clogc, mse_proxy, node_impurity)
 from ._splitter cimport CAT_WORDS, SplitRecord, midpoint, rng_next
 from ._tree cimport Limits, NodeStore, is_leaf_by_size
+from ._tree import node_bound
 
 ctypedef Py_ssize_t intp_t
 ctypedef unsigned char code_t
@@ -443,7 +444,8 @@ cdef class HistGrower:
 
     # ------------------------------------------------------------ the tree
     def grow(self):
-        store = NodeStore(self.S)
+        store = NodeStore(self.S, node_bound(self.n, self.lim.max_depth,
+                                             self.lim.min_samples_leaf))
         rc = self._grow(store)
         if rc != 0:
             raise MemoryError("could not allocate memory for the tree")

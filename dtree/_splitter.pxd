@@ -4,11 +4,13 @@
 from libc.math cimport INFINITY
 
 ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
+ctypedef unsigned short class_t   # class codes beside the values
 
 cdef enum:
     MAX_CATEGORIES = 1024   # categories of one feature: sixteen 64-bit words of a bitset
     CAT_WORDS = 16
     MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
+    MAX_CLASSES = 65535     # class codes are stored in two bytes
 
 
 cdef struct SplitRecord:
@@ -64,7 +66,7 @@ cdef struct Scratch:
     Py_ssize_t group_left_count     # ... and their number of samples
     DTYPE_t* tmp_v                  # right part of a segment during a partition
     int* tmp_i
-    int* tmp_yc
+    class_t* tmp_yc
     double* tmp_yv
 
 
@@ -84,7 +86,7 @@ cdef class Splitter:
     # --- presorted layout: row f of each (d, N) array is feature f, node segments contiguous ---
     cdef DTYPE_t* vals                    # feature values in sorted order within each node
     cdef int* idx                         # sample index beside each value
-    cdef int* ycode                       # class code beside each value (classification)
+    cdef class_t* ycode                       # class code beside each value (classification)
     cdef double* yval                     # target beside each value (regression)
     cdef const double* sw                 # sample weights by sample index, NULL for unit weights
     cdef const int* y_by_sample           # class codes by sample index (root statistics)
@@ -110,6 +112,8 @@ cdef class Splitter:
                                  SplitRecord* best) noexcept nogil
     # internals of node_split and partition
     cdef _allocate_scratch(self, int n_threads, Py_ssize_t groups, list owned)
+    cdef bint _split_pair(self, Py_ssize_t start, double weight,
+                          SplitRecord* best) noexcept nogil
     cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                                 double weight, SplitRecord* best) noexcept nogil
     cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,

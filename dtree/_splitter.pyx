@@ -88,7 +88,7 @@ cdef inline bint routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil
 
 
 ctypedef fused payload_t:
-    int         # class code
+    class_t     # class code
     double      # regression target
 
 
@@ -231,8 +231,12 @@ cdef class Splitter:
         vals = np.empty((d, n), dtype=np.float32)
         idx = np.empty((d, n), dtype=np.int32)
         if self.is_classifier:
+            if n_classes > MAX_CLASSES:
+                raise ValueError(f"at most {MAX_CLASSES} classes are supported; got "
+                                 f"{n_classes}")
             y = np.ascontiguousarray(y, dtype=np.int32)
-            payload = np.empty((d, n), dtype=np.int32)
+            # two bytes beside each value: less to move in every partition
+            payload = np.empty((d, n), dtype=np.uint16)
         else:
             y = np.ascontiguousarray(y, dtype=np.float64)
             payload = np.empty((d, n), dtype=np.float64)
@@ -253,7 +257,7 @@ cdef class Splitter:
 
         cdef DTYPE_t[:, ::1] vals_view = vals
         cdef int[:, ::1] idx_view = idx
-        cdef int[:, ::1] yc_view
+        cdef class_t[:, ::1] yc_view
         cdef double[:, ::1] yv_view
         cdef const int[::1] y_code
         cdef const double[::1] y_val, sw_view, table_view
@@ -318,7 +322,7 @@ cdef class Splitter:
         tmp_v = np.empty((n_threads, max(n, 1)), dtype=np.float32)
         tmp_i = np.empty((n_threads, max(n, 1)), dtype=np.int32)
         tmp_y = np.empty((n_threads, max(n, 1)),
-                         dtype=np.int32 if self.is_classifier else np.float64)
+                         dtype=np.uint16 if self.is_classifier else np.float64)
         best = np.zeros(max(self.n_features, 1) * sizeof(SplitRecord), dtype=np.uint8)
         owned.extend([counts, group_stats, group_real, group_index, group_code, tmp_v,
                       tmp_i, tmp_y, best])
@@ -326,7 +330,7 @@ cdef class Splitter:
         cdef Py_ssize_t[:, :, ::1] gi = group_index
         cdef int[:, ::1] gc = group_code, ti = tmp_i
         cdef DTYPE_t[:, ::1] tv = tmp_v
-        cdef int[:, ::1] tyc
+        cdef class_t[:, ::1] tyc
         cdef double[:, ::1] tyv
         cdef unsigned char[::1] bv = best
         self.feature_best = <SplitRecord*> &bv[0]
@@ -380,7 +384,9 @@ cdef class Splitter:
         cdef Scratch* s = &self.scratch[0]
         clear_split(best, end)
 
-        if self.max_features >= d and self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK:
+        if end - start == 2 and self._split_pair(start, weight, best):
+            pass
+        elif self.max_features >= d and self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK:
             self._scan_in_parallel(start, end, stats, weight, best)
         elif self.max_features >= d:
             for f in range(d):
@@ -407,6 +413,48 @@ cdef class Splitter:
             best.improvement = (weight / weight_root) * (
                 impurity - best.multiway_impurity / weight)
         return True
+
+    cdef bint _split_pair(self, Py_ssize_t start, double weight,
+                          SplitRecord* best) noexcept nogil:
+        """A regression node of two samples: the scan's answer without scanning.
+
+        Every feature whose two values differ makes the same partition with the
+        same score, so the scan would keep the first such feature (ties go to
+        the smaller index) with the midpoint threshold. Deep regression trees
+        are mostly such nodes. Returns False (scan as usual) for classification,
+        a feature draw, leaf-size limits, or a categorical or missing value met
+        before the first differing feature.
+        """
+        cdef Py_ssize_t f, n = self.n_samples
+        cdef DTYPE_t a, b
+        cdef double w0 = 1.0, w1 = 1.0, y0, y1, den
+        if self.is_classifier or self.max_features < self.n_features or \
+                self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0:
+            return False
+        for f in range(self.n_features):
+            if self.n_categories[f] > 0:
+                return False
+            a = self.vals[f * n + start]
+            b = self.vals[f * n + start + 1]
+            if a != a or b != b:
+                return False
+            if a < b:
+                if self.sw != NULL:
+                    w0 = self.sw[self.idx[f * n + start]]
+                    w1 = self.sw[self.idx[f * n + start + 1]]
+                if w0 <= weight * 1e-12 or w1 <= weight * 1e-12:
+                    return False
+                y0 = self.yval[f * n + start]
+                y1 = self.yval[f * n + start + 1]
+                best.num = mse_proxy(w0, w0 * y0, w1, w1 * y1, &den)
+                best.den = den
+                best.feature = f
+                best.categorical = False
+                best.multiway = False
+                best.missing_left = False
+                best.threshold = midpoint(a, b)
+                return True
+        return False
 
     cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                                 double weight, SplitRecord* best) noexcept nogil:
@@ -464,7 +512,7 @@ cdef class Splitter:
         cdef Py_ssize_t n_samples = self.n_samples, K = self.n_stats, k, p, last
         cdef Py_ssize_t end_known = end - n_missing, n_node = end - start, n_left
         cdef const DTYPE_t* v = self.vals + f * n_samples
-        cdef const int* yc = self.ycode + f * n_samples
+        cdef const class_t* yc = self.ycode + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
         cdef const double* sw = self.sw
         cdef const double* table = self.xlogx_table
@@ -894,12 +942,12 @@ cdef void _gather(const payload_t[::1] y, const int[:, ::1] idx,
 def _gather_rows(y, idx, out):
     """out[f, p] = y[idx[f, p]] for every row f: the target beside each value."""
     cdef const int[:, ::1] iv = idx
-    cdef const int[::1] yc
+    cdef const class_t[::1] yc
     cdef const double[::1] yd
-    cdef int[:, ::1] oc
+    cdef class_t[:, ::1] oc
     cdef double[:, ::1] od
-    if out.dtype == np.int32:
-        yc = y
+    if out.dtype == np.uint16:
+        yc = np.ascontiguousarray(y, dtype=np.uint16)
         oc = out
         with nogil:
             _gather(yc, iv, oc)

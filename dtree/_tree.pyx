@@ -38,18 +38,23 @@ cdef struct FrontierRecord:
 cdef class NodeStore:
     """Growable node array plus a row of node statistics per node (see _tree.pxd)."""
 
-    def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64):
+    def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64, bint pending=False):
+        # capacity: the most nodes the tree can have (up to a cap) saves copying
+        # the arrays as they grow; untouched pages cost nothing. pending: room
+        # for the best-first builder's pending children statistics.
         self.n_stats = n_stats
         self.count = 0
-        self.capacity = capacity
-        self.nodes = <Node*> malloc(capacity * sizeof(Node))
-        self.stats = <double*> malloc(capacity * n_stats * sizeof(double))
-        self.child_stats = <double*> malloc(2 * capacity * n_stats * sizeof(double))
+        self.capacity = max(capacity, 1)
+        self.nodes = <Node*> malloc(self.capacity * sizeof(Node))
+        self.stats = <double*> malloc(self.capacity * n_stats * sizeof(double))
+        self.child_stats = NULL
+        if pending:
+            self.child_stats = <double*> malloc(2 * self.capacity * n_stats * sizeof(double))
         self.n_sets = 0
         self.sets_capacity = 16
         self.cat_sets = <unsigned long long*> malloc(
             self.sets_capacity * CAT_WORDS * sizeof(unsigned long long))
-        if self.nodes == NULL or self.stats == NULL or self.child_stats == NULL \
+        if self.nodes == NULL or self.stats == NULL or (pending and self.child_stats == NULL) \
                 or self.cat_sets == NULL:
             raise MemoryError()
 
@@ -69,10 +74,11 @@ cdef class NodeStore:
         if stats == NULL:
             return False
         self.stats = stats
-        stats = <double*> realloc(self.child_stats, 2 * cap * self.n_stats * sizeof(double))
-        if stats == NULL:
-            return False
-        self.child_stats = stats
+        if self.child_stats != NULL:
+            stats = <double*> realloc(self.child_stats, 2 * cap * self.n_stats * sizeof(double))
+            if stats == NULL:
+                return False
+            self.child_stats = stats
         self.capacity = cap
         return True
 
@@ -166,6 +172,17 @@ cdef class NodeStore:
                     missing_go_to_left=missing, categorical_set=cat, category_sets=sets)
 
 
+def node_bound(Py_ssize_t n_samples, Py_ssize_t max_depth, Py_ssize_t min_samples_leaf,
+               Py_ssize_t max_leaf_nodes=-1):
+    """The most nodes a tree can have under these limits, capped at 2**22."""
+    cdef Py_ssize_t leaves = max(1, n_samples // max(min_samples_leaf, 1))
+    if max_depth < 22:
+        leaves = min(leaves, (<Py_ssize_t> 1) << max_depth)
+    if max_leaf_nodes > 0:
+        leaves = min(leaves, max_leaf_nodes)
+    return min(2 * leaves - 1, (<Py_ssize_t> 1) << 22)
+
+
 def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
                Py_ssize_t min_samples_leaf, double min_weight_leaf,
                double min_impurity_decrease, Py_ssize_t max_leaf_nodes=-1):
@@ -182,7 +199,10 @@ def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_sample
     lim.min_samples_leaf = min_samples_leaf
     lim.min_weight_leaf = min_weight_leaf
     lim.min_impurity_decrease = min_impurity_decrease
-    store = NodeStore(splitter.n_stats)
+    store = NodeStore(splitter.n_stats,
+                      node_bound(splitter.n_samples, max_depth, min_samples_leaf,
+                                 max_leaf_nodes),
+                      max_leaf_nodes > 0)
     cdef int rc
     if max_leaf_nodes > 0:
         rc = _grow_best_first(splitter, store, &lim, max_leaf_nodes)

@@ -182,3 +182,11 @@ def test_constant_features_give_a_single_leaf():
 
 def test_version_is_exposed():
     assert isinstance(dtree.__version__, str) and dtree.__version__.count(".") >= 1
+
+
+def test_more_classes_than_the_class_code_holds_are_refused():
+    y = np.arange(70_000)
+    X = np.zeros((70_000, 1))
+    X[:, 0] = y
+    with pytest.raises(ValueError, match="at most 65535 classes"):
+        DecisionTreeClassifier().fit(X, y)
