@@ -26,8 +26,8 @@ from libc.string cimport memcpy, memset
 
 from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, clf_proxy,
                           clogc, mse_proxy, node_impurity)
-from ._splitter cimport CAT_WORDS, SplitRecord, midpoint, rng_next
-from ._tree cimport Limits, NodeStore, is_leaf_by_size
+from ._splitter cimport SplitRecord, better, clear_split, draw_feature, midpoint
+from ._tree cimport Limits, NodeStore, is_leaf_by_size, make_limits
 from ._tree import node_bound
 
 ctypedef Py_ssize_t intp_t
@@ -263,19 +263,20 @@ cdef class HistGrower:
     # ------------------------------------------------------------ split search
     cdef bint node_split(self, intp_t start, intp_t end, const double* stats, double weight,
                          const double* hist, SplitRecord* best) noexcept nogil:
-        cdef intp_t d = self.d, i, j, f, tmp, visited = 0
+        cdef intp_t d = self.d, i, f, visited = 0
         cdef bint parallel
-        clear(best, end)
+        clear_split(best, end)
         if self.max_features >= d:
             parallel = self.n_threads > 1 and hist != NULL and d > 1 \
                 and end - start >= PARALLEL_ROWS
             if parallel:
                 for f in prange(d, nogil=True, num_threads=self.n_threads, schedule="dynamic"):
-                    clear(&self.per_feature[f], end)
+                    clear_split(&self.per_feature[f], end)
                     self.scan_feature(&self.work[threadid()], f, start, end, stats, weight,
                                       hist, &self.per_feature[f])
                 for f in range(d):
-                    if self.per_feature[f].feature >= 0 and better(&self.per_feature[f], best):
+                    if self.per_feature[f].feature >= 0 and better(
+                            self.per_feature[f].num, self.per_feature[f].den, f, best):
                         best[0] = self.per_feature[f]
             else:
                 for f in range(d):
@@ -283,12 +284,8 @@ cdef class HistGrower:
         else:
             # the exact splitter's draw: constant features do not use up the budget
             for i in range(d):
-                j = i + <intp_t>(rng_next(&self.rng_state) % <unsigned long long>(d - i))
-                tmp = self.features[i]
-                self.features[i] = self.features[j]
-                self.features[j] = tmp
-                if self.scan_feature(&self.work[0], self.features[i], start, end, stats,
-                                     weight, hist, best):
+                f = draw_feature(self.features, i, d, &self.rng_state)
+                if self.scan_feature(&self.work[0], f, start, end, stats, weight, hist, best):
                     visited += 1
                     if visited >= self.max_features:
                         break
@@ -405,7 +402,7 @@ cdef class HistGrower:
                                 self.table, &den)
             else:
                 num = mse_proxy(wl, left[1], wr, stats[0] - left[1], &den)
-            if better_than(num, den, f, best):
+            if better(num, den, f, best):
                 best.num = num
                 best.den = den
                 best.feature = f
@@ -463,7 +460,6 @@ cdef class HistGrower:
         cdef double* hist_right
         cdef Pending rec
         cdef SplitRecord split
-        cdef void* grown
         cdef int rc = 0
         if stack == NULL or pool == NULL or stats == NULL:
             free(stack)
@@ -512,20 +508,10 @@ cdef class HistGrower:
                         rc = 1
                         break
                     continue
-                if sp + 2 > cap:
-                    cap *= 2
-                    grown = realloc(stack, cap * sizeof(Pending))
-                    if grown == NULL:
-                        free(hist)
-                        rc = 1
-                        break
-                    stack = <Pending*> grown
-                    grown = realloc(pool, cap * S * sizeof(double))
-                    if grown == NULL:
-                        free(hist)
-                        rc = 1
-                        break
-                    pool = <double*> grown
+                if sp + 2 > cap and not grow_stack(&stack, &pool, &cap, S):
+                    free(hist)
+                    rc = 1
+                    break
                 # children's histograms: the smaller one built, the larger by subtraction
                 hist_left = NULL
                 hist_right = NULL
@@ -568,7 +554,6 @@ cdef class HistGrower:
         cdef double imps[2]
         cdef Pending rec
         cdef SplitRecord split
-        cdef void* grown
         cdef int rc = 0
         if ids == NULL or counts == NULL or stack == NULL or pool == NULL or stats == NULL:
             rc = 1
@@ -601,18 +586,9 @@ cdef class HistGrower:
                 break
             if n_left < 0:
                 continue
-            if sp + 2 > cap:
-                cap *= 2
-                grown = realloc(stack, cap * sizeof(Pending))
-                if grown == NULL:
-                    rc = 1
-                    break
-                stack = <Pending*> grown
-                grown = realloc(pool, cap * S * sizeof(double))
-                if grown == NULL:
-                    rc = 1
-                    break
-                pool = <double*> grown
+            if sp + 2 > cap and not grow_stack(&stack, &pool, &cap, S):
+                rc = 1
+                break
             self.push(stack, pool, sp, rec.start + n_left, rec.end, rec.depth + 1, node_id,
                       False, imps[1], weights[1], stats + 2 * S, NULL)
             self.push(stack, pool, sp + 1, rec.start, rec.start + n_left, rec.depth + 1,
@@ -789,25 +765,18 @@ cdef class HistGrower:
         memcpy(pool + at * self.S, stats, self.S * sizeof(double))
 
 
-cdef inline void clear(SplitRecord* best, intp_t end) noexcept nogil:
-    best.feature = -1
-    best.missing_left = False
-    best.categorical = False
-    best.multiway = False
-    best.pos = end
-    best.num = -INFINITY
-    best.den = 1.0
-
-
-cdef inline bint better_than(double num, double den, intp_t f,
-                             const SplitRecord* best) noexcept nogil:
-    # the exact scan's rule: cross-multiplied, ties to the smaller feature
-    cdef double lhs = num * best.den, rhs = best.num * den
-    return lhs > rhs or (lhs == rhs and f < best.feature)
-
-
-cdef inline bint better(const SplitRecord* a, const SplitRecord* best) noexcept nogil:
-    return better_than(a.num, a.den, a.feature, best)
+cdef bint grow_stack(Pending** stack, double** pool, intp_t* cap, intp_t S) noexcept nogil:
+    """Double a builder's stack and its statistics pool; False when memory ran out."""
+    cdef void* grown = realloc(stack[0], 2 * cap[0] * sizeof(Pending))
+    if grown == NULL:
+        return False
+    stack[0] = <Pending*> grown
+    grown = realloc(pool[0], 2 * cap[0] * S * sizeof(double))
+    if grown == NULL:
+        return False
+    pool[0] = <double*> grown
+    cap[0] *= 2
+    return True
 
 
 cdef inline void subtract(double* hist, const double* part, intp_t size) noexcept nogil:
@@ -820,12 +789,8 @@ def build_hist_tree(codes, lo, hi, y, sample_weight, *, n_classes, criterion, ma
                     min_samples_split, min_samples_leaf, min_weight_leaf,
                     min_impurity_decrease, max_features, seed=1, n_threads=1):
     """Grow a tree on binned features; returns ``NodeStore.to_arrays``'s dict."""
-    cdef Limits lim
-    lim.max_depth = max_depth
-    lim.min_samples_split = min_samples_split
-    lim.min_samples_leaf = min_samples_leaf
-    lim.min_weight_leaf = min_weight_leaf
-    lim.min_impurity_decrease = min_impurity_decrease
+    cdef Limits lim = make_limits(max_depth, min_samples_split, min_samples_leaf,
+                                  min_weight_leaf, min_impurity_decrease)
     grower = HistGrower(codes, lo, hi, y, sample_weight, n_classes, criterion, lim,
                         max_features, seed, n_threads)
     return grower.grow()

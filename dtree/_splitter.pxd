@@ -43,6 +43,16 @@ cdef inline unsigned long long rng_next(unsigned long long* state) noexcept nogi
     return x * 2685821657736338717ULL
 
 
+cdef inline Py_ssize_t draw_feature(Py_ssize_t* features, Py_ssize_t i, Py_ssize_t d,
+                                    unsigned long long* state) noexcept nogil:
+    # step i of a Fisher-Yates draw without replacement: the i-th feature drawn
+    cdef Py_ssize_t j = i + <Py_ssize_t>(rng_next(state) % <unsigned long long>(d - i))
+    cdef Py_ssize_t chosen = features[j]
+    features[j] = features[i]
+    features[i] = chosen
+    return chosen
+
+
 cdef inline double midpoint(DTYPE_t a, DTYPE_t b) noexcept nogil:
     # Halves first so two large values cannot overflow; if rounding lands the
     # midpoint on b, fall back to a so that b still goes right.
@@ -145,3 +155,27 @@ cdef class Splitter:
                                 double* right_stats, double* weights) noexcept nogil
     cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil
+
+
+cdef inline bint better(double num, double den, Py_ssize_t f,
+                        const SplitRecord* best) noexcept nogil:
+    # num/den > best.num/best.den with positive denominators; on an exact tie
+    # the smaller feature index wins (within a feature the first position does).
+    cdef double lhs = num * best.den, rhs = best.num * den
+    return lhs > rhs or (lhs == rhs and f < best.feature)
+
+
+cdef inline void clear_split(SplitRecord* best, Py_ssize_t end) noexcept nogil:
+    best.feature = -1
+    best.missing_left = False
+    best.categorical = False
+    best.multiway = False
+    best.pos = end
+    best.num = -INFINITY
+    best.den = 1.0
+
+
+cdef enum:
+    # A node's search and partition go parallel from this many (sample, feature)
+    # pairs: below it, starting threads costs more than the work.
+    PARALLEL_WORK = 1 << 16

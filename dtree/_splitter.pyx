@@ -25,30 +25,6 @@ from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side,
                           clf_move, clf_proxy, clogc, mse_proxy, node_impurity)
 
 
-cdef inline bint better(double num, double den, Py_ssize_t f,
-                        const SplitRecord* best) noexcept nogil:
-    # num/den > best.num/best.den with positive denominators; on an exact tie
-    # the smaller feature index wins (within a feature the first position does).
-    cdef double lhs = num * best.den, rhs = best.num * den
-    return lhs > rhs or (lhs == rhs and f < best.feature)
-
-
-cdef inline void clear_split(SplitRecord* best, Py_ssize_t end) noexcept nogil:
-    best.feature = -1
-    best.missing_left = False
-    best.categorical = False
-    best.multiway = False
-    best.pos = end
-    best.num = -INFINITY
-    best.den = 1.0
-
-
-cdef enum:
-    # A node's search and partition go parallel from this many (sample, feature)
-    # pairs: below it, starting threads costs more than the work.
-    PARALLEL_WORK = 1 << 16
-
-
 cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
                             bint missing_left, const DTYPE_t* v, Py_ssize_t p,
                             Py_ssize_t end_known) noexcept nogil:
@@ -380,7 +356,6 @@ cdef class Splitter:
         statistics (2 * n_stats values).
         """
         cdef Py_ssize_t d = self.n_features, i, j, f, visited = 0
-        cdef Py_ssize_t tmp
         cdef Scratch* s = &self.scratch[0]
         clear_split(best, end)
 
@@ -395,11 +370,8 @@ cdef class Splitter:
             # Draw features without replacement until max_features non-constant
             # ones were scanned (constant features do not use up the budget).
             for i in range(d):
-                j = i + <Py_ssize_t>(rng_next(&self.rng_state) % <unsigned long long>(d - i))
-                tmp = self.features[i]
-                self.features[i] = self.features[j]
-                self.features[j] = tmp
-                if self._scan(s, self.features[i], start, end, stats, weight, best):
+                f = draw_feature(self.features, i, d, &self.rng_state)
+                if self._scan(s, f, start, end, stats, weight, best):
                     visited += 1
                     if visited >= self.max_features:
                         break

@@ -29,6 +29,18 @@ cdef struct Limits:
     double min_impurity_decrease
 
 
+cdef inline Limits make_limits(Py_ssize_t max_depth, Py_ssize_t min_samples_split,
+                               Py_ssize_t min_samples_leaf, double min_weight_leaf,
+                               double min_impurity_decrease) noexcept:
+    cdef Limits lim
+    lim.max_depth = max_depth
+    lim.min_samples_split = min_samples_split
+    lim.min_samples_leaf = min_samples_leaf
+    lim.min_weight_leaf = min_weight_leaf
+    lim.min_impurity_decrease = min_impurity_decrease
+    return lim
+
+
 cdef inline bint is_leaf_by_size(const Limits* lim, Py_ssize_t n, double weight,
                                  Py_ssize_t depth, double impurity) noexcept nogil:
     # The same test decides a node before its split and predicts its children,

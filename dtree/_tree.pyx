@@ -193,12 +193,8 @@ def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_sample
     dict of ndarray
         See ``NodeStore.to_arrays``.
     """
-    cdef Limits lim
-    lim.max_depth = max_depth
-    lim.min_samples_split = min_samples_split
-    lim.min_samples_leaf = min_samples_leaf
-    lim.min_weight_leaf = min_weight_leaf
-    lim.min_impurity_decrease = min_impurity_decrease
+    cdef Limits lim = make_limits(max_depth, min_samples_split, min_samples_leaf,
+                                  min_weight_leaf, min_impurity_decrease)
     store = NodeStore(splitter.n_stats,
                       node_bound(splitter.n_samples, max_depth, min_samples_leaf,
                                  max_leaf_nodes),
