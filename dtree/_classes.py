@@ -215,10 +215,10 @@ class BaseDecisionTree(ParamsMixin):
         seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
         n_categories = np.array([0 if c is None else max(1, len(c))
                                  for c in self.categories_], dtype=np.int32)
-        if self._algorithm() == "c4.5":
-            return self._grow_c45(X, encoded_y, weights, n_classes, limits, n_draw)
         if self.splitter == "hist":
             return self._grow_hist(X, encoded_y, weights, n_classes, limits, n_draw)
+        if self._algorithm() == "c4.5":
+            return self._grow_c45(X, encoded_y, weights, n_classes, limits, n_draw)
         multiway = self._algorithm() == "id3"
         if multiway and limits["max_leaf_nodes"] > 0:
             raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
@@ -230,6 +230,12 @@ class BaseDecisionTree(ParamsMixin):
         del splitter  # free the presorted columns before building the Tree object
         self.max_features_ = n_draw
         return Tree.from_builder(arrays, X.shape[1], n_classes)
+
+    def _splits_text(self):
+        """Whether text columns are taken as categories (``"auto"``, or a preset's)."""
+        spec = self.categorical_features
+        return (isinstance(spec, str) and spec == "auto") or (
+            spec is None and getattr(self, "algorithm", "cart") in ("id3", "c4.5"))
 
     def _n_threads(self):
         """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
@@ -272,15 +278,13 @@ class BaseDecisionTree(ParamsMixin):
         if self._criterion() not in ("gain_ratio", "entropy", "log_loss"):
             raise ValueError(f"algorithm='c4.5' splits by gain ratio or information gain; "
                              f"criterion={self.criterion!r} is not supported with it")
-        if self.min_weight_fraction_leaf > 0:
-            raise ValueError("algorithm='c4.5' takes min_samples_leaf (C4.5's minimum "
-                             "cases, a weight), not min_weight_fraction_leaf")
         if weights is None:
             weights = np.ones(X.shape[0])
         n_codes = np.array([0 if c is None else max(1, len(c)) for c in self.categories_],
                            dtype=np.int32)
         # C4.5's MINOBJS is 2; scikit-learn's default min_samples_leaf of 1 means "preset"
         min_objs = 2 if self.min_samples_leaf == 1 else limits["min_samples_leaf"]
+        min_objs = max(min_objs, limits["min_weight_leaf"])  # min_weight_fraction_leaf
         arrays = grow_c45(X, encoded_y, weights, n_classes,
                           self.categorical_features_.astype(np.uint8), n_codes,
                           max_depth=limits["max_depth"],
@@ -465,6 +469,7 @@ class BaseDecisionTree(ParamsMixin):
         return self.handle_missing == "split"
 
     def _prepare_X(self, X):
+        val.refuse_sparse(X)  # before the categorical columns are looked at
         names = val.get_feature_names(X)
         allow_nan = self._check_missing_param()
         if self.handle_unknown not in ("error", "missing"):
@@ -737,8 +742,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
           predict a case missing the split's feature goes down every branch
           with its weight shared in proportion to the branches' known weights;
           pessimistic pruning (``pruning="pessimistic"``, ``cf``) unless
-          ``pruning`` or ``ccp_alpha`` says otherwise. ``max_features``,
-          ``max_leaf_nodes`` and ``min_weight_fraction_leaf`` are refused.
+          ``pruning`` or ``ccp_alpha`` says otherwise. ``min_weight_fraction_leaf``
+          raises the branch minimum; ``max_features`` and ``max_leaf_nodes``
+          are refused.
 
         Multiway splits are stored as a cascade of single-category tests (ID3:
         the lowest code first, missing values last; C4.5: the lightest branch
@@ -940,7 +946,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
                     classifier_tags=ClassifierTags(),
-                    input_tags=InputTags(allow_nan=self.handle_missing == "split"))
+                    input_tags=InputTags(allow_nan=self.handle_missing == "split",
+                                         string=self._splits_text(),
+                                         categorical=self._splits_text()))
 
 
 class DecisionTreeRegressor(BaseDecisionTree):
@@ -1078,7 +1086,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
         return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
                     regressor_tags=RegressorTags(),
-                    input_tags=InputTags(allow_nan=self.handle_missing == "split"))
+                    input_tags=InputTags(allow_nan=self.handle_missing == "split",
+                                         string=self._splits_text(),
+                                         categorical=self._splits_text()))
 
 
 def _check_label_kinds(y):

@@ -49,6 +49,14 @@ def not_fitted_error(message):
 DTYPE = np.float32
 
 
+def refuse_sparse(X):
+    """TypeError for a scipy sparse matrix or array: dtree fits dense input."""
+    if _is_sparse(X):
+        raise TypeError(
+            "sparse input is not supported: pass a dense array (for example X.toarray())"
+        )
+
+
 def _is_sparse(X):
     return hasattr(X, "tocsr") and hasattr(X, "nnz")
 
@@ -99,10 +107,7 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
     """
     if X is None:
         raise ValueError(f"{estimator_name} expected a 2-D array X, got None")
-    if _is_sparse(X):
-        raise TypeError(
-            "sparse input is not supported: pass a dense array (for example X.toarray())"
-        )
+    refuse_sparse(X)
     if hasattr(X, "iloc"):
         X = _frame_to_numeric(X)
     try:

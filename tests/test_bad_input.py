@@ -190,3 +190,14 @@ def test_more_classes_than_the_class_code_holds_are_refused():
     X[:, 0] = y
     with pytest.raises(ValueError, match="at most 65535 classes"):
         DecisionTreeClassifier().fit(X, y)
+
+
+def test_sparse_input_is_refused_before_categories_are_looked_at():
+    from scipy.sparse import csr_matrix
+
+    X = csr_matrix(np.eye(6))
+    y = [0, 1, 0, 1, 0, 1]
+    for params in (dict(categorical_features="auto"), dict(algorithm="c4.5"),
+                   dict(splitter="hist")):
+        with pytest.raises(TypeError, match="sparse input is not supported"):
+            DecisionTreeClassifier(**params).fit(X, y)

@@ -15,7 +15,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 @parametrize_with_checks([dtree.DecisionTreeClassifier(random_state=0),
                           dtree.DecisionTreeRegressor(random_state=0),
                           dtree.DecisionTreeClassifier(criterion="gain_ratio",
-                                                       max_features="sqrt", random_state=0)])
+                                                       max_features="sqrt", random_state=0),
+                          dtree.DecisionTreeClassifier(splitter="hist", n_jobs=2),
+                          dtree.DecisionTreeRegressor(splitter="hist", max_bins=32),
+                          dtree.DecisionTreeClassifier(algorithm="c4.5")])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
