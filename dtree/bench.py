@@ -2,8 +2,9 @@
 
 1. Scaling: dtree (exact and hist, one thread) and scikit-learn on the same
    synthetic data over a grid of sample sizes; fit and predict times, the
-   dtree / scikit-learn ratios, and the log-log slope of dtree's fit time
-   against N next to the slope that O(d N log N) predicts.
+   dtree / scikit-learn ratios (predict also on every core), and the log-log
+   slope of dtree's fit time against N next to the slope that O(d N log N)
+   predicts.
 2. Peers, on the largest size at max_depth=10: scikit-learn, dtree exact and
    hist on one thread and on every core, and LightGBM and XGBoost when they
    are installed (one round, learning rate 1, no regularisation, same depth;
@@ -88,11 +89,13 @@ def run_row(task, n_samples, max_depth, repeat, sklearn_classes, n_features=10):
     fit_t, ours = _best_time(lambda: ours_cls(max_depth=max_depth, n_jobs=1).fit(X, y),
                              repeat)
     pred_t, _ = _best_time(lambda: ours.predict(X), repeat)
+    ours.set_params(n_jobs=None)  # every core: predict runs over blocks of rows
+    pred_threads, _ = _best_time(lambda: ours.predict(X), repeat)
     hist_t, _ = _best_time(
         lambda: ours_cls(max_depth=max_depth, n_jobs=1, splitter="hist").fit(X, y), repeat)
     row = dict(task=task, n_samples=n_samples, n_features=n_features,
                max_depth=max_depth, dtree_fit=fit_t, dtree_predict=pred_t,
-               dtree_hist_fit=hist_t,
+               dtree_hist_fit=hist_t, dtree_predict_threads=pred_threads,
                dtree_nodes=ours.tree_.node_count, dtree_depth=ours.get_depth())
     if sklearn_classes is not None:
         theirs_cls = sklearn_classes[task]
@@ -102,7 +105,8 @@ def run_row(task, n_samples, max_depth, repeat, sklearn_classes, n_features=10):
         row.update(sklearn_fit=sk_fit, sklearn_predict=sk_pred,
                    sklearn_nodes=theirs.tree_.node_count,
                    fit_ratio=fit_t / sk_fit, predict_ratio=pred_t / sk_pred,
-                   hist_fit_ratio=hist_t / sk_fit)
+                   hist_fit_ratio=hist_t / sk_fit,
+                   predict_threads_ratio=pred_threads / sk_pred)
     return row
 
 
@@ -125,7 +129,8 @@ def _fmt(value, width=9, digits=3):
 
 def print_table(rows, out=sys.stdout):
     header = (f"{'task':<15}{'N':>9}{'depth':>7}{'nodes':>9}{'fit s':>9}{'sk fit':>9}"
-              f"{'ratio':>9}{'hist s':>9}{'ratio':>9}{'pred s':>9}{'sk pred':>9}{'ratio':>9}")
+              f"{'ratio':>9}{'hist s':>9}{'ratio':>9}{'pred s':>9}{'sk pred':>9}{'ratio':>9}"
+              f"{'all cores':>10}")
     print(header, file=out)
     print("-" * len(header), file=out)
     for r in rows:
@@ -134,7 +139,8 @@ def print_table(rows, out=sys.stdout):
               f"{_fmt(r['dtree_fit'])}{_fmt(r.get('sklearn_fit'))}"
               f"{_fmt(r.get('fit_ratio'))}{_fmt(r['dtree_hist_fit'])}"
               f"{_fmt(r.get('hist_fit_ratio'))}{_fmt(r['dtree_predict'], digits=4)}"
-              f"{_fmt(r.get('sklearn_predict'), digits=4)}{_fmt(r.get('predict_ratio'))}",
+              f"{_fmt(r.get('sklearn_predict'), digits=4)}{_fmt(r.get('predict_ratio'))}"
+              f"{_fmt(r.get('predict_threads_ratio'), width=10)}",
               file=out)
 
 

@@ -42,6 +42,7 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
         assert row["fit_ratio"] == pytest.approx(row["dtree_fit"] / row["sklearn_fit"])
         assert row["dtree_nodes"] > 1 and row["sklearn_nodes"] > 1
         assert row["hist_fit_ratio"] == pytest.approx(row["dtree_hist_fit"] / row["sklearn_fit"])
+        assert row["predict_threads_ratio"] > 0
     assert len(result["slopes"]) == 2
     assert {m["library"] for m in result["memory"]} == {"dtree exact", "dtree hist",
                                                          "scikit-learn"}
