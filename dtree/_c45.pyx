@@ -282,6 +282,7 @@ cdef class _Grower:
         if (depth >= self.max_depth or W * (1 + WEIGHT_SLACK) < self.min_samples_split
                 or W * (1 + WEIGHT_SLACK) < 2.0 * self.min_objs or stats.max() >= W * (1.0 - 1e-12)):
             return
+        cdef intp_t best_f
         best_f, best = self.choose_split(inst, W)
         if best_f < 0:
             return
