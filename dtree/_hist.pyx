@@ -118,7 +118,7 @@ cdef class HistGrower:
     cdef const code_t[:, ::1] codes
     cdef const float[:, ::1] lo, hi
     cdef const intp_t[::1] n_codes      # per feature: numeric codes in use (excl. MISSING)
-    cdef intp_t n, d, S, H, K, max_features, n_threads
+    cdef intp_t n, d, S, H, max_features, n_threads
     cdef int criterion
     cdef bint is_classifier
     cdef const int[::1] yc
@@ -152,7 +152,6 @@ cdef class HistGrower:
         self.d = codes.shape[1]
         self.criterion = criterion
         self.is_classifier = criterion != CRIT_SQUARED_ERROR
-        self.K = n_classes
         self.S = n_classes if self.is_classifier else 2
         self.H = self.S + 1                   # + the sample count
         self.lim = lim
@@ -178,7 +177,6 @@ cdef class HistGrower:
             self.table = &view[0]
         # codes in use per feature: the highest numeric code seen + 1
         used = np.zeros(self.d, dtype=np.intp)
-        np_codes = np.asarray(codes)
         for f in range(self.d):
             numeric = np.asarray(hi)[f] > -np.inf
             used[f] = int(np.flatnonzero(numeric).max()) + 1 if numeric.any() else 0
