@@ -345,11 +345,11 @@ cdef class _Grower:
                        intp_t depth):
         cdef const int[:, ::1] order = inst[2]
         cdef intp_t slot = self.numeric_slot[f], i
-        cdef intp_t n = inst[0].shape[0], n_known = inst[3][slot]
+        cdef intp_t n = inst[0].shape[0], n_known = inst[3][slot], cut = best["cut"]
         branch = np.full(n, -1, dtype=np.intp)
         cdef intp_t[::1] bv = branch
         for i in range(n_known):
-            bv[order[slot, i]] = 0 if i <= best["cut"] else 1
+            bv[order[slot, i]] = 0 if i <= cut else 1
         left, right = self.split_instances(inst, branch, 2)
         wl = float(np.sum(left[1]))
         wr = float(np.sum(right[1]))
