@@ -216,9 +216,10 @@ class BaseDecisionTree(ParamsMixin):
         n_categories = np.array([0 if c is None else max(1, len(c))
                                  for c in self.categories_], dtype=np.int32)
         if self.splitter == "hist":
-            return self._grow_hist(X, encoded_y, weights, n_classes, limits, n_draw)
+            return self._grow_hist(X, encoded_y, weights, n_classes, limits, n_draw, seed)
         if self._algorithm() == "c4.5":
-            return self._grow_c45(X, encoded_y, weights, n_classes, limits, n_draw)
+            return self._grow_c45(X, encoded_y, weights, n_classes, limits, n_draw,
+                                  n_categories)
         multiway = self._algorithm() == "id3"
         if multiway and limits["max_leaf_nodes"] > 0:
             raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
@@ -248,7 +249,7 @@ class BaseDecisionTree(ParamsMixin):
         # scikit-learn's convention: -1 is every core, -2 all but one, ...
         return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
-    def _grow_hist(self, X, encoded_y, weights, n_classes, limits, n_draw):
+    def _grow_hist(self, X, encoded_y, weights, n_classes, limits, n_draw, seed):
         """The histogram splitter's tree (``_hist``): features binned, then grown."""
         max_bins = getattr(self, "max_bins", MAX_BINS)
         if not _is_int(max_bins) or not 2 <= max_bins <= MAX_BINS:
@@ -262,7 +263,6 @@ class BaseDecisionTree(ParamsMixin):
                              "use splitter='best'")
         limits.pop("max_leaf_nodes")
         threads = self._n_threads()
-        seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
         codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
         arrays = build_hist_tree(codes, lo, hi, encoded_y, weights, n_classes=n_classes,
                                  criterion=CRITERIA[self._criterion()], max_features=n_draw,
@@ -270,7 +270,7 @@ class BaseDecisionTree(ParamsMixin):
         self.max_features_ = n_draw
         return Tree.from_builder(arrays, X.shape[1], n_classes)
 
-    def _grow_c45(self, X, encoded_y, weights, n_classes, limits, n_draw):
+    def _grow_c45(self, X, encoded_y, weights, n_classes, limits, n_draw, n_codes):
         """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
         if limits["max_leaf_nodes"] > 0 or n_draw < X.shape[1]:
             raise ValueError("algorithm='c4.5' grows depth-first on every feature: "
@@ -280,8 +280,6 @@ class BaseDecisionTree(ParamsMixin):
                              f"criterion={self.criterion!r} is not supported with it")
         if weights is None:
             weights = np.ones(X.shape[0])
-        n_codes = np.array([0 if c is None else max(1, len(c)) for c in self.categories_],
-                           dtype=np.int32)
         # C4.5's MINOBJS is 2; scikit-learn's default min_samples_leaf of 1 means "preset"
         min_objs = 2 if self.min_samples_leaf == 1 else limits["min_samples_leaf"]
         min_objs = max(min_objs, limits["min_weight_leaf"])  # min_weight_fraction_leaf

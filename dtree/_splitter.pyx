@@ -355,7 +355,7 @@ cdef class Splitter:
         is filled and ``child_stats`` holds the left then the right child's
         statistics (2 * n_stats values).
         """
-        cdef Py_ssize_t d = self.n_features, i, j, f, visited = 0
+        cdef Py_ssize_t d = self.n_features, i, f, visited = 0
         cdef Scratch* s = &self.scratch[0]
         clear_split(best, end)
 

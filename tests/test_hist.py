@@ -155,6 +155,17 @@ def test_hist_accuracy_close_to_exact_on_continuous_data():
         assert abs(exact.score(Xt, yt) - hist.score(Xt, yt)) < 0.01
 
 
+def test_feature_draw_from_a_random_state_object_matches_exact():
+    # the seed of the feature draw is taken once per fit, as for the exact splitter
+    X, signal, rng = _few_values(7, 3000)
+    y = (signal + rng.normal(size=len(signal)) * 4 > 7).astype(int)
+    exact = DecisionTreeClassifier(max_features=2,
+                                   random_state=np.random.RandomState(0)).fit(X, y)
+    hist = DecisionTreeClassifier(max_features=2, splitter="hist",
+                                  random_state=np.random.RandomState(0)).fit(X, y)
+    _assert_same(exact, hist)
+
+
 def test_hist_threads_and_refusals():
     X, signal, rng = _few_values(6, 40_000, levels=400)
     y = (signal + rng.normal(size=len(signal)) * 4 > 20).astype(int)
