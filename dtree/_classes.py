@@ -232,11 +232,17 @@ class BaseDecisionTree(ParamsMixin):
         self.max_features_ = n_draw
         return Tree.from_builder(arrays, X.shape[1], n_classes)
 
-    def _splits_text(self):
-        """Whether text columns are taken as categories (``"auto"``, or a preset's)."""
+    def _categorical_spec(self):
+        """``categorical_features``, or "auto" where Quinlan's presets imply it."""
         spec = self.categorical_features
-        return (isinstance(spec, str) and spec == "auto") or (
-            spec is None and getattr(self, "algorithm", "cart") in ("id3", "c4.5"))
+        if spec is None and getattr(self, "algorithm", "cart") in ("id3", "c4.5"):
+            return "auto"  # the presets split text columns by category
+        return spec
+
+    def _splits_text(self):
+        """Whether text columns are taken as categories (for scikit-learn's tags)."""
+        spec = self._categorical_spec()
+        return isinstance(spec, str) and spec == "auto"
 
     def _n_threads(self):
         """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
@@ -474,9 +480,8 @@ class BaseDecisionTree(ParamsMixin):
             raise ValueError(f"handle_unknown must be 'error' or 'missing'; got "
                              f"{self.handle_unknown!r}")
         n_columns = _n_columns(X)
-        spec = self.categorical_features
-        if spec is None and self._algorithm() in ("id3", "c4.5"):
-            spec = "auto"  # Quinlan's presets split text columns by category
+        self._algorithm()  # a bad preset name is reported before the columns are read
+        spec = self._categorical_spec()
         mask = cat.resolve_mask(spec, X, names, n_columns) \
             if n_columns is not None else np.zeros(0, dtype=bool)
         categories = [None] * len(mask)
