@@ -102,7 +102,7 @@ cdef class Splitter:
     cdef const int* y_by_sample           # class codes by sample index (root statistics)
     cdef const double* yv_by_sample       # targets by sample index (root statistics)
     # --- scratch, allocated once per fit ---
-    cdef unsigned char* goes_left         # one byte per sample: 1 if it goes to the left child
+    cdef unsigned long long* goes_left    # bit i set: sample i goes to the left child
     cdef const double* xlogx_table        # n ln n for n = 0..N when weights are unit, else NULL
     cdef Py_ssize_t* features             # feature order for the random draw
     cdef const int* n_categories          # per feature: 0 numeric, else its number of categories
@@ -134,6 +134,10 @@ cdef class Splitter:
                                    Py_ssize_t n_missing, bint missing_left,
                                    const double* stats, double weight,
                                    SplitRecord* best) noexcept nogil
+    cdef void _scan_binary_gini(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                Py_ssize_t n_missing, bint missing_left,
+                                const double* stats, double weight,
+                                SplitRecord* best) noexcept nogil
     cdef void _scan_regression(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,

@@ -162,3 +162,25 @@ def test_zero_weight_samples_do_not_make_empty_children(criterion):
     tree = clf.tree_
     assert (tree.weighted_n_node_samples > 0).all()
     assert clf.predict(X[:6]).tolist() == [0, 0, 0, 1, 1, 1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_binary_unit_weight_scan_equals_the_general_scan(seed):
+    # Two classes, Gini and no weights take a scan of their own; unit weights
+    # given explicitly take the general one. Ties, missing values and leaf
+    # limits included, the two trees are equal node by node, impurities too.
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 12, size=(400, 4)).astype(np.float32)
+    X[rng.rand(400, 4) < 0.1] = np.nan
+    y = (X[:, 0] + rng.rand(400) * 6 > 9).astype(int)
+    for params in ({}, {"min_samples_leaf": 7}, {"min_weight_fraction_leaf": 0.05},
+                   {"max_depth": 3}):
+        fast = dtree.DecisionTreeClassifier(**params).fit(X, y)
+        general = dtree.DecisionTreeClassifier(**params).fit(X, y, sample_weight=np.ones(400))
+        a, b = fast.tree_, general.tree_
+        assert a.node_count == b.node_count > 3
+        np.testing.assert_array_equal(a.feature, b.feature)
+        np.testing.assert_array_equal(a.threshold, b.threshold)
+        np.testing.assert_array_equal(a.missing_go_to_left, b.missing_go_to_left)
+        np.testing.assert_array_equal(a.impurity, b.impurity)
+        np.testing.assert_array_equal(a.value, b.value)
