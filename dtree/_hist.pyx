@@ -28,7 +28,7 @@ from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, clf_pr
                           clogc, mse_proxy, node_impurity)
 from ._splitter cimport SplitRecord, better, clear_split, draw_feature, midpoint
 from ._tree cimport Limits, NodeStore, is_leaf_by_size, make_limits
-from ._tree import node_bound
+from ._tree import initial_capacity
 
 ctypedef Py_ssize_t intp_t
 ctypedef unsigned char code_t
@@ -439,7 +439,7 @@ cdef class HistGrower:
 
     # ------------------------------------------------------------ the tree
     def grow(self):
-        store = NodeStore(self.S, node_bound(self.n, self.lim.max_depth,
+        store = NodeStore(self.S, initial_capacity(self.n, self.lim.max_depth,
                                              self.lim.min_samples_leaf))
         rc = self._grow(store)
         if rc != 0:

@@ -8,19 +8,6 @@ cdef enum:
     LEAF = -1
 
 
-cdef struct Node:
-    Py_ssize_t left          # left child id, -1 for a leaf
-    Py_ssize_t right         # right child id, -1 for a leaf
-    Py_ssize_t feature       # split feature, -2 for a leaf (scikit-learn's TREE_UNDEFINED)
-    double threshold         # split threshold, -2.0 for a leaf
-    double impurity          # node impurity
-    Py_ssize_t n_samples     # training samples reaching the node
-    double weighted_n        # their total weight
-    Py_ssize_t depth         # depth of the node (root 0)
-    bint missing_left        # NaN goes to the left child
-    Py_ssize_t cat           # row of the node's category set in cat_sets, -1 for numeric
-
-
 cdef struct Limits:
     Py_ssize_t max_depth
     Py_ssize_t min_samples_split
@@ -53,13 +40,25 @@ cdef inline bint is_leaf_by_size(const Limits* lim, Py_ssize_t n, double weight,
 
 
 cdef class NodeStore:
-    """Growable node array plus a row of node statistics per node."""
-    cdef Node* nodes
+    """Nodes as columns in scikit-learn's layout plus a row of statistics per node."""
+    # Each column is a numpy array that to_arrays hands over without a copy.
+    cdef Py_ssize_t* left         # left child id, -1 for a leaf
+    cdef Py_ssize_t* right        # right child id, -1 for a leaf
+    cdef Py_ssize_t* feature      # split feature, -2 for a leaf (scikit-learn's TREE_UNDEFINED)
+    cdef double* threshold        # split threshold, -2.0 for a leaf
+    cdef double* impurity
+    cdef Py_ssize_t* n_samples    # training samples reaching the node
+    cdef double* weighted_n       # their total weight
+    cdef Py_ssize_t* depth        # root 0
+    cdef unsigned char* missing_left   # NaN goes to the left child
+    cdef Py_ssize_t* cat          # row of the node's category set in cat_sets, -1 for numeric
     cdef double* stats            # (capacity, n_stats): raw class counts or (sum wy, sum wy^2)
     cdef double* child_stats      # best-first only: the pending split's children statistics (2 rows)
     cdef unsigned long long* cat_sets   # CAT_WORDS words per categorical split
     cdef Py_ssize_t count, capacity, n_stats, n_sets, sets_capacity
+    cdef dict columns             # name -> ndarray owning the column memory
 
+    cdef _allocate(self, Py_ssize_t capacity)
     cdef bint _grow(self) noexcept nogil
     cdef Py_ssize_t add(self, Py_ssize_t parent, bint is_left, Py_ssize_t depth,
                         double impurity, Py_ssize_t n, double weight,

@@ -2,12 +2,15 @@
 """Tree builders (depth-first and best-first), flat node storage, and traversal.
 
 The builders drive a ``Splitter`` node by node without the GIL and write the
-nodes into growable C arrays, which ``to_arrays`` hands to Python as numpy
-arrays in scikit-learn's layout. Node ids follow scikit-learn: depth-first
+nodes into numpy columns in scikit-learn's layout, which ``to_arrays`` hands
+to Python without copying. Node ids follow scikit-learn: depth-first
 growth numbers nodes in pre-order (left child first); best-first growth numbers
 a node when its parent is expanded.
 """
 import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
 
 from cython.parallel cimport prange
 
@@ -35,51 +38,89 @@ cdef struct FrontierRecord:
     SplitRecord split
 
 
+_COLUMNS = (("children_left", np.intp), ("children_right", np.intp),
+            ("feature", np.intp), ("threshold", np.float64), ("impurity", np.float64),
+            ("n_node_samples", np.intp), ("weighted_n_node_samples", np.float64),
+            ("depth", np.intp), ("missing_go_to_left", np.uint8),
+            ("categorical_set", np.intp))
+
+
+cdef enum:
+    # Node columns start with room for this many nodes (or the tree's bound, if
+    # smaller) and double: allocating the bound of a deep tree up front would
+    # claim far more than most trees use.
+    INITIAL_NODES = 1 << 16
+
+
+cdef void* _data(a):
+    cdef cnp.ndarray arr = a
+    return cnp.PyArray_DATA(arr)
+
+
 cdef class NodeStore:
-    """Growable node array plus a row of node statistics per node (see _tree.pxd)."""
+    """Node columns plus a row of node statistics per node (see _tree.pxd)."""
 
     def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64, bint pending=False):
-        # capacity: the most nodes the tree can have (up to a cap) saves copying
-        # the arrays as they grow; untouched pages cost nothing. pending: room
-        # for the best-first builder's pending children statistics.
+        # capacity: nodes to allocate at first; the columns double from there
+        # (a realloc each, in place for large blocks). pending: room for the
+        # best-first builder's pending children statistics.
         self.n_stats = n_stats
         self.count = 0
-        self.capacity = max(capacity, 1)
-        self.nodes = <Node*> malloc(self.capacity * sizeof(Node))
-        self.stats = <double*> malloc(self.capacity * n_stats * sizeof(double))
         self.child_stats = NULL
+        self.cat_sets = NULL
+        self.columns = {}
+        self._allocate(max(capacity, 1))
         if pending:
             self.child_stats = <double*> malloc(2 * self.capacity * n_stats * sizeof(double))
         self.n_sets = 0
         self.sets_capacity = 16
         self.cat_sets = <unsigned long long*> malloc(
             self.sets_capacity * CAT_WORDS * sizeof(unsigned long long))
-        if self.nodes == NULL or self.stats == NULL or (pending and self.child_stats == NULL) \
-                or self.cat_sets == NULL:
+        if (pending and self.child_stats == NULL) or self.cat_sets == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.nodes)
-        free(self.stats)
         free(self.child_stats)
         free(self.cat_sets)
 
+    cdef _allocate(self, Py_ssize_t capacity):
+        """Allocate (or, keeping the nodes so far, enlarge) every column to ``capacity`` nodes."""
+        cdef object rows = (capacity,), table = (capacity, self.n_stats)
+        if not self.columns:
+            for name, dtype in _COLUMNS + (("stats", np.float64),):
+                self.columns[name] = np.empty(table if name == "stats" else rows, dtype=dtype)
+        else:
+            for name, column in self.columns.items():
+                # realloc: a large block is remapped rather than copied, and the
+                # old and the new columns never coexist
+                column.resize(table if name == "stats" else rows, refcheck=False)
+        self.capacity = capacity
+        c = self.columns
+        self.left = <Py_ssize_t*> _data(c["children_left"])
+        self.right = <Py_ssize_t*> _data(c["children_right"])
+        self.feature = <Py_ssize_t*> _data(c["feature"])
+        self.threshold = <double*> _data(c["threshold"])
+        self.impurity = <double*> _data(c["impurity"])
+        self.n_samples = <Py_ssize_t*> _data(c["n_node_samples"])
+        self.weighted_n = <double*> _data(c["weighted_n_node_samples"])
+        self.depth = <Py_ssize_t*> _data(c["depth"])
+        self.missing_left = <unsigned char*> _data(c["missing_go_to_left"])
+        self.cat = <Py_ssize_t*> _data(c["categorical_set"])
+        self.stats = <double*> _data(c["stats"])
+
     cdef bint _grow(self) noexcept nogil:
         cdef Py_ssize_t cap = self.capacity * 2
-        cdef Node* nodes = <Node*> realloc(self.nodes, cap * sizeof(Node))
-        if nodes == NULL:
-            return False
-        self.nodes = nodes
-        cdef double* stats = <double*> realloc(self.stats, cap * self.n_stats * sizeof(double))
-        if stats == NULL:
-            return False
-        self.stats = stats
+        cdef double* pending
         if self.child_stats != NULL:
-            stats = <double*> realloc(self.child_stats, 2 * cap * self.n_stats * sizeof(double))
-            if stats == NULL:
+            pending = <double*> realloc(self.child_stats, 2 * cap * self.n_stats * sizeof(double))
+            if pending == NULL:
                 return False
-            self.child_stats = stats
-        self.capacity = cap
+            self.child_stats = pending
+        with gil:
+            try:
+                self._allocate(cap)
+            except MemoryError:
+                return False
         return True
 
     cdef Py_ssize_t add(self, Py_ssize_t parent, bint is_left, Py_ssize_t depth,
@@ -89,32 +130,31 @@ cdef class NodeStore:
         if self.count == self.capacity and not self._grow():
             return -1
         cdef Py_ssize_t node_id = self.count
-        cdef Node* node = &self.nodes[node_id]
-        node.left = LEAF
-        node.right = LEAF
-        node.feature = -2
-        node.threshold = -2.0
-        node.impurity = impurity
-        node.n_samples = n
-        node.weighted_n = weight
-        node.depth = depth
-        node.missing_left = False
-        node.cat = -1
+        self.left[node_id] = LEAF
+        self.right[node_id] = LEAF
+        self.feature[node_id] = -2
+        self.threshold[node_id] = -2.0
+        self.impurity[node_id] = impurity
+        self.n_samples[node_id] = n
+        self.weighted_n[node_id] = weight
+        self.depth[node_id] = depth
+        self.missing_left[node_id] = False
+        self.cat[node_id] = -1
         memcpy(self.stats + node_id * self.n_stats, stats, self.n_stats * sizeof(double))
         if parent >= 0:
             if is_left:
-                self.nodes[parent].left = node_id
+                self.left[parent] = node_id
             else:
-                self.nodes[parent].right = node_id
+                self.right[parent] = node_id
         self.count += 1
         return node_id
 
     cdef bint set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil:
         """Record the split of a node; False when memory for a category set ran out."""
         cdef unsigned long long* grown
-        self.nodes[node_id].feature = split.feature
-        self.nodes[node_id].threshold = split.threshold
-        self.nodes[node_id].missing_left = split.missing_left
+        self.feature[node_id] = split.feature
+        self.threshold[node_id] = split.threshold
+        self.missing_left[node_id] = split.missing_left
         if split.categorical:
             if self.n_sets == self.sets_capacity:
                 grown = <unsigned long long*> realloc(
@@ -125,68 +165,53 @@ cdef class NodeStore:
                 self.sets_capacity *= 2
             memcpy(self.cat_sets + self.n_sets * CAT_WORDS, split.cat_left,
                    CAT_WORDS * sizeof(unsigned long long))
-            self.nodes[node_id].cat = self.n_sets
+            self.cat[node_id] = self.n_sets
             self.n_sets += 1
         return True
 
     def to_arrays(self):
-        """The nodes as numpy arrays (scikit-learn's names, raw statistics)."""
-        cdef Py_ssize_t n = self.count, i
-        left = np.empty(n, dtype=np.intp)
-        right = np.empty(n, dtype=np.intp)
-        feature = np.empty(n, dtype=np.intp)
-        threshold = np.empty(n, dtype=np.float64)
-        impurity = np.empty(n, dtype=np.float64)
-        n_samples = np.empty(n, dtype=np.intp)
-        weighted = np.empty(n, dtype=np.float64)
-        depth = np.empty(n, dtype=np.intp)
-        missing = np.empty(n, dtype=np.uint8)
-        cat = np.empty(n, dtype=np.intp)
+        """The nodes as numpy arrays (scikit-learn's names, raw statistics).
+
+        The columns are handed over, shrunk in place to the node count (no
+        copy), and the store is empty afterwards.
+        """
+        cdef Py_ssize_t n = self.count
+        cdef object rows = (n,), table = (n, self.n_stats)
+        out = self.columns
+        self.columns = {}
+        self.count = 0
+        self.capacity = 0
+        for name, column in out.items():
+            # realloc to the used size: the memory stays where it is
+            column.resize(table if name == "stats" else rows, refcheck=False)
         sets = np.empty((self.n_sets, CAT_WORDS), dtype=np.uint64)
-        stats = np.empty((n, self.n_stats), dtype=np.float64)
-        cdef Py_ssize_t[::1] lv = left, rv = right, fv = feature, nv = n_samples, dv = depth
-        cdef double[::1] tv = threshold, iv = impurity, wv = weighted
-        cdef double[:, ::1] sv = stats
-        cdef unsigned char[::1] mv = missing
-        cdef Py_ssize_t[::1] cv = cat
         cdef unsigned long long[:, ::1] setv = sets
-        for i in range(n):
-            mv[i] = self.nodes[i].missing_left
-            cv[i] = self.nodes[i].cat
-            lv[i] = self.nodes[i].left
-            rv[i] = self.nodes[i].right
-            fv[i] = self.nodes[i].feature
-            tv[i] = self.nodes[i].threshold
-            iv[i] = self.nodes[i].impurity
-            nv[i] = self.nodes[i].n_samples
-            wv[i] = self.nodes[i].weighted_n
-            dv[i] = self.nodes[i].depth
-        if n > 0:
-            memcpy(&sv[0, 0], self.stats, n * self.n_stats * sizeof(double))
         if self.n_sets > 0:
             memcpy(&setv[0, 0], self.cat_sets,
                    self.n_sets * CAT_WORDS * sizeof(unsigned long long))
-        return dict(children_left=left, children_right=right, feature=feature,
-                    threshold=threshold, impurity=impurity, n_node_samples=n_samples,
-                    weighted_n_node_samples=weighted, depth=depth, stats=stats,
-                    missing_go_to_left=missing, categorical_set=cat, category_sets=sets)
+        out["category_sets"] = sets
+        return out
 
 
-def node_bound(Py_ssize_t n_samples, Py_ssize_t max_depth, Py_ssize_t min_samples_leaf,
-               Py_ssize_t max_leaf_nodes=-1):
-    """The most nodes a tree can have under these limits, capped at 2**22."""
+def initial_capacity(Py_ssize_t n_samples, Py_ssize_t max_depth, Py_ssize_t min_samples_leaf,
+                     Py_ssize_t max_leaf_nodes=-1):
+    """Nodes to allocate at first: the most the tree can have, up to INITIAL_NODES."""
     cdef Py_ssize_t leaves = max(1, n_samples // max(min_samples_leaf, 1))
-    if max_depth < 22:
+    if max_depth < 16:
         leaves = min(leaves, (<Py_ssize_t> 1) << max_depth)
     if max_leaf_nodes > 0:
         leaves = min(leaves, max_leaf_nodes)
-    return min(2 * leaves - 1, (<Py_ssize_t> 1) << 22)
+    return min(2 * leaves - 1, <Py_ssize_t> INITIAL_NODES)
 
 
 def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
                Py_ssize_t min_samples_leaf, double min_weight_leaf,
-               double min_impurity_decrease, Py_ssize_t max_leaf_nodes=-1):
+               double min_impurity_decrease, Py_ssize_t max_leaf_nodes=-1,
+               capacity=None):
     """Grow a tree: depth-first, or best-first when ``max_leaf_nodes`` > 0.
+
+    ``capacity`` (nodes to allocate up front) defaults to ``initial_capacity``;
+    tests pass a small one to exercise the growth of the arrays.
 
     Returns
     -------
@@ -195,10 +220,10 @@ def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_sample
     """
     cdef Limits lim = make_limits(max_depth, min_samples_split, min_samples_leaf,
                                   min_weight_leaf, min_impurity_decrease)
-    store = NodeStore(splitter.n_stats,
-                      node_bound(splitter.n_samples, max_depth, min_samples_leaf,
-                                 max_leaf_nodes),
-                      max_leaf_nodes > 0)
+    if capacity is None:
+        capacity = initial_capacity(splitter.n_samples, max_depth, min_samples_leaf,
+                                    max_leaf_nodes)
+    store = NodeStore(splitter.n_stats, capacity, max_leaf_nodes > 0)
     cdef int rc
     if max_leaf_nodes > 0:
         rc = _grow_best_first(splitter, store, &lim, max_leaf_nodes)

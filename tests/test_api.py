@@ -230,3 +230,28 @@ def test_min_impurity_decrease_stops_weak_splits(data):
         decrease = (w[node] * tree.impurity[node] - w[left] * tree.impurity[left]
                     - w[right] * tree.impurity[right]) / w[0]
         assert decrease >= 0.01 - 1e-12
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [-1, 40])
+def test_node_columns_grow_from_a_small_capacity(max_leaf_nodes):
+    # Node columns are allocated for the largest possible tree; starting from
+    # room for one node instead makes them grow many times (and, best-first,
+    # the pending children statistics with them): the tree must not change.
+    from dtree._criterion import CRITERIA
+    from dtree._splitter import Splitter
+    from dtree._tree import build_tree
+
+    X, y = tie_free_data(3, 500, 4, n_classes=3)
+    y = y.astype(np.int32)
+
+    def grow(capacity):
+        splitter = Splitter(X, y, None, 3, CRITERIA["gini"], 1, 0.0, 4, 1)
+        return build_tree(splitter, max_depth=2**30, min_samples_split=2, min_samples_leaf=1,
+                          min_weight_leaf=0.0, min_impurity_decrease=0.0,
+                          max_leaf_nodes=max_leaf_nodes, capacity=capacity)
+
+    small, full = grow(1), grow(None)
+    assert small["feature"].shape[0] > 30
+    assert small.keys() == full.keys()
+    for name in full:
+        np.testing.assert_array_equal(small[name], full[name], err_msg=name)
