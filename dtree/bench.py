@@ -15,9 +15,10 @@
    one tree).
 4. Peak memory of one fit (tracemalloc) against the float32 size of X.
 
-Times are the best of ``--repeat`` runs (wall clock). Ratios are the
-meaningful figures on a shared, noisy machine: the libraries run back to back
-on the same arrays.
+Fit times are the best of ``--repeat`` runs (wall clock), predict times the
+best of at least PREDICT_REPEAT (they are short, so one run is mostly noise).
+Ratios are the meaningful figures on a shared, noisy machine: the libraries
+run back to back on the same arrays, with the same number of runs.
 """
 import argparse
 import json
@@ -35,6 +36,7 @@ from ._splitter import openmp_enabled
 from ._version import __version__
 
 QUICK_SIZES = (10_000, 30_000, 100_000, 200_000)
+PREDICT_REPEAT = 3
 FULL_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000)
 
 
@@ -88,9 +90,10 @@ def run_row(task, n_samples, max_depth, repeat, sklearn_classes, n_features=10):
     ours_cls = _ours(task)
     fit_t, ours = _best_time(lambda: ours_cls(max_depth=max_depth, n_jobs=1).fit(X, y),
                              repeat)
-    pred_t, _ = _best_time(lambda: ours.predict(X), repeat)
+    pred_repeat = max(repeat, PREDICT_REPEAT)
+    pred_t, _ = _best_time(lambda: ours.predict(X), pred_repeat)
     ours.set_params(n_jobs=None)  # every core: predict runs over blocks of rows
-    pred_threads, _ = _best_time(lambda: ours.predict(X), repeat)
+    pred_threads, _ = _best_time(lambda: ours.predict(X), pred_repeat)
     hist_t, _ = _best_time(
         lambda: ours_cls(max_depth=max_depth, n_jobs=1, splitter="hist").fit(X, y), repeat)
     row = dict(task=task, n_samples=n_samples, n_features=n_features,
@@ -101,7 +104,7 @@ def run_row(task, n_samples, max_depth, repeat, sklearn_classes, n_features=10):
         theirs_cls = sklearn_classes[task]
         sk_fit, theirs = _best_time(
             lambda: theirs_cls(max_depth=max_depth, random_state=0).fit(X, y), repeat)
-        sk_pred, _ = _best_time(lambda: theirs.predict(X), repeat)
+        sk_pred, _ = _best_time(lambda: theirs.predict(X), pred_repeat)
         row.update(sklearn_fit=sk_fit, sklearn_predict=sk_pred,
                    sklearn_nodes=theirs.tree_.node_count,
                    fit_ratio=fit_t / sk_fit, predict_ratio=pred_t / sk_pred,
@@ -220,7 +223,7 @@ def peer_table(task, X, y, X_test, y_test, max_depth, repeat, name, out=sys.stdo
 
 def _peer_row(label, make, X, y, X_test, y_test, repeat):
     fit_t, model = _best_time(lambda: make().fit(X, y), repeat)
-    pred_t, _ = _best_time(lambda: model.predict(X_test), repeat)
+    pred_t, _ = _best_time(lambda: model.predict(X_test), max(repeat, PREDICT_REPEAT))
     return dict(library=label, fit=fit_t, predict=pred_t, leaves=_leaves(model),
                 score=float(model.score(X_test, y_test)))
 
@@ -322,6 +325,7 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
     result = dict(dtree_version=__version__, python=platform.python_version(),
                   numpy=np.__version__, machine=platform.machine(),
                   cpu_count=os.cpu_count(), threads=cores, openmp=openmp_enabled(),
+                  repeat=repeat,
                   rows=rows, slopes=slopes, peers=[], memory=[])
     if peers and with_sklearn:
         n = max(sizes)
@@ -353,7 +357,8 @@ def main(argv=None):
                         help="bigger grid, up to N = 1e6, and also max_depth=10")
     parser.add_argument("--sizes", type=lambda s: [int(float(v)) for v in s.split(",")],
                         help="comma-separated sample sizes (overrides the grid)")
-    parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
+    parser.add_argument("--repeat", type=int, default=1, help="fit times: best of this many runs (predict: at least "
+                             f"{PREDICT_REPEAT})")
     parser.add_argument("--quick", action="store_true",
                         help="the default: a small grid (well under a minute)")
     parser.add_argument("--no-sklearn", action="store_true",
