@@ -68,7 +68,8 @@ def test_default_uses_every_core_and_bad_values_are_refused():
 
 
 def test_predict_over_many_row_chunks_matches_one_thread():
-    X, y = _problem(4, n=50_000)
+    # enough rows for four chunks of 8,192 per thread with 4 threads
+    X, y = _problem(4, n=140_000)
     clf = DecisionTreeClassifier(max_depth=12, n_jobs=1).fit(X, y)
     leaves = clf.tree_.apply(X, 1)
     for threads in (2, 4):
