@@ -262,12 +262,10 @@ class BaseDecisionTree(ParamsMixin):
             raise ValueError(f"max_bins must be an int in [2, {MAX_BINS}]; got {max_bins!r}")
         unsupported = [name for name, used in (
             ("categorical_features", self.categorical_features_.any()),
-            ("max_leaf_nodes", limits["max_leaf_nodes"] > 0),
             (f"algorithm={self._algorithm()!r}", self._algorithm() != "cart")) if used]
         if unsupported:
             raise ValueError(f"splitter='hist' does not support {', '.join(unsupported)} yet; "
                              "use splitter='best'")
-        limits.pop("max_leaf_nodes")
         threads = self._n_threads()
         codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
         arrays = build_hist_tree(codes, lo, hi, encoded_y, weights, n_classes=n_classes,
@@ -662,9 +660,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
         smaller's from its parent's), and cuts between the bins present in a
         node at the midpoint of their nearest values; nodes under 512 samples
         sort them instead. Where every feature has at most ``max_bins``
-        distinct values (and at most 200,000 rows), it finds the exact tree.
-        Not yet with categorical features, ``max_leaf_nodes`` or the ID3 /
-        C4.5 presets.
+        distinct values (and at most 200,000 rows), it finds the exact tree,
+        depth-first or best-first (``max_leaf_nodes``). Not yet with
+        categorical features or the ID3 / C4.5 presets.
     max_depth : int or None, default=None
         Maximum depth; None grows until the other limits stop it.
     min_samples_split : int or float, default=2

@@ -9,7 +9,8 @@ left) and b (first on the right, among those present in the node) has the
 threshold ``midpoint(hi[a], lo[b])``: with one value per bin that is the exact
 splitter's threshold, so both find the same trees.
 
-Growth is depth-first in scikit-learn's pre-order, like the exact builder.
+Growth is depth-first in scikit-learn's pre-order, like the exact builder, or
+best-first with ``max_leaf_nodes`` (the exact builder's order and numbering).
 A node's histogram holds, per feature and bin, the class weights (or the sums
 of w and w*y) and the sample count. The smaller child's histogram is built
 from its samples and the larger one's as the parent's minus it. A node with
@@ -111,6 +112,17 @@ cdef struct Pending:
     bint is_left
     double impurity, weight
     double* hist          # the node's histogram, or NULL when it must be built
+
+
+cdef struct Candidate:
+    # a node of the best-first frontier, its split found when it was added
+    intp_t node_id, start, end, depth, n_left
+    bint is_leaf
+    double improvement    # priority: the weighted impurity decrease of its split
+    double weights[2]     # the children's weights and impurities
+    double imps[2]
+    double* hist          # its histogram, handed on to its children at expansion
+    SplitRecord split
 
 
 cdef class HistGrower:
@@ -438,10 +450,13 @@ cdef class HistGrower:
                 hi_p -= 1
 
     # ------------------------------------------------------------ the tree
-    def grow(self):
+    def grow(self, intp_t max_leaf_nodes=-1):
         store = NodeStore(self.S, initial_capacity(self.n, self.lim.max_depth,
-                                             self.lim.min_samples_leaf))
-        rc = self._grow(store)
+                                                   self.lim.min_samples_leaf, max_leaf_nodes))
+        if max_leaf_nodes > 0:
+            rc = self._grow_best_first(store, max_leaf_nodes)
+        else:
+            rc = self._grow(store)
         if rc != 0:
             raise MemoryError("could not allocate memory for the tree")
         return store.to_arrays()
@@ -518,7 +533,7 @@ cdef class HistGrower:
                     not is_leaf_by_size(&self.lim, n_left, weights[0], rec.depth + 1, imps[0]),
                     not is_leaf_by_size(&self.lim, n - n_left, weights[1], rec.depth + 1,
                                         imps[1]),
-                    &hist_left, &hist_right)
+                    SMALL_NODE, &hist_left, &hist_right)
                 self.push(stack, pool, sp, rec.start + n_left, rec.end, rec.depth + 1,
                           node_id, False, imps[1], weights[1], stats + 2 * S, hist_right)
                 self.push(stack, pool, sp + 1, rec.start, rec.start + n_left, rec.depth + 1,
@@ -531,6 +546,140 @@ cdef class HistGrower:
         free(pool)
         free(stats)
         return rc
+
+    cdef int _grow_best_first(self, NodeStore store, intp_t max_leaf_nodes) except -1:
+        """Best-first growth up to ``max_leaf_nodes`` leaves, as the exact builder's.
+
+        Nodes are numbered when their parent is expanded and the frontier is
+        ordered by the improvement of each node's split (ties: the smaller
+        node id). Every frontier node keeps its histogram until it is expanded,
+        when the smaller child's is built and the larger's is the remainder.
+        Nodes under SMALL_NODE samples build theirs from their samples and drop
+        it once their split is known (a subtree is not grown in one go here).
+        """
+        cdef intp_t S = self.S, size = 0, budget = max_leaf_nodes - 1, k, n
+        cdef intp_t max_nodes = 2 * max_leaf_nodes + 1
+        cdef Candidate* heap = <Candidate*> malloc((max_leaf_nodes + 1) * sizeof(Candidate))
+        # the children's statistics of each node's split, by node id
+        cdef double* child_stats = <double*> malloc(max_nodes * 2 * S * sizeof(double))
+        cdef double* stats = <double*> malloc(3 * S * sizeof(double))
+        cdef double* hist_left
+        cdef double* hist_right
+        cdef Candidate top, left, right
+        cdef bint left_grows, right_grows
+        cdef int rc = 0
+        if heap == NULL or child_stats == NULL or stats == NULL:
+            free(heap)
+            free(child_stats)
+            free(stats)
+            raise MemoryError()
+        with nogil:
+            memset(stats, 0, S * sizeof(double))
+            self.root_weight = 0.0
+            for k in range(self.n):
+                self.add_root(stats, k)
+                self.root_weight += self.weight_of(k)
+            rc = self.add_candidate(store, 0, self.n, 0, -1, False,
+                                    node_impurity(self.criterion, stats, S, self.root_weight),
+                                    self.root_weight, stats, NULL, child_stats, max_nodes, &top)
+            if rc == 0:
+                candidate_push(heap, &size, &top)
+            while rc == 0 and size > 0 and budget > 0:
+                top = candidate_pop(heap, &size)
+                if top.is_leaf:
+                    continue
+                budget -= 1
+                if not store.set_split(top.node_id, &top.split):
+                    free(top.hist)
+                    rc = 1
+                    break
+                n = top.end - top.start
+                left_grows = not is_leaf_by_size(&self.lim, top.n_left, top.weights[0],
+                                                 top.depth + 1, top.imps[0])
+                right_grows = not is_leaf_by_size(&self.lim, n - top.n_left, top.weights[1],
+                                                  top.depth + 1, top.imps[1])
+                if left_grows or right_grows:
+                    self.partition(top.start, top.end, top.n_left)
+                hist_left = NULL
+                hist_right = NULL
+                self.children_histograms(top.hist, top.start, top.start + top.n_left, top.end,
+                                         left_grows, right_grows, SMALL_NODE, &hist_left,
+                                         &hist_right)
+                memcpy(stats, child_stats + top.node_id * 2 * S, 2 * S * sizeof(double))
+                rc = self.add_candidate(store, top.start, top.start + top.n_left,
+                                        top.depth + 1, top.node_id, True, top.imps[0],
+                                        top.weights[0], stats, hist_left, child_stats,
+                                        max_nodes, &left)
+                if rc != 0:
+                    free(hist_right)
+                    break
+                candidate_push(heap, &size, &left)
+                rc = self.add_candidate(store, top.start + top.n_left, top.end, top.depth + 1,
+                                        top.node_id, False, top.imps[1], top.weights[1],
+                                        stats + S, hist_right, child_stats, max_nodes, &right)
+                if rc != 0:
+                    break
+                candidate_push(heap, &size, &right)
+            for k in range(size):
+                free(heap[k].hist)
+        free(heap)
+        free(child_stats)
+        free(stats)
+        return rc
+
+    cdef int add_candidate(self, NodeStore store, intp_t start, intp_t end, intp_t depth,
+                           intp_t parent, bint is_left, double impurity, double weight,
+                           const double* stats, double* hist, double* child_stats,
+                           intp_t max_nodes, Candidate* out) noexcept nogil:
+        """Add a node and find its split now; returns 0, or 1 when memory ran out.
+
+        The split's sides are marked at once (the frontier's nodes hold
+        disjoint samples, so the marks stay valid until the node is expanded).
+        ``hist`` is the node's histogram or NULL; the candidate owns it after.
+        """
+        cdef intp_t n = end - start, node_id
+        cdef double* own = child_stats
+        node_id = store.add(parent, is_left, depth, impurity, n, weight, stats)
+        out.node_id = node_id
+        out.start = start
+        out.end = end
+        out.depth = depth
+        out.hist = hist
+        out.is_leaf = True
+        out.improvement = 0.0
+        if node_id < 0 or node_id >= max_nodes:
+            free(hist)
+            out.hist = NULL
+            return 1
+        own = child_stats + node_id * 2 * self.S
+        if not is_leaf_by_size(&self.lim, n, weight, depth, impurity):
+            if out.hist == NULL:
+                out.hist = <double*> malloc(self.hist_size * sizeof(double))
+                if out.hist == NULL:
+                    return 1
+                self.build_histogram(start, end, out.hist)
+            if self.node_split(start, end, stats, weight, out.hist, &out.split):
+                out.n_left = self.mark_sides(start, end, &out.split, own, own + self.S,
+                                             out.weights)
+                out.imps[0] = node_impurity(self.criterion, own, self.S, out.weights[0])
+                out.imps[1] = node_impurity(self.criterion, own + self.S, self.S,
+                                            out.weights[1])
+                out.improvement = (weight / self.root_weight) * (
+                    impurity - out.weights[1] / weight * out.imps[1]
+                    - out.weights[0] / weight * out.imps[0])
+                out.is_leaf = out.improvement + 1e-15 < self.lim.min_impurity_decrease
+                if not out.is_leaf and not self.split_has_missing(start, end,
+                                                                  out.split.feature):
+                    # no missing value here: at predict NaN follows the larger child
+                    out.split.missing_left = out.n_left > n - out.n_left
+        if out.is_leaf or n < SMALL_NODE:
+            # a small node's children build their own histograms (cheaply):
+            # the frontier holds at most N / SMALL_NODE of them
+            free(out.hist)
+            out.hist = NULL
+        if out.is_leaf:
+            out.improvement = 0.0
+        return 0
 
     cdef int grow_small(self, NodeStore store, const Pending* top,
                         const double* top_stats) noexcept nogil:
@@ -704,20 +853,22 @@ cdef class HistGrower:
         return False
 
     cdef void children_histograms(self, double* hist, intp_t start, intp_t mid, intp_t end,
-                                  bint left_grows, bint right_grows, double** left,
-                                  double** right) noexcept nogil:
+                                  bint left_grows, bint right_grows, intp_t min_size,
+                                  double** left, double** right) noexcept nogil:
         """Hand the parent's histogram on: build the smaller child's, subtract.
 
-        A child gets a histogram only if it will be split and is large enough
-        to use one; a child left without builds its own when its turn comes.
-        The parent's buffer is reused or freed.
+        A child gets a histogram only if it will be split and has at least
+        ``min_size`` samples; a child left without builds its own (or grows
+        without one) when its turn comes. The parent's buffer is reused or freed.
         """
         cdef bint small_left = mid - start <= end - mid
-        cdef bint want_left = left_grows and mid - start >= SMALL_NODE
-        cdef bint want_right = right_grows and end - mid >= SMALL_NODE
+        cdef bint want_left = left_grows and mid - start >= min_size
+        cdef bint want_right = right_grows and end - mid >= min_size
         cdef bint want_large = want_right if small_left else want_left
         cdef bint want_small = want_left if small_left else want_right
         cdef double* small = NULL
+        if hist == NULL:
+            return
         if not want_large:
             free(hist)      # the smaller child, if it needs one, builds it (less work)
             return
@@ -763,6 +914,46 @@ cdef class HistGrower:
         memcpy(pool + at * self.S, stats, self.S * sizeof(double))
 
 
+cdef inline bint candidate_higher(const Candidate* a, const Candidate* b) noexcept nogil:
+    # the exact builder's order: larger improvement first, then the smaller node id
+    return a.improvement > b.improvement or (
+        a.improvement == b.improvement and a.node_id < b.node_id)
+
+
+cdef void candidate_push(Candidate* heap, intp_t* size, const Candidate* rec) noexcept nogil:
+    cdef intp_t i = size[0], parent
+    size[0] += 1
+    while i > 0:
+        parent = (i - 1) // 2
+        if not candidate_higher(rec, &heap[parent]):
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = rec[0]
+
+
+cdef Candidate candidate_pop(Candidate* heap, intp_t* size) noexcept nogil:
+    cdef Candidate top = heap[0], last
+    cdef intp_t i = 0, child, n
+    size[0] -= 1
+    n = size[0]
+    if n == 0:
+        return top
+    last = heap[n]
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and candidate_higher(&heap[child + 1], &heap[child]):
+            child += 1
+        if not candidate_higher(&heap[child], &last):
+            break
+        heap[i] = heap[child]
+        i = child
+    heap[i] = last
+    return top
+
+
 cdef bint grow_stack(Pending** stack, double** pool, intp_t* cap, intp_t S) noexcept nogil:
     """Double a builder's stack and its statistics pool; False when memory ran out."""
     cdef void* grown = realloc(stack[0], 2 * cap[0] * sizeof(Pending))
@@ -785,10 +976,14 @@ cdef inline void subtract(double* hist, const double* part, intp_t size) noexcep
 
 def build_hist_tree(codes, lo, hi, y, sample_weight, *, n_classes, criterion, max_depth,
                     min_samples_split, min_samples_leaf, min_weight_leaf,
-                    min_impurity_decrease, max_features, seed=1, n_threads=1):
-    """Grow a tree on binned features; returns ``NodeStore.to_arrays``'s dict."""
+                    min_impurity_decrease, max_features, seed=1, n_threads=1,
+                    max_leaf_nodes=-1):
+    """Grow a tree on binned features; returns ``NodeStore.to_arrays``'s dict.
+
+    Depth-first, or best-first when ``max_leaf_nodes`` > 0.
+    """
     cdef Limits lim = make_limits(max_depth, min_samples_split, min_samples_leaf,
                                   min_weight_leaf, min_impurity_decrease)
     grower = HistGrower(codes, lo, hi, y, sample_weight, n_classes, criterion, lim,
                         max_features, seed, n_threads)
-    return grower.grow()
+    return grower.grow(max_leaf_nodes)

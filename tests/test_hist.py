@@ -34,11 +34,13 @@ def _assert_same(a, b):
     dict(min_samples_leaf=7, max_depth=9),
     dict(max_features=2, random_state=3),
     dict(min_impurity_decrease=1e-4),
+    dict(max_leaf_nodes=40),
+    dict(max_leaf_nodes=300, min_samples_leaf=3, max_depth=12),
 ])
 @pytest.mark.parametrize("missing", [0.0, 0.15])
 def test_classifier_equals_exact_when_features_have_few_values(options, missing):
     # more samples than SMALL_NODE, so histograms, subtraction and the switch
-    # to sorted samples all take part
+    # to sorted samples all take part (best-first: histograms at every node)
     X, signal, rng = _few_values(0, 6000, missing=missing)
     y = (signal + rng.normal(size=len(signal)) * 4 > 7).astype(int) + (X[:, 3] > 12)
     w = rng.integers(1, 4, len(y)).astype(float)
@@ -54,7 +56,7 @@ def test_classifier_equals_exact_when_features_have_few_values(options, missing)
 def test_regressor_equals_exact_when_features_have_few_values(missing):
     X, signal, rng = _few_values(1, 6000, missing=missing)
     y = np.round(signal * 3 + rng.normal(size=len(signal)) * 5)  # integer sums are exact
-    for options in (dict(), dict(min_samples_leaf=4, max_depth=12)):
+    for options in (dict(), dict(min_samples_leaf=4, max_depth=12), dict(max_leaf_nodes=90)):
         exact = DecisionTreeRegressor(**options).fit(X, y)
         hist = DecisionTreeRegressor(splitter="hist", **options).fit(X, y)
         _assert_same(exact, hist)
@@ -87,9 +89,9 @@ def _binned(X, max_bins):
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), max_bins=st.integers(2, 12),
        missing=st.sampled_from([0.0, 0.2]), regression=st.booleans(),
-       min_samples_leaf=st.sampled_from([1, 5]))
+       min_samples_leaf=st.sampled_from([1, 5]), leaves=st.sampled_from([None, 10]))
 def test_every_split_is_the_best_histogram_cut(seed, max_bins, missing, regression,
-                                               min_samples_leaf):
+                                               min_samples_leaf, leaves):
     rng = np.random.default_rng(seed)
     n = 1500
     X = rng.normal(size=(n, 3)).astype(np.float32)
@@ -103,8 +105,10 @@ def test_every_split_is_the_best_histogram_cut(seed, max_bins, missing, regressi
         y = (signal + rng.normal(size=n) > 1).astype(int)
         est, criterion, K = DecisionTreeClassifier, "gini", 2
     w = rng.uniform(0.5, 2.0, n)
-    model = est(splitter="hist", max_bins=max_bins, max_depth=3,
-                min_samples_leaf=min_samples_leaf).fit(X, y, sample_weight=w)
+    # depth-first to depth 3, or best-first (every node on histograms) to 10 leaves
+    model = est(splitter="hist", max_bins=max_bins, max_depth=3 if leaves is None else None,
+                max_leaf_nodes=leaves, min_samples_leaf=min_samples_leaf).fit(
+        X, y, sample_weight=w)
     tree, binned = model.tree_, _binned(X, max_bins)
     paths = model.decision_path(X).tocsc()
     for node in np.flatnonzero(tree.children_left >= 0):
@@ -169,15 +173,15 @@ def test_feature_draw_from_a_random_state_object_matches_exact():
 def test_hist_threads_and_refusals():
     X, signal, rng = _few_values(6, 40_000, levels=400)
     y = (signal + rng.normal(size=len(signal)) * 4 > 20).astype(int)
-    one = DecisionTreeClassifier(splitter="hist", n_jobs=1).fit(X, y)
-    two = DecisionTreeClassifier(splitter="hist", n_jobs=2).fit(X, y)
-    _assert_same(one, two)
+    for options in (dict(), dict(max_leaf_nodes=200)):
+        one = DecisionTreeClassifier(splitter="hist", n_jobs=1, **options).fit(X, y)
+        two = DecisionTreeClassifier(splitter="hist", n_jobs=2, **options).fit(X, y)
+        _assert_same(one, two)
     for bad in (dict(max_bins=1), dict(max_bins=256), dict(max_bins=2.5)):
         with pytest.raises(ValueError, match="max_bins"):
             DecisionTreeClassifier(splitter="hist", **bad).fit(X, y)
     whole = np.floor(X)
-    for bad, word in ((dict(max_leaf_nodes=8), "max_leaf_nodes"),
-                      (dict(categorical_features=[0]), "categorical_features"),
+    for bad, word in ((dict(categorical_features=[0]), "categorical_features"),
                       (dict(algorithm="id3"), "algorithm")):
         with pytest.raises(ValueError, match=word):
             DecisionTreeClassifier(splitter="hist", **bad).fit(whole, y)
