@@ -28,7 +28,8 @@ from libc.string cimport memcpy, memset
 from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, clf_proxy,
                           clogc, mse_proxy, node_impurity)
 from ._splitter cimport SplitRecord, better, clear_split, draw_feature, midpoint
-from ._tree cimport Limits, NodeStore, is_leaf_by_size, make_limits
+from ._tree cimport (HistCandidate, Limits, NodeStore, frontier_pop, frontier_push,
+                     is_leaf_by_size, make_limits)
 from ._tree import initial_capacity
 
 ctypedef Py_ssize_t intp_t
@@ -112,17 +113,6 @@ cdef struct Pending:
     bint is_left
     double impurity, weight
     double* hist          # the node's histogram, or NULL when it must be built
-
-
-cdef struct Candidate:
-    # a node of the best-first frontier, its split found when it was added
-    intp_t node_id, start, end, depth, n_left
-    bint is_leaf
-    double improvement    # priority: the weighted impurity decrease of its split
-    double weights[2]     # the children's weights and impurities
-    double imps[2]
-    double* hist          # its histogram, handed on to its children at expansion
-    SplitRecord split
 
 
 cdef class HistGrower:
@@ -462,7 +452,7 @@ cdef class HistGrower:
         return store.to_arrays()
 
     cdef int _grow(self, NodeStore store) except -1:
-        cdef intp_t S = self.S, sp = 0, cap = 64, node_id, n, n_left, k
+        cdef intp_t S = self.S, sp = 0, cap = 64, node_id, n, n_left
         cdef Pending* stack = <Pending*> malloc(cap * sizeof(Pending))
         cdef double* pool = <double*> malloc(cap * S * sizeof(double))
         cdef double* stats = <double*> malloc(3 * S * sizeof(double))
@@ -480,11 +470,7 @@ cdef class HistGrower:
             free(stats)
             raise MemoryError()
         with nogil:
-            memset(pool, 0, S * sizeof(double))
-            self.root_weight = 0.0
-            for k in range(self.n):
-                self.add_root(pool, k)
-                self.root_weight += self.weight_of(k)
+            self.root_statistics(pool)
             stack[0].start = 0
             stack[0].end = self.n
             stack[0].depth = 0
@@ -559,13 +545,14 @@ cdef class HistGrower:
         """
         cdef intp_t S = self.S, size = 0, budget = max_leaf_nodes - 1, k, n
         cdef intp_t max_nodes = 2 * max_leaf_nodes + 1
-        cdef Candidate* heap = <Candidate*> malloc((max_leaf_nodes + 1) * sizeof(Candidate))
+        cdef HistCandidate* heap = <HistCandidate*> malloc(
+            (max_leaf_nodes + 1) * sizeof(HistCandidate))
         # the children's statistics of each node's split, by node id
         cdef double* child_stats = <double*> malloc(max_nodes * 2 * S * sizeof(double))
         cdef double* stats = <double*> malloc(3 * S * sizeof(double))
         cdef double* hist_left
         cdef double* hist_right
-        cdef Candidate top, left, right
+        cdef HistCandidate top, left, right
         cdef bint left_grows, right_grows
         cdef int rc = 0
         if heap == NULL or child_stats == NULL or stats == NULL:
@@ -574,18 +561,14 @@ cdef class HistGrower:
             free(stats)
             raise MemoryError()
         with nogil:
-            memset(stats, 0, S * sizeof(double))
-            self.root_weight = 0.0
-            for k in range(self.n):
-                self.add_root(stats, k)
-                self.root_weight += self.weight_of(k)
+            self.root_statistics(stats)
             rc = self.add_candidate(store, 0, self.n, 0, -1, False,
                                     node_impurity(self.criterion, stats, S, self.root_weight),
                                     self.root_weight, stats, NULL, child_stats, max_nodes, &top)
             if rc == 0:
-                candidate_push(heap, &size, &top)
+                frontier_push(heap, &size, &top)
             while rc == 0 and size > 0 and budget > 0:
-                top = candidate_pop(heap, &size)
+                frontier_pop(heap, &size, &top)
                 if top.is_leaf:
                     continue
                 budget -= 1
@@ -613,13 +596,13 @@ cdef class HistGrower:
                 if rc != 0:
                     free(hist_right)
                     break
-                candidate_push(heap, &size, &left)
+                frontier_push(heap, &size, &left)
                 rc = self.add_candidate(store, top.start + top.n_left, top.end, top.depth + 1,
                                         top.node_id, False, top.imps[1], top.weights[1],
                                         stats + S, hist_right, child_stats, max_nodes, &right)
                 if rc != 0:
                     break
-                candidate_push(heap, &size, &right)
+                frontier_push(heap, &size, &right)
             for k in range(size):
                 free(heap[k].hist)
         free(heap)
@@ -630,7 +613,7 @@ cdef class HistGrower:
     cdef int add_candidate(self, NodeStore store, intp_t start, intp_t end, intp_t depth,
                            intp_t parent, bint is_left, double impurity, double weight,
                            const double* stats, double* hist, double* child_stats,
-                           intp_t max_nodes, Candidate* out) noexcept nogil:
+                           intp_t max_nodes, HistCandidate* out) noexcept nogil:
         """Add a node and find its split now; returns 0, or 1 when memory ran out.
 
         The split's sides are marked at once (the frontier's nodes hold
@@ -891,6 +874,15 @@ cdef class HistGrower:
             left[0] = hist
             right[0] = small
 
+    cdef void root_statistics(self, double* stats) noexcept nogil:
+        """The whole training set's statistics (S values), and ``root_weight``."""
+        cdef intp_t k
+        memset(stats, 0, self.S * sizeof(double))
+        self.root_weight = 0.0
+        for k in range(self.n):
+            self.add_root(stats, k)
+            self.root_weight += self.weight_of(k)
+
     cdef inline void add_root(self, double* stats, intp_t i) noexcept nogil:
         cdef double w = self.weight_of(i)
         if self.is_classifier:
@@ -912,46 +904,6 @@ cdef class HistGrower:
         stack[at].weight = weight
         stack[at].hist = hist
         memcpy(pool + at * self.S, stats, self.S * sizeof(double))
-
-
-cdef inline bint candidate_higher(const Candidate* a, const Candidate* b) noexcept nogil:
-    # the exact builder's order: larger improvement first, then the smaller node id
-    return a.improvement > b.improvement or (
-        a.improvement == b.improvement and a.node_id < b.node_id)
-
-
-cdef void candidate_push(Candidate* heap, intp_t* size, const Candidate* rec) noexcept nogil:
-    cdef intp_t i = size[0], parent
-    size[0] += 1
-    while i > 0:
-        parent = (i - 1) // 2
-        if not candidate_higher(rec, &heap[parent]):
-            break
-        heap[i] = heap[parent]
-        i = parent
-    heap[i] = rec[0]
-
-
-cdef Candidate candidate_pop(Candidate* heap, intp_t* size) noexcept nogil:
-    cdef Candidate top = heap[0], last
-    cdef intp_t i = 0, child, n
-    size[0] -= 1
-    n = size[0]
-    if n == 0:
-        return top
-    last = heap[n]
-    while True:
-        child = 2 * i + 1
-        if child >= n:
-            break
-        if child + 1 < n and candidate_higher(&heap[child + 1], &heap[child]):
-            child += 1
-        if not candidate_higher(&heap[child], &last):
-            break
-        heap[i] = heap[child]
-        i = child
-    heap[i] = last
-    return top
 
 
 cdef bint grow_stack(Pending** stack, double** pool, intp_t* cap, intp_t S) noexcept nogil:

@@ -8,6 +8,71 @@ cdef enum:
     LEAF = -1
 
 
+cdef struct FrontierRecord:
+    # a node of the exact builder's best-first frontier
+    Py_ssize_t node_id, start, end, depth
+    bint is_leaf
+    double improvement       # priority: the weighted impurity decrease of the node's split
+    SplitRecord split
+
+
+cdef struct HistCandidate:
+    # a node of the histogram builder's best-first frontier, its split found when added
+    Py_ssize_t node_id, start, end, depth, n_left
+    bint is_leaf
+    double improvement    # priority: the weighted impurity decrease of its split
+    double weights[2]     # the children's weights and impurities
+    double imps[2]
+    double* hist          # its histogram, handed on to its children at expansion
+    SplitRecord split
+
+
+ctypedef fused frontier_t:
+    FrontierRecord
+    HistCandidate
+
+
+cdef inline bint frontier_higher(const frontier_t* a, const frontier_t* b) noexcept nogil:
+    # Larger improvement first; equal improvements by node id, for reproducibility.
+    return a.improvement > b.improvement or (
+        a.improvement == b.improvement and a.node_id < b.node_id)
+
+
+cdef inline void frontier_push(frontier_t* heap, Py_ssize_t* size,
+                               const frontier_t* rec) noexcept nogil:
+    """Add a record to the binary max-heap of best-first builders."""
+    cdef Py_ssize_t i = size[0], parent
+    size[0] += 1
+    while i > 0:
+        parent = (i - 1) // 2
+        if not frontier_higher(rec, &heap[parent]):
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = rec[0]
+
+
+cdef inline void frontier_pop(frontier_t* heap, Py_ssize_t* size, frontier_t* top) noexcept nogil:
+    """Move the highest record of the heap into ``top``."""
+    cdef Py_ssize_t i = 0, child, n
+    top[0] = heap[0]
+    size[0] -= 1
+    n = size[0]
+    if n == 0:
+        return
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and frontier_higher(&heap[child + 1], &heap[child]):
+            child += 1
+        if not frontier_higher(&heap[child], &heap[n]):
+            break
+        heap[i] = heap[child]
+        i = child
+    heap[i] = heap[n]
+
+
 cdef struct Limits:
     Py_ssize_t max_depth
     Py_ssize_t min_samples_split

@@ -31,13 +31,6 @@ cdef struct StackRecord:
     Py_ssize_t forced_feature   # >= 0: a multiway cascade step on this feature, codes in the pool
 
 
-cdef struct FrontierRecord:
-    Py_ssize_t node_id, start, end, depth
-    bint is_leaf
-    double improvement       # priority: the weighted impurity decrease of the node's split
-    SplitRecord split
-
-
 _COLUMNS = (("children_left", np.intp), ("children_right", np.intp),
             ("feature", np.intp), ("threshold", np.float64), ("impurity", np.float64),
             ("n_node_samples", np.intp), ("weighted_n_node_samples", np.float64),
@@ -393,46 +386,6 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
     return rc
 
 
-cdef inline bint _higher(const FrontierRecord* a, const FrontierRecord* b) noexcept nogil:
-    # Larger improvement first; equal improvements by node id, for reproducibility.
-    return a.improvement > b.improvement or (
-        a.improvement == b.improvement and a.node_id < b.node_id)
-
-
-cdef void _heap_push(FrontierRecord* heap, Py_ssize_t* size, FrontierRecord rec) noexcept nogil:
-    cdef Py_ssize_t i = size[0], parent
-    size[0] += 1
-    while i > 0:
-        parent = (i - 1) // 2
-        if not _higher(&rec, &heap[parent]):
-            break
-        heap[i] = heap[parent]
-        i = parent
-    heap[i] = rec
-
-
-cdef FrontierRecord _heap_pop(FrontierRecord* heap, Py_ssize_t* size) noexcept nogil:
-    cdef FrontierRecord top = heap[0], last
-    cdef Py_ssize_t i = 0, child, n
-    size[0] -= 1
-    n = size[0]
-    if n == 0:
-        return top
-    last = heap[n]
-    while True:
-        child = 2 * i + 1
-        if child >= n:
-            break
-        if child + 1 < n and _higher(&heap[child + 1], &heap[child]):
-            child += 1
-        if not _higher(&heap[child], &last):
-            break
-        heap[i] = heap[child]
-        i = child
-    heap[i] = last
-    return top
-
-
 cdef int _add_frontier_node(Splitter splitter, NodeStore store, const Limits* lim,
                             Py_ssize_t start, Py_ssize_t end, Py_ssize_t depth,
                             Py_ssize_t parent, bint is_left, double impurity, double weight,
@@ -484,9 +437,9 @@ cdef int _grow_best_first(Splitter splitter, NodeStore store, const Limits* lim,
         rc = _add_frontier_node(splitter, store, lim, 0, splitter.n_samples, 0, -1, False,
                                 impurity_root, weight_root, weight_root, node_stats, &rec)
         if rc == 0:
-            _heap_push(heap, &size, rec)
+            frontier_push(heap, &size, &rec)
         while rc == 0 and size > 0 and budget > 0:
-            rec = _heap_pop(heap, &size)
+            frontier_pop(heap, &size, &rec)
             if rec.is_leaf:
                 continue
             budget -= 1
@@ -511,8 +464,8 @@ cdef int _grow_best_first(Splitter splitter, NodeStore store, const Limits* lim,
                                     rec.split.weight_right, weight_root, child_stats + S, &right_rec)
             if rc != 0:
                 break
-            _heap_push(heap, &size, left_rec)
-            _heap_push(heap, &size, right_rec)
+            frontier_push(heap, &size, &left_rec)
+            frontier_push(heap, &size, &right_rec)
 
     free(heap)
     free(buf)
