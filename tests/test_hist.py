@@ -36,6 +36,7 @@ def _assert_same(a, b):
     dict(min_impurity_decrease=1e-4),
     dict(max_leaf_nodes=40),
     dict(max_leaf_nodes=300, min_samples_leaf=3, max_depth=12),
+    dict(max_leaf_nodes=60, max_features=2, random_state=5),
 ])
 @pytest.mark.parametrize("missing", [0.0, 0.15])
 def test_classifier_equals_exact_when_features_have_few_values(options, missing):
