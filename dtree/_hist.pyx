@@ -519,7 +519,7 @@ cdef class HistGrower:
                     not is_leaf_by_size(&self.lim, n_left, weights[0], rec.depth + 1, imps[0]),
                     not is_leaf_by_size(&self.lim, n - n_left, weights[1], rec.depth + 1,
                                         imps[1]),
-                    SMALL_NODE, &hist_left, &hist_right)
+                    &hist_left, &hist_right)
                 self.push(stack, pool, sp, rec.start + n_left, rec.end, rec.depth + 1,
                           node_id, False, imps[1], weights[1], stats + 2 * S, hist_right)
                 self.push(stack, pool, sp + 1, rec.start, rec.start + n_left, rec.depth + 1,
@@ -586,8 +586,7 @@ cdef class HistGrower:
                 hist_left = NULL
                 hist_right = NULL
                 self.children_histograms(top.hist, top.start, top.start + top.n_left, top.end,
-                                         left_grows, right_grows, SMALL_NODE, &hist_left,
-                                         &hist_right)
+                                         left_grows, right_grows, &hist_left, &hist_right)
                 memcpy(stats, child_stats + top.node_id * 2 * S, 2 * S * sizeof(double))
                 rc = self.add_candidate(store, top.start, top.start + top.n_left,
                                         top.depth + 1, top.node_id, True, top.imps[0],
@@ -621,7 +620,7 @@ cdef class HistGrower:
         ``hist`` is the node's histogram or NULL; the candidate owns it after.
         """
         cdef intp_t n = end - start, node_id
-        cdef double* own = child_stats
+        cdef double* own
         node_id = store.add(parent, is_left, depth, impurity, n, weight, stats)
         out.node_id = node_id
         out.start = start
@@ -641,20 +640,10 @@ cdef class HistGrower:
                 if out.hist == NULL:
                     return 1
                 self.build_histogram(start, end, out.hist)
-            if self.node_split(start, end, stats, weight, out.hist, &out.split):
-                out.n_left = self.mark_sides(start, end, &out.split, own, own + self.S,
-                                             out.weights)
-                out.imps[0] = node_impurity(self.criterion, own, self.S, out.weights[0])
-                out.imps[1] = node_impurity(self.criterion, own + self.S, self.S,
-                                            out.weights[1])
-                out.improvement = (weight / self.root_weight) * (
-                    impurity - out.weights[1] / weight * out.imps[1]
-                    - out.weights[0] / weight * out.imps[0])
-                out.is_leaf = out.improvement + 1e-15 < self.lim.min_impurity_decrease
-                if not out.is_leaf and not self.split_has_missing(start, end,
-                                                                  out.split.feature):
-                    # no missing value here: at predict NaN follows the larger child
-                    out.split.missing_left = out.n_left > n - out.n_left
+            out.n_left = self.split_node(start, end, stats, weight, impurity, out.hist,
+                                         &out.split, own, own + self.S, out.weights, out.imps,
+                                         &out.improvement)
+            out.is_leaf = out.n_left < 0
         if out.is_leaf or n < SMALL_NODE:
             # a small node's children build their own histograms (cheaply):
             # the frontier holds at most N / SMALL_NODE of them
@@ -771,19 +760,10 @@ cdef class HistGrower:
             return -2
         if is_leaf_by_size(&self.lim, n, rec.weight, rec.depth, rec.impurity):
             return -1
-        if not self.node_split(rec.start, rec.end, stats, rec.weight, hist, split):
+        n_left = self.split_node(rec.start, rec.end, stats, rec.weight, rec.impurity, hist,
+                                 split, left_stats, right_stats, weights, imps, &improvement)
+        if n_left < 0:
             return -1
-        n_left = self.mark_sides(rec.start, rec.end, split, left_stats, right_stats, weights)
-        imps[0] = node_impurity(self.criterion, left_stats, self.S, weights[0])
-        imps[1] = node_impurity(self.criterion, right_stats, self.S, weights[1])
-        improvement = (rec.weight / self.root_weight) * (
-            rec.impurity - weights[1] / rec.weight * imps[1]
-            - weights[0] / rec.weight * imps[0])
-        if improvement + 1e-15 < self.lim.min_impurity_decrease:
-            return -1
-        if not self.split_has_missing(rec.start, rec.end, split.feature):
-            # no missing value here: at predict NaN follows the larger child
-            split.missing_left = n_left > n - n_left
         if not store.set_split(node_id, split):
             return -2
         if is_leaf_by_size(&self.lim, n_left, weights[0], rec.depth + 1, imps[0]) and \
@@ -793,6 +773,30 @@ cdef class HistGrower:
             self.partition_local(rec.start, rec.end, split, n_left)
         else:
             self.partition(rec.start, rec.end, n_left)
+        return n_left
+
+    cdef intp_t split_node(self, intp_t start, intp_t end, const double* stats, double weight,
+                           double impurity, const double* hist, SplitRecord* split,
+                           double* left_stats, double* right_stats, double* weights,
+                           double* imps, double* improvement) noexcept nogil:
+        """The node's best split, its sides marked and its children summed.
+
+        Returns the left child's size, or -1 when no split is valid or its
+        improvement falls short of ``min_impurity_decrease``.
+        """
+        cdef intp_t n_left
+        if not self.node_split(start, end, stats, weight, hist, split):
+            return -1
+        n_left = self.mark_sides(start, end, split, left_stats, right_stats, weights)
+        imps[0] = node_impurity(self.criterion, left_stats, self.S, weights[0])
+        imps[1] = node_impurity(self.criterion, right_stats, self.S, weights[1])
+        improvement[0] = (weight / self.root_weight) * (
+            impurity - weights[1] / weight * imps[1] - weights[0] / weight * imps[0])
+        if improvement[0] + 1e-15 < self.lim.min_impurity_decrease:
+            return -1
+        if not self.split_has_missing(start, end, split.feature):
+            # no missing value here: at predict NaN follows the larger child
+            split.missing_left = n_left > (end - start) - n_left
         return n_left
 
     cdef intp_t mark_sides(self, intp_t start, intp_t end, const SplitRecord* split,
@@ -836,17 +840,17 @@ cdef class HistGrower:
         return False
 
     cdef void children_histograms(self, double* hist, intp_t start, intp_t mid, intp_t end,
-                                  bint left_grows, bint right_grows, intp_t min_size,
-                                  double** left, double** right) noexcept nogil:
+                                  bint left_grows, bint right_grows, double** left,
+                                  double** right) noexcept nogil:
         """Hand the parent's histogram on: build the smaller child's, subtract.
 
         A child gets a histogram only if it will be split and has at least
-        ``min_size`` samples; a child left without builds its own (or grows
+        SMALL_NODE samples; a child left without builds its own (or grows
         without one) when its turn comes. The parent's buffer is reused or freed.
         """
         cdef bint small_left = mid - start <= end - mid
-        cdef bint want_left = left_grows and mid - start >= min_size
-        cdef bint want_right = right_grows and end - mid >= min_size
+        cdef bint want_left = left_grows and mid - start >= SMALL_NODE
+        cdef bint want_right = right_grows and end - mid >= SMALL_NODE
         cdef bint want_large = want_right if small_left else want_left
         cdef bint want_small = want_left if small_left else want_right
         cdef double* small = NULL
