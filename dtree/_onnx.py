@@ -1,6 +1,6 @@
 """ONNX export: a fitted tree as a standard ai.onnx.ml TreeEnsemble graph.
 
-Needs the ``onnx`` package (``pip install "dtree[onnx]"``); run the result with
+Needs the ``onnx`` package (``pip install "dtree-exact[onnx]"``); run the result with
 onnxruntime or any ONNX runtime with the ML operators. The graph takes float32
 input, as dtree does: each float64 threshold becomes the largest float32 not
 above it, which sends every float32 input the same way as dtree does (a

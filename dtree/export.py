@@ -1,7 +1,7 @@
 """Reading a fitted tree: text, rules, Graphviz dot, pictures, ROC.
 
 Every function reads the flat node arrays of ``estimator.tree_``. Pictures need
-matplotlib (``pip install "dtree[plot]"``), imported only when a picture is
+matplotlib (``pip install "dtree-exact[plot]"``), imported only when a picture is
 drawn; each returns the matplotlib Axes it drew on and works headless (Agg).
 """
 import numpy as np

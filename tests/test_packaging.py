@@ -20,7 +20,7 @@ def _pyproject():
 
 
 def test_version_has_one_source():
-    assert importlib.metadata.version("dtree") == dtree.__version__
+    assert importlib.metadata.version("dtree-exact") == dtree.__version__
     assert _pyproject()["tool"]["setuptools"]["dynamic"]["version"]["attr"] == \
         "dtree._version.__version__"
 
@@ -71,3 +71,56 @@ def test_sdist_manifest_ships_sources_and_tests():
     for needed in ("*.pyx", "*.pxd", "LICENSE", "README.md", "recursive-include tests"):
         assert needed in manifest
     assert "exclude dtree/*.c" in manifest
+
+
+DIST_NAME = "dtree-exact"
+README_COMMANDS = ('pip install -e ".[bench]" && python -m dtree.bench',
+                   'pip install -e ".[test,onnx]" && pytest')
+
+
+def test_distribution_name_is_ours_everywhere():
+    # "dtree" on the package index is an unrelated project: every place that
+    # tells users what to install names our distribution.
+    assert _pyproject()["project"]["name"] == DIST_NAME
+    readme = (ROOT / "README.md").read_text()
+    assert f"pip install {DIST_NAME}" in readme
+    assert "pip install dtree\n" not in readme and 'pip install "dtree[' not in readme
+    assert DIST_NAME in (ROOT / "CHANGELOG.md").read_text()
+    wheels = yaml.safe_load((ROOT / ".github/workflows/wheels.yml").read_text())
+    assert wheels["jobs"]["publish"]["environment"]["url"].endswith("/" + DIST_NAME)
+    for module in ("export.py", "_onnx.py"):
+        text = (ROOT / "dtree" / module).read_text()
+        assert 'pip install "dtree[' not in text
+
+
+def test_ci_runs_both_readme_commands_verbatim():
+    readme_lines = (ROOT / "README.md").read_text().splitlines()
+    ci_lines = (ROOT / ".ci/run").read_text().splitlines()
+    for command in README_COMMANDS:
+        assert command in readme_lines
+        assert command in ci_lines  # run as a line of its own, exactly as written
+    # the benchmark runs before the suite, and nothing pip-installs behind the README's back
+    assert ci_lines.index(README_COMMANDS[0]) < ci_lines.index(README_COMMANDS[1])
+    installs = [line for line in ci_lines
+                if line.lstrip().startswith("pip install") and line not in README_COMMANDS]
+    assert installs == []
+
+
+def test_per_test_timeout_is_configured():
+    options = _pyproject()["tool"]["pytest"]["ini_options"]
+    assert 0 < int(options["timeout"]) <= 600
+    assert any(d.startswith("pytest-timeout") for d in
+               _pyproject()["project"]["optional-dependencies"]["test"])
+
+
+def test_package_imports_from_the_clone_root():
+    # The README's commands run at the root of a clone, where the source folder
+    # dtree/ comes first on sys.path: it must hold the compiled kernels.
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", "import dtree, dtree._criterion, "
+                           "dtree._splitter, dtree._tree, dtree._hist, dtree._c45; "
+                           "print(dtree.__file__)"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()).resolve().parent == (ROOT / "dtree").resolve()
