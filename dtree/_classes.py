@@ -20,7 +20,9 @@ from ._nodes import Tree
 from ._pruning import (CV_RULES, RISKS, PruningSequence, cost_complexity_path, cp_table,
                        cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
                        reduced_error_leaves, select_row)
-from ._binning import MAX_BINS, fit_bins
+from ._binning import fit_bins
+from ._params import (CLASSIFIER, MAX_THREADS, REGRESSOR, InvalidParameterError,
+                      clamp_to_data, is_int, is_real, validate_params)
 from ._c45 import grow_c45
 from ._hist import bin_codes, build_hist_tree
 from ._splitter import Splitter
@@ -33,12 +35,8 @@ REGRESSION_CRITERIA = ("squared_error",)
 _NO_DEPTH_LIMIT = 2**31 - 1
 
 
-def _is_int(value):
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def _is_real(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+_is_int = is_int
+_is_real = is_real
 
 
 def _draw_seed(random_state):
@@ -123,82 +121,54 @@ class BaseDecisionTree(ParamsMixin):
         return self.pruning
 
     def _resolve_params(self, n_samples, n_features, total_weight):
-        """Check hyperparameters and turn them into the builder's numbers."""
-        if self._criterion() not in self._criteria:
-            raise ValueError(f"criterion must be one of {list(self._criteria)}; got "
-                             f"{self.criterion!r}")
-        if self.splitter not in ("best", "hist"):
-            raise ValueError(f"splitter must be 'best' or 'hist'; got {self.splitter!r}")
+        """Turn the (validated) hyperparameters into the builder's numbers.
 
-        max_depth = self.max_depth
-        if max_depth is None:
-            max_depth = _NO_DEPTH_LIMIT
-        elif not _is_int(max_depth) or max_depth < 1:
-            raise ValueError(f"max_depth must be None or an int >= 1; got {max_depth!r}")
+        Sizes are clamped to what ``n_samples`` allows (see
+        ``_params.clamp_to_data``): the tree is the same and no size reaching
+        C code can overflow.
+        """
+        if self._criterion() not in self._criteria:
+            raise InvalidParameterError(f"criterion must be one of {list(self._criteria)}; "
+                                        f"got {self.criterion!r}")
+        max_depth = _NO_DEPTH_LIMIT if self.max_depth is None else self.max_depth
+        max_depth = clamp_to_data(max_depth, n_samples)
 
         leaf = self.min_samples_leaf
         if _is_int(leaf):
-            if leaf < 1:
-                raise ValueError(f"min_samples_leaf must be an int >= 1 or a float in "
-                                 f"(0, 1); got {leaf!r}")
-            min_samples_leaf = int(leaf)
-        elif _is_real(leaf) and 0.0 < leaf < 1.0:
-            min_samples_leaf = max(1, int(math.ceil(leaf * n_samples)))
+            min_samples_leaf = clamp_to_data(leaf, n_samples)
         else:
-            raise ValueError(f"min_samples_leaf must be an int >= 1 or a float in (0, 1); "
-                             f"got {leaf!r}")
-
+            min_samples_leaf = max(1, int(math.ceil(leaf * n_samples)))
         split = self.min_samples_split
         if _is_int(split):
-            if split < 2:
-                raise ValueError(f"min_samples_split must be an int >= 2 or a float in "
-                                 f"(0, 1]; got {split!r}")
-            min_samples_split = int(split)
-        elif _is_real(split) and 0.0 < split <= 1.0:
-            min_samples_split = max(2, int(math.ceil(split * n_samples)))
+            min_samples_split = clamp_to_data(split, n_samples)
         else:
-            raise ValueError(f"min_samples_split must be an int >= 2 or a float in (0, 1]; "
-                             f"got {split!r}")
-        min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
-
-        frac = self.min_weight_fraction_leaf
-        if not _is_real(frac) or not 0.0 <= frac <= 0.5:
-            raise ValueError(f"min_weight_fraction_leaf must be a float in [0, 0.5]; got "
-                             f"{frac!r}")
-        min_weight_leaf = frac * total_weight
+            min_samples_split = max(2, int(math.ceil(split * n_samples)))
+        min_samples_split = clamp_to_data(max(min_samples_split, 2 * min_samples_leaf),
+                                          n_samples)
+        min_weight_leaf = self.min_weight_fraction_leaf * total_weight
 
         max_features = self.max_features
         if max_features is None:
             n_draw = n_features
-        elif isinstance(max_features, str) and max_features in ("sqrt", "log2"):
+        elif isinstance(max_features, str):
             root = math.sqrt if max_features == "sqrt" else math.log2
             n_draw = max(1, int(root(n_features)))
         elif _is_int(max_features):
-            if not 1 <= max_features <= n_features:
-                raise ValueError(f"max_features must be in [1, n_features={n_features}]; "
-                                 f"got {max_features!r}")
+            if max_features > n_features:
+                raise InvalidParameterError(
+                    f"max_features must be in [1, n_features={n_features}]; got "
+                    f"{max_features!r}")
             n_draw = int(max_features)
-        elif _is_real(max_features) and 0.0 < max_features <= 1.0:
-            n_draw = max(1, int(max_features * n_features))
         else:
-            raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int in [1, "
-                             f"n_features] or a float in (0, 1]; got {max_features!r}")
+            n_draw = max(1, int(max_features * n_features))
 
-        max_leaf_nodes = self.max_leaf_nodes
-        if max_leaf_nodes is None:
-            max_leaf_nodes = -1
-        elif not _is_int(max_leaf_nodes) or max_leaf_nodes < 2:
-            raise ValueError(f"max_leaf_nodes must be None or an int >= 2; got "
-                             f"{max_leaf_nodes!r}")
-
-        decrease = self.min_impurity_decrease
-        if not _is_real(decrease) or not decrease >= 0.0 or math.isinf(decrease):
-            raise ValueError(f"min_impurity_decrease must be a finite float >= 0; got "
-                             f"{decrease!r}")
-
-        return dict(max_depth=int(max_depth), min_samples_split=min_samples_split,
+        # a tree on n samples has at most n leaves
+        max_leaf_nodes = -1 if self.max_leaf_nodes is None else \
+            max(2, clamp_to_data(self.max_leaf_nodes, n_samples))
+        decrease = float(self.min_impurity_decrease)
+        return dict(max_depth=max_depth, min_samples_split=min_samples_split,
                     min_samples_leaf=min_samples_leaf, min_weight_leaf=float(min_weight_leaf),
-                    min_impurity_decrease=float(decrease), max_leaf_nodes=int(max_leaf_nodes),
+                    min_impurity_decrease=decrease, max_leaf_nodes=max_leaf_nodes,
                     max_features=n_draw)
 
     def _grow(self, X, encoded_y, weights, n_classes):
@@ -251,15 +221,15 @@ class BaseDecisionTree(ParamsMixin):
         if n_jobs is None:
             return cores
         if not _is_int(n_jobs) or n_jobs == 0:
-            raise ValueError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
+            raise InvalidParameterError(f"n_jobs must be None or a non-zero int; got "
+                                        f"{n_jobs!r}")
         # scikit-learn's convention: -1 is every core, -2 all but one, ...
-        return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+        threads = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+        return min(threads, max(MAX_THREADS, cores))
 
     def _grow_hist(self, X, encoded_y, weights, n_classes, limits, n_draw, seed):
         """The histogram splitter's tree (``_hist``): features binned, then grown."""
-        max_bins = getattr(self, "max_bins", MAX_BINS)
-        if not _is_int(max_bins) or not 2 <= max_bins <= MAX_BINS:
-            raise ValueError(f"max_bins must be an int in [2, {MAX_BINS}]; got {max_bins!r}")
+        max_bins = self.max_bins
         unsupported = [name for name, used in (
             ("categorical_features", self.categorical_features_.any()),
             (f"algorithm={self._algorithm()!r}", self._algorithm() != "cart")) if used]
@@ -326,34 +296,16 @@ class BaseDecisionTree(ParamsMixin):
         return self
 
     def _check_pruning_params(self, encoded_y, weights, n_classes):
+        """The pruning checks that need the data or several parameters together."""
         alpha = self.ccp_alpha
-        if isinstance(alpha, str):
-            if alpha != "cv":
-                raise ValueError(f"ccp_alpha must be a float >= 0 or 'cv'; got {alpha!r}")
-        elif not _is_real(alpha) or not math.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"ccp_alpha must be a finite float >= 0 or 'cv'; got {alpha!r}")
-        if self.prune_risk not in RISKS:
-            raise ValueError(f"prune_risk must be one of {list(RISKS)}; got "
-                             f"{self.prune_risk!r}")
-        if self.cv_rule not in CV_RULES:
-            raise ValueError(f"cv_rule must be one of {list(CV_RULES)}; got {self.cv_rule!r}")
-        if self.pruning not in (None, "none", "pessimistic", "reduced_error"):
-            raise ValueError(f"pruning must be None, 'none', 'pessimistic' or "
-                             f"'reduced_error'; got {self.pruning!r}")
         if self.pruning == "pessimistic" and n_classes == 0:
             raise ValueError("pruning='pessimistic' (C4.5) is for classifiers; use "
                              "ccp_alpha or pruning='reduced_error' for regression")
         if not _is_real(self.cf) or not 0.0 < self.cf <= 0.5:
             raise ValueError(f"cf must be a float in (0, 0.5]; got {self.cf!r}")
-        frac = self.validation_fraction
-        if not _is_real(frac) or not 0.0 < frac < 1.0:
-            raise ValueError(f"validation_fraction must be a float in (0, 1); got {frac!r}")
         if self.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
             raise ValueError("use either ccp_alpha or pruning, not both")
         if isinstance(alpha, str) and _is_int(self.cv):
-            if self.cv < 2:
-                raise ValueError(f"cv must be an int >= 2 or (train, test) index pairs; "
-                                 f"got {self.cv!r}")
             n = encoded_y.shape[0] if weights is None else int(np.count_nonzero(weights > 0))
             if self.cv > n:
                 raise ValueError(f"cv={self.cv} is larger than the number of samples ({n})")
@@ -789,6 +741,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
     """
 
     _criteria = CLASSIFICATION_CRITERIA
+    _parameter_constraints = CLASSIFIER
 
     def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -838,6 +791,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         -------
         self
         """
+        validate_params(self)
         X = self._prepare_X(X)
         _check_label_kinds(y)
         y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
@@ -990,6 +944,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     """
 
     _criteria = REGRESSION_CRITERIA
+    _parameter_constraints = REGRESSOR
 
     def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -1037,6 +992,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         -------
         self
         """
+        validate_params(self)
         X = self._prepare_X(X)
         y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
         y = _numeric_target(y)

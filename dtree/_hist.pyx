@@ -28,7 +28,7 @@ from libc.string cimport memcpy, memset
 from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, clf_proxy,
                           clogc, mse_proxy, node_impurity)
 from ._splitter cimport SplitRecord, better, clear_split, draw_feature, midpoint
-from ._tree cimport (HistCandidate, Limits, NodeStore, frontier_pop, frontier_push,
+from ._tree cimport (HistCandidate, bound_leaves, Limits, NodeStore, frontier_pop, frontier_push,
                      is_leaf_by_size, make_limits)
 from ._tree import initial_capacity
 
@@ -441,6 +441,8 @@ cdef class HistGrower:
 
     # ------------------------------------------------------------ the tree
     def grow(self, intp_t max_leaf_nodes=-1):
+        # bounded by the data, so 2 * max_leaf_nodes + 1 node records cannot wrap
+        max_leaf_nodes = bound_leaves(max_leaf_nodes, self.n)
         store = NodeStore(self.S, initial_capacity(self.n, self.lim.max_depth,
                                                    self.lim.min_samples_leaf, max_leaf_nodes))
         if max_leaf_nodes > 0:

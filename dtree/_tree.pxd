@@ -129,3 +129,6 @@ cdef class NodeStore:
                         double impurity, Py_ssize_t n, double weight,
                         const double* stats) noexcept nogil
     cdef bint set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil
+
+
+cpdef Py_ssize_t bound_leaves(Py_ssize_t max_leaf_nodes, Py_ssize_t n_samples) noexcept

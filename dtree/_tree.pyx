@@ -186,6 +186,13 @@ cdef class NodeStore:
         return out
 
 
+cpdef Py_ssize_t bound_leaves(Py_ssize_t max_leaf_nodes, Py_ssize_t n_samples) noexcept:
+    """``max_leaf_nodes`` bounded by the leaves ``n_samples`` allow (-1 stays -1)."""
+    if max_leaf_nodes > 0 and max_leaf_nodes > n_samples:
+        return max(n_samples, 2)
+    return max_leaf_nodes
+
+
 def initial_capacity(Py_ssize_t n_samples, Py_ssize_t max_depth, Py_ssize_t min_samples_leaf,
                      Py_ssize_t max_leaf_nodes=-1):
     """Nodes to allocate at first: the most the tree can have, up to INITIAL_NODES."""
@@ -213,6 +220,9 @@ def build_tree(Splitter splitter, *, Py_ssize_t max_depth, Py_ssize_t min_sample
     """
     cdef Limits lim = make_limits(max_depth, min_samples_split, min_samples_leaf,
                                   min_weight_leaf, min_impurity_decrease)
+    # A tree has at most as many leaves as samples: bounding the frontier by the
+    # data keeps its size computation from wrapping, whatever the caller passes.
+    max_leaf_nodes = bound_leaves(max_leaf_nodes, splitter.n_samples)
     if capacity is None:
         capacity = initial_capacity(splitter.n_samples, max_depth, min_samples_leaf,
                                     max_leaf_nodes)

@@ -280,7 +280,7 @@ def test_preset_defaults_and_overrides(golf):
             continue
         with pytest.raises(ValueError, match="c4.5"):
             DecisionTreeClassifier(algorithm="c4.5", **bad).fit(X, y)
-    with pytest.raises(ValueError, match="algorithm must be one of"):
+    with pytest.raises(ValueError, match="'algorithm' parameter of DecisionTreeClassifier must be"):
         DecisionTreeClassifier(algorithm="c5.0").fit(X, y)
 
 

@@ -186,5 +186,5 @@ def test_hist_threads_and_refusals():
                       (dict(algorithm="id3"), "algorithm")):
         with pytest.raises(ValueError, match=word):
             DecisionTreeClassifier(splitter="hist", **bad).fit(whole, y)
-    with pytest.raises(ValueError, match="splitter must be"):
+    with pytest.raises(ValueError, match="'splitter' parameter of DecisionTreeClassifier must be"):
         DecisionTreeClassifier(splitter="random").fit(X, y)

@@ -1,0 +1,243 @@
+"""Hyperparameters declared as data, checked in one place before anything is built.
+
+Each estimator lists, for every one of its parameters, the values it accepts
+(``_parameter_constraints``, as scikit-learn does). ``validate_params`` checks
+every parameter, including those the chosen configuration does not use, so
+that nothing invalid reaches the builders or a model file, and it words its
+errors as scikit-learn does ("The 'max_depth' parameter of
+DecisionTreeClassifier must be an int in the range [1, inf) or None. Got 0
+instead."). The error class is both a ValueError and a TypeError, like
+scikit-learn's ``InvalidParameterError``.
+
+Sizes that follow from the data (a tree has at most as many leaves as
+samples, and no deeper than that) are clamped by ``clamp_to_data`` so that
+arbitrarily large but valid integers never reach a C size computation.
+"""
+import math
+import numbers
+
+import numpy as np
+
+# The largest integer any builder receives: sizes are clamped to the data, and
+# this bounds what is left (a depth, a count of threads) well inside C's ssize_t.
+C_INT_MAX = 2**31 - 1
+# More threads than this is never useful and would only allocate per-thread buffers.
+MAX_THREADS = 256
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyperparameter has a type or value outside what the estimator accepts."""
+
+
+def is_int(value):
+    """True for Python and numpy integers, but not for bools."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def is_real(value):
+    """True for Python and numpy reals (integers included), but not for bools."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _fmt(bound):
+    return "inf" if bound == math.inf else ("-inf" if bound == -math.inf else repr(bound))
+
+
+class Interval:
+    """Numbers of one kind ("int", "real" or "real_not_int") between two bounds.
+
+    ``closed`` is "both", "left", "right" or "neither". A bound of None is
+    infinite; the value itself must be finite.
+    """
+
+    def __init__(self, kind, left, right, closed):
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+
+    def accepts(self, value):
+        if self.kind == "int":
+            if not is_int(value):
+                return False
+        elif self.kind == "real_not_int":
+            if not is_real(value) or is_int(value):
+                return False
+        elif not is_real(value):
+            return False
+        if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+            return False
+        lo = -math.inf if self.left is None else self.left
+        hi = math.inf if self.right is None else self.right
+        left_ok = value >= lo if self.closed in ("both", "left") else value > lo
+        right_ok = value <= hi if self.closed in ("both", "right") else value < hi
+        return bool(left_ok and right_ok)
+
+    def __str__(self):
+        what = {"int": "an int", "real": "a float", "real_not_int": "a float"}[self.kind]
+        lo = -math.inf if self.left is None else self.left
+        hi = math.inf if self.right is None else self.right
+        opening = "[" if self.closed in ("both", "left") and self.left is not None else "("
+        closing = "]" if self.closed in ("both", "right") and self.right is not None else ")"
+        return f"{what} in the range {opening}{_fmt(lo)}, {_fmt(hi)}{closing}"
+
+
+class Options:
+    """One of a fixed set of strings."""
+
+    def __init__(self, *values):
+        self.values = values
+
+    def accepts(self, value):
+        return isinstance(value, str) and value in self.values
+
+    def __str__(self):
+        return "a str among {" + ", ".join(repr(v) for v in self.values) + "}"
+
+
+class _NoneConstraint:
+    def accepts(self, value):
+        return value is None
+
+    def __str__(self):
+        return "None"
+
+
+NONE = _NoneConstraint()
+
+
+class InstanceOf:
+    """An instance of one of the given types (``name`` describes them)."""
+
+    def __init__(self, types, name):
+        self.types, self.name = types, name
+
+    def accepts(self, value):
+        return isinstance(value, self.types)
+
+    def __str__(self):
+        return self.name
+
+
+class Predicate:
+    """Whatever ``test`` accepts (``name`` describes it)."""
+
+    def __init__(self, test, name):
+        self.test, self.name = test, name
+
+    def accepts(self, value):
+        try:
+            return bool(self.test(value))
+        except Exception:  # a value the test cannot even look at is not accepted
+            return False
+
+    def __str__(self):
+        return self.name
+
+
+def _class_weight_dict(value):
+    if not isinstance(value, dict):
+        return False
+    for weight in value.values():
+        if not is_real(weight) or not math.isfinite(weight) or weight < 0:
+            return False
+    return True
+
+
+def _cv_iterable(value):
+    # CV splitters (anything with split) and iterables of (train, test) pairs;
+    # the pairs themselves are checked against the data when the folds are read.
+    if isinstance(value, (str, bytes, dict)):
+        return False
+    return hasattr(value, "split") or hasattr(value, "__iter__")
+
+
+def _column_spec(value):
+    # indices, names or a boolean mask: checked against the columns at fit
+    return hasattr(value, "__iter__") and not isinstance(value, (str, bytes, dict))
+
+
+RANDOM_STATE = [NONE, Interval("int", 0, 2**32 - 1, "both"),
+                InstanceOf((np.random.RandomState,), "an instance of 'numpy.random.RandomState'"),
+                InstanceOf((np.random.Generator,), "an instance of 'numpy.random.Generator'")]
+
+# Parameters both estimators share (the criterion is each estimator's own).
+COMMON = {
+    "splitter": [Options("best", "hist")],
+    "max_depth": [Interval("int", 1, None, "left"), NONE],
+    "min_samples_split": [Interval("int", 2, None, "left"),
+                          Interval("real_not_int", 0.0, 1.0, "right")],
+    "min_samples_leaf": [Interval("int", 1, None, "left"),
+                         Interval("real_not_int", 0.0, 1.0, "neither")],
+    "min_weight_fraction_leaf": [Interval("real", 0.0, 0.5, "both")],
+    "max_features": [Interval("int", 1, None, "left"),
+                     Interval("real_not_int", 0.0, 1.0, "right"),
+                     Options("sqrt", "log2"), NONE],
+    "random_state": RANDOM_STATE,
+    "max_leaf_nodes": [Interval("int", 2, None, "left"), NONE],
+    "min_impurity_decrease": [Interval("real", 0.0, None, "left")],
+    "ccp_alpha": [Interval("real", 0.0, None, "left"), Options("cv")],
+    "prune_risk": [Options("impurity", "misclassification")],
+    "pruning": [NONE, Options("none", "pessimistic", "reduced_error")],
+    "cv": [Interval("int", 2, None, "left"),
+           Predicate(_cv_iterable, "a CV splitter or an iterable of (train, test) pairs")],
+    "cv_rule": [Options("1se", "min")],
+    "cf": [Interval("real", 0.0, 0.5, "right")],
+    "validation_fraction": [Interval("real", 0.0, 1.0, "neither")],
+    "handle_missing": [Options("split", "error")],
+    "categorical_features": [NONE, Options("auto"),
+                             Predicate(_column_spec, "an array-like of column indices, "
+                                       "names or a boolean mask")],
+    "handle_unknown": [Options("missing", "error")],
+    "n_jobs": [Interval("int", None, None, "neither"), NONE],
+    "max_bins": [Interval("int", 2, 255, "both")],
+}
+CLASSIFIER = dict(COMMON, **{
+    "criterion": [Options("gini", "entropy", "log_loss", "gain_ratio")],
+    "class_weight": [NONE, Options("balanced"),
+                     Predicate(_class_weight_dict, "a dict of finite weights >= 0")],
+    "algorithm": [Options("cart", "id3", "c4.5")],
+})
+REGRESSOR = dict(COMMON, **{
+    "criterion": [Options("squared_error")],
+})
+
+
+def _describe(constraints):
+    parts = [str(c) for c in constraints]
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def validate_params(estimator):
+    """Check every parameter of ``estimator`` against its class's constraints.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the first parameter whose value is not accepted.
+    """
+    constraints = type(estimator)._parameter_constraints
+    params = estimator.get_params()
+    for name, allowed in constraints.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if any(c.accepts(value) for c in allowed):
+            continue
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {type(estimator).__name__} must be "
+            f"{_describe(allowed)}. Got {value!r} instead.")
+    n_jobs = params.get("n_jobs")
+    if n_jobs == 0:
+        raise InvalidParameterError(
+            f"The 'n_jobs' parameter of {type(estimator).__name__} must be None or a "
+            "non-zero int. Got 0 instead.")
+
+
+def clamp_to_data(value, n_samples):
+    """An int size parameter bounded by what ``n_samples`` samples allow.
+
+    A tree on n samples has at most n leaves and depth at most n - 1, and a
+    node limit above n + 1 acts as n + 1: clamping keeps every tree the same
+    while no size reaching C code can wrap around.
+    """
+    return int(min(value, n_samples + 1, C_INT_MAX))
