@@ -25,6 +25,8 @@ from ._params import (CLASSIFIER, MAX_THREADS, REGRESSOR, InvalidParameterError,
                       clamp_to_data, is_int, is_real, validate_params)
 from ._c45 import grow_c45
 from ._hist import bin_codes, build_hist_tree
+from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, uniform_weight,
+                       unscale_tree)
 from ._splitter import Splitter
 from ._tree import build_tree
 
@@ -172,16 +174,37 @@ class BaseDecisionTree(ParamsMixin):
                     max_features=n_draw)
 
     def _grow(self, X, encoded_y, weights, n_classes):
-        """An unpruned tree grown with this estimator's growth parameters."""
-        limits = self._resolve_params(X.shape[0], X.shape[1],
-                                      float(weights.sum()) if weights is not None
-                                      else float(X.shape[0]))
-        n_draw = limits.pop("max_features")
+        """An unpruned tree grown with this estimator's growth parameters.
+
+        Weights (and regression targets) are scaled by a power of two to near 1
+        for the builders and the tree is put back into the user's units after
+        (``_scaling``): the tree does not depend on the units.
+        """
         if weights is not None and not (weights > 0).all():
             # A zero-weight sample must not place a threshold: drop it, as
             # scikit-learn does (n_node_samples counts positive weights only).
             keep = weights > 0
             X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
+        w_unit, w_exp = uniform_weight(weights), 0
+        if w_unit is not None:
+            weights = None
+        else:
+            w_exp = power_of_two_scale(weights, moderate=MODERATE)
+            weights, w_unit = scaled(weights, w_exp), math.ldexp(1.0, w_exp)
+        y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
+        encoded_y = scaled(encoded_y, y_exp)
+        limits = self._resolve_params(X.shape[0], X.shape[1],
+                                      float(weights.sum()) if weights is not None
+                                      else float(X.shape[0]))
+        # impurities are in squared target units
+        limits["min_impurity_decrease"] = scale_limit(limits["min_impurity_decrease"],
+                                                      2 * y_exp)
+        tree = self._grow_scaled(X, encoded_y, weights, n_classes, limits, w_exp)
+        return unscale_tree(tree, w_unit, y_exp)
+
+    def _grow_scaled(self, X, encoded_y, weights, n_classes, limits, w_exp):
+        """The builder for this configuration, on weights and targets scaled near 1."""
+        n_draw = limits.pop("max_features")
         seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
         n_categories = np.array([0 if c is None else max(1, len(c))
                                  for c in self.categories_], dtype=np.int32)
@@ -189,7 +212,7 @@ class BaseDecisionTree(ParamsMixin):
             return self._grow_hist(X, encoded_y, weights, n_classes, limits, n_draw, seed)
         if self._algorithm() == "c4.5":
             return self._grow_c45(X, encoded_y, weights, n_classes, limits, n_draw,
-                                  n_categories)
+                                  n_categories, w_exp)
         multiway = self._algorithm() == "id3"
         if multiway and limits["max_leaf_nodes"] > 0:
             raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
@@ -244,7 +267,7 @@ class BaseDecisionTree(ParamsMixin):
         self.max_features_ = n_draw
         return Tree.from_builder(arrays, X.shape[1], n_classes)
 
-    def _grow_c45(self, X, encoded_y, weights, n_classes, limits, n_draw, n_codes):
+    def _grow_c45(self, X, encoded_y, weights, n_classes, limits, n_draw, n_codes, w_exp):
         """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
         if limits["max_leaf_nodes"] > 0 or n_draw < X.shape[1]:
             raise ValueError("algorithm='c4.5' grows depth-first on every feature: "
@@ -256,7 +279,8 @@ class BaseDecisionTree(ParamsMixin):
             weights = np.ones(X.shape[0])
         # C4.5's MINOBJS is 2; scikit-learn's default min_samples_leaf of 1 means "preset"
         min_objs = 2 if self.min_samples_leaf == 1 else limits["min_samples_leaf"]
-        min_objs = max(min_objs, limits["min_weight_leaf"])  # min_weight_fraction_leaf
+        # a weight of cases: in the scaled units of the weights
+        min_objs = max(scale_limit(float(min_objs), w_exp), limits["min_weight_leaf"])  # min_weight_fraction_leaf
         arrays = grow_c45(X, encoded_y, weights, n_classes,
                           self.categorical_features_.astype(np.uint8), n_codes,
                           max_depth=limits["max_depth"],
@@ -824,7 +848,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
             raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
         expanded = per_class[codes]
         weights = expanded if weights is None else weights * expanded
-        if weights.sum() <= 0:
+        if not (weights > 0).any():
             raise ValueError("sample weights times class weights sum to zero")
         return weights
 
@@ -1030,6 +1054,9 @@ class DecisionTreeRegressor(BaseDecisionTree):
         y = _numeric_target(val.check_y(y, pred.shape[0], estimator_name=type(self).__name__))
         sw = val.check_sample_weight(sample_weight, pred.shape[0])
         w = np.ones_like(y) if sw is None else sw
+        # R^2 is a ratio: compute it in units where neither squares nor sums overflow
+        exponent = power_of_two_scale(np.r_[y, pred]) + 1 + math.ceil(math.log2(y.shape[0]))
+        y, pred, w = scaled(y, exponent), scaled(pred, exponent), w / w.max()
         residual = np.sum(w * (y - pred) ** 2)
         total = np.sum(w * (y - np.average(y, weights=w)) ** 2)
         if total == 0.0:

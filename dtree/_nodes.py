@@ -15,6 +15,14 @@ TREE_UNDEFINED = -2
 CAT_WORDS = 16  # 64-bit words of a category set: codes 0..1023
 
 
+def _unscaled(column, exponent):
+    """``column * 2**exponent``, infinite where that exceeds float64."""
+    if exponent == 0:
+        return column
+    with np.errstate(over="ignore"):
+        return np.ldexp(column, exponent)
+
+
 class Tree:
     """Flat arrays of a fitted binary decision tree.
 
@@ -44,8 +52,19 @@ class Tree:
     value : ndarray of shape (node_count, 1, n_classes) or (node_count, 1, 1)
         Weighted class fractions (classification) or mean target (regression).
     impurity : ndarray of shape (node_count,)
+        In the units of the target (squared, for regression).
+    scaled_impurity : ndarray of shape (node_count,)
+        ``impurity * 2**-impurity_exponent``: what the builder computed on
+        targets scaled near 1 (see ``_scaling``). Always finite; ``impurity``
+        is infinite only where the true value exceeds float64 (targets near
+        1e308).
+    impurity_exponent : int
+        0 unless the targets were rescaled.
     n_node_samples : ndarray of shape (node_count,), intp
     weighted_n_node_samples : ndarray of shape (node_count,)
+        ``scaled_weighted_n_node_samples * weight_unit``: the builder's weighted
+        counts (always finite) times what one of its units weighs for the user
+        (1, a uniform sample weight, or a power of two for extreme weights).
     node_depth : ndarray of shape (node_count,), intp
     max_depth : int
     n_leaves : int
@@ -59,16 +78,19 @@ class Tree:
     def __init__(self, *, children_left, children_right, feature, threshold, value,
                  impurity, n_node_samples, weighted_n_node_samples, node_depth,
                  n_features, n_classes, missing_go_to_left=None, categorical_set=None,
-                 category_sets=None, fractional_missing=False):
+                 category_sets=None, fractional_missing=False, impurity_exponent=0,
+                 weight_unit=1.0):
         self.fractional_missing = bool(fractional_missing)
+        self.impurity_exponent = int(impurity_exponent)
+        self.weight_unit = float(weight_unit)
         self.children_left = children_left
         self.children_right = children_right
         self.feature = feature
         self.threshold = threshold
         self.value = value
-        self.impurity = impurity
+        self.scaled_impurity = impurity
         self.n_node_samples = n_node_samples
-        self.weighted_n_node_samples = weighted_n_node_samples
+        self.scaled_weighted_n_node_samples = weighted_n_node_samples
         self.node_depth = node_depth
         if missing_go_to_left is None:
             missing_go_to_left = np.zeros(children_left.shape[0], dtype=np.uint8)
@@ -106,6 +128,17 @@ class Tree:
                    categorical_set=arrays["categorical_set"],
                    category_sets=arrays["category_sets"])
 
+    @property
+    def impurity(self):
+        return _unscaled(self.scaled_impurity, self.impurity_exponent)
+
+    @property
+    def weighted_n_node_samples(self):
+        if self.weight_unit == 1.0:
+            return self.scaled_weighted_n_node_samples
+        with np.errstate(over="ignore"):
+            return self.scaled_weighted_n_node_samples * self.weight_unit
+
     def subtree(self, leaves):
         """Copy of the tree in which the nodes marked in ``leaves`` become leaves.
 
@@ -139,9 +172,11 @@ class Tree:
         return Tree(children_left=left, children_right=right,
                     feature=np.where(is_leaf, TREE_UNDEFINED, self.feature[order]),
                     threshold=np.where(is_leaf, float(TREE_UNDEFINED), self.threshold[order]),
-                    value=self.value[order], impurity=self.impurity[order],
+                    value=self.value[order], impurity=self.scaled_impurity[order],
+                    impurity_exponent=self.impurity_exponent,
                     n_node_samples=self.n_node_samples[order],
-                    weighted_n_node_samples=self.weighted_n_node_samples[order],
+                    weighted_n_node_samples=self.scaled_weighted_n_node_samples[order],
+                    weight_unit=self.weight_unit,
                     node_depth=self.node_depth[order], n_features=self.n_features,
                     n_classes=n_classes,
                     missing_go_to_left=np.where(is_leaf, 0, self.missing_go_to_left[order]),
@@ -225,15 +260,17 @@ class Tree:
         importances = np.zeros(self.n_features, dtype=np.float64)
         inner = np.flatnonzero(self.children_left != TREE_LEAF)
         if inner.size:
-            w = self.weighted_n_node_samples
-            imp = self.impurity
+            # relative weights and scaled impurities: finite whatever the units
+            w = self.scaled_weighted_n_node_samples
+            w = w / w[0]
+            imp = self.scaled_impurity
             left = self.children_left[inner]
             right = self.children_right[inner]
             decrease = (w[inner] * imp[inner] - w[left] * imp[left] - w[right] * imp[right])
             np.add.at(importances, self.feature[inner], decrease)
-            importances /= w[0]
         if normalize:
             total = importances.sum()
             if total > 0.0:
                 importances /= total
-        return importances
+            return importances
+        return _unscaled(importances, self.impurity_exponent)

@@ -39,7 +39,7 @@ def node_risk(tree, risk):
     -------
     ndarray of shape (node_count,)
     """
-    w = tree.weighted_n_node_samples
+    w = tree.scaled_weighted_n_node_samples  # only ratios are used: any unit will do
     if risk == "misclassification" and tree.is_classifier:
         counts = tree.value[:, 0, :] * w[:, None]
         return np.maximum(w - counts.max(axis=1), 0.0) / w[0]
@@ -438,7 +438,8 @@ def pessimistic_leaves(tree, cf=0.25):
     ``N * U_cf(E, N)`` are at most the subtree's (the sum over its leaves) plus
     0.1, as C4.5 does.
     """
-    w = tree.weighted_n_node_samples
+    # in the builder's units: uniform sample weights count each case as one
+    w = tree.scaled_weighted_n_node_samples
     errors_as_leaf = np.maximum(w - (tree.value[:, 0, :] * w[:, None]).max(axis=1), 0.0)
     predicted = w * binomial_upper_bounds(errors_as_leaf, w, cf)
     return _replace_bottom_up(tree, predicted, slack=0.1)

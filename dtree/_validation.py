@@ -237,7 +237,7 @@ def check_sample_weight(sample_weight, n_samples):
     if (sw < 0).any():
         raise ValueError(f"sample_weight contains negative values (min {sw.min()!r}); "
                          "weights must be >= 0")
-    if sw.sum() <= 0:
+    if not (sw > 0).any():  # (a sum could overflow)
         raise ValueError("sample_weight sums to zero: at least one sample needs a "
                          "positive weight")
     return np.array(sw, dtype=np.float64)
