@@ -14,17 +14,23 @@ estimator is built.
 """
 import io
 import json
+import math
+import os
+import stat
 import zipfile
 
 import numpy as np
 
 from ._nodes import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
+from ._params import InvalidParameterError, validate_params
 from ._version import __version__
 
 FORMAT_NAME = "dtree-model"
 FORMAT_VERSION = 1
-# The largest member we read; far above any real tree, far below a hostile file's claims.
-MAX_MEMBER_BYTES = 1 << 32
+# The largest model file we read (and so the largest member): far above any real
+# tree, far below a hostile file's claims. load(max_bytes=...) raises or lowers it.
+MAX_FILE_BYTES = 1 << 31
+MAX_MEMBER_BYTES = MAX_FILE_BYTES
 
 # array name -> (dtype it is stored as, number of dimensions)
 ARRAYS = {
@@ -40,6 +46,9 @@ ARRAYS = {
     "missing_go_to_left": (np.uint8, 1),
     "categorical_set": (np.int64, 1),
 }
+# columns stored as the builder's (always finite) numbers; the header keeps their units
+STORED_SCALED = {"impurity": "scaled_impurity",
+                 "weighted_n_node_samples": "scaled_weighted_n_node_samples"}
 # member with its own length: one row of category bits per categorical split
 SETS = ("category_sets", np.uint64, CAT_WORDS)
 
@@ -76,8 +85,20 @@ def _decode_labels(spec):
             raise ModelFileError(f"class label {v!r} is not of kind {spec['kind']}")
     if len(set(values)) != len(values):
         raise ModelFileError("class labels must be distinct")
-    dtype = {"str": None, "bool": bool, "int": np.int64, "float": np.float64}[spec["kind"]]
+    if spec["kind"] == "int":
+        return _int_labels(values)
+    dtype = {"str": None, "bool": bool, "float": np.float64}[spec["kind"]]
     return np.asarray(values, dtype=dtype)
+
+
+def _int_labels(values):
+    """Integer labels in the narrowest of int64, uint64 (labels above 2**63) or object."""
+    low, high = min(values), max(values)
+    if -2**63 <= low and high < 2**63:
+        return np.asarray(values, dtype=np.int64)
+    if 0 <= low and high < 2**64:
+        return np.asarray(values, dtype=np.uint64)
+    return np.asarray(values, dtype=object)
 
 
 def to_dict(estimator):
@@ -120,7 +141,9 @@ def to_dict(estimator):
         "categorical_features": [bool(v) for v in estimator.categorical_features_],
         "categories": [None if c is None else _encode_labels(np.asarray(c))
                        for c in estimator.categories_],
-        "tree": {name: getattr(tree, name).tolist() for name in ARRAYS},
+        "tree": {name: _stored_column(tree, name).tolist() for name in ARRAYS},
+        "impurity_exponent": int(tree.impurity_exponent),
+        "weight_unit": float(tree.weight_unit),
     }
     out["tree"]["category_sets"] = [[int(w) for w in row] for row in tree.category_sets]
     if getattr(estimator, "ccp_alpha_", None) is not None:
@@ -128,6 +151,13 @@ def to_dict(estimator):
     if tree.fractional_missing:  # C4.5: NaN at predict follows every branch
         out["missing_rule"] = "fractional"
     return out
+
+
+def _stored_column(tree, name):
+    """A tree column as files keep it: impurities and weights in the builder's units."""
+    if name in STORED_SCALED:
+        return getattr(tree, STORED_SCALED[name])
+    return getattr(tree, name)
 
 
 def _plain(value):
@@ -200,7 +230,8 @@ def _build(header, arrays):
         raise ModelFileError("a regressor has no classes")
     n_outputs = classes.shape[0] if is_classifier else 1
     categorical, categories = _check_categories(header, n_features)
-    tree = _check_tree(arrays, n_features, n_outputs, is_classifier, categories)
+    units = _check_units(header, is_classifier)
+    tree = _check_tree(arrays, n_features, n_outputs, is_classifier, categories, units)
 
     params = header.get("params")
     if not isinstance(params, dict):
@@ -221,6 +252,10 @@ def _build(header, arrays):
             raise ModelFileError(f"parameter {name!r} has an unsupported type")
         clean[name] = value
     estimator = cls(**clean)
+    try:
+        validate_params(estimator)
+    except InvalidParameterError as exc:
+        raise ModelFileError(f"the model's parameters are invalid: {exc}") from None
     names = header.get("feature_names_in")
     if names is not None:
         if not isinstance(names, list) or len(names) != n_features or \
@@ -252,9 +287,25 @@ def _build(header, arrays):
     return estimator
 
 
+def _check_units(header, is_classifier):
+    """(impurity exponent, weight unit): what the stored columns are to be scaled by."""
+    exponent = header.get("impurity_exponent", 0)
+    unit = header.get("weight_unit", 1.0)
+    if not isinstance(exponent, int) or isinstance(exponent, bool) or abs(exponent) > 4300:
+        raise ModelFileError("impurity_exponent must be an integer of at most 4300 in size")
+    if is_classifier and exponent != 0:
+        raise ModelFileError("a classifier's impurities are not rescaled")
+    if not isinstance(unit, (int, float)) or isinstance(unit, bool) or \
+            not math.isfinite(unit) or unit <= 0:
+        raise ModelFileError("weight_unit must be a finite number > 0")
+    return int(exponent), float(unit)
+
+
 def _check_categories(header, n_features):
-    mask = header.get("categorical_features", [False] * n_features)
-    cats = header.get("categories", [None] * n_features)
+    # the lists are required: they bound n_features_in by the header's own size
+    # before anything of that size is allocated
+    mask = header.get("categorical_features")
+    cats = header.get("categories")
     if not isinstance(mask, list) or len(mask) != n_features or \
             not all(isinstance(v, bool) for v in mask):
         raise ModelFileError("categorical_features must list one bool per feature")
@@ -274,7 +325,34 @@ def _check_categories(header, n_features):
     return np.asarray(mask, dtype=bool), categories
 
 
-def _check_tree(arrays, n_features, n_outputs, is_classifier, categories):
+def _check_values(arrays, is_classifier, inner, left, right):
+    """Numbers a fitted tree can hold: what predictions and importances read."""
+    for name in ("value", "impurity", "weighted_n_node_samples"):
+        if not np.isfinite(arrays[name]).all():
+            raise ModelFileError(f"tree array {name!r} has non-finite entries")
+    value = arrays["value"][:, 0, :]
+    if is_classifier:
+        if (value < 0).any() or (value > 1).any():
+            raise ModelFileError("class fractions in value must lie in [0, 1]")
+        if not np.allclose(value.sum(axis=1), 1.0, rtol=0, atol=1e-6):
+            raise ModelFileError("the class fractions of a node must sum to 1")
+    if (arrays["impurity"] < 0).any():
+        raise ModelFileError("impurities must be >= 0")
+    counts, weights = arrays["n_node_samples"], arrays["weighted_n_node_samples"]
+    if (counts < 1).any():
+        raise ModelFileError("every node holds at least one sample (n_node_samples >= 1)")
+    if (weights <= 0).any():
+        raise ModelFileError("every node has a positive weighted_n_node_samples")
+    # children split their parent: neither holds more than it
+    if (counts[left] > counts[inner]).any() or (counts[right] > counts[inner]).any():
+        raise ModelFileError("a child has more samples than its parent")
+    heavier = (weights[left] > weights[inner] * (1 + 1e-9)) | \
+        (weights[right] > weights[inner] * (1 + 1e-9))
+    if heavier.any():
+        raise ModelFileError("a child weighs more than its parent")
+
+
+def _check_tree(arrays, n_features, n_outputs, is_classifier, categories, units):
     n = arrays["children_left"].shape[0]
     if n < 1:
         raise ModelFileError("a tree needs at least one node")
@@ -327,13 +405,9 @@ def _check_tree(arrays, n_features, n_outputs, is_classifier, categories):
     value = arrays["value"]
     if value.shape[1:] != (1, n_outputs):
         raise ModelFileError(f"value has shape {value.shape}, expected ({n}, 1, {n_outputs})")
-    for name in ("value", "impurity", "weighted_n_node_samples"):
-        if not np.isfinite(arrays[name]).all():
-            raise ModelFileError(f"tree array {name!r} has non-finite entries")
+    _check_values(arrays, is_classifier, inner, left[inner], right[inner])
     if (arrays["missing_go_to_left"] > 1).any():
         raise ModelFileError("missing_go_to_left must hold 0 or 1")
-    if (arrays["n_node_samples"] < 0).any() or (arrays["weighted_n_node_samples"] < 0).any():
-        raise ModelFileError("node sample counts must be non-negative")
     depth = arrays["node_depth"]
     if depth[0] != 0 or (depth[left[inner]] != depth[inner] + 1).any() or \
             (depth[right[inner]] != depth[inner] + 1).any():
@@ -341,9 +415,10 @@ def _check_tree(arrays, n_features, n_outputs, is_classifier, categories):
     return Tree(children_left=left.astype(np.intp), children_right=right.astype(np.intp),
                 feature=np.where(is_leaf, TREE_UNDEFINED, feature).astype(np.intp),
                 threshold=np.where(is_leaf, float(TREE_UNDEFINED), threshold),
-                value=value, impurity=arrays["impurity"],
+                value=value, impurity=arrays["impurity"], impurity_exponent=units[0],
                 n_node_samples=arrays["n_node_samples"].astype(np.intp),
                 weighted_n_node_samples=arrays["weighted_n_node_samples"],
+                weight_unit=units[1],
                 node_depth=depth.astype(np.intp), n_features=n_features,
                 n_classes=n_outputs if is_classifier else 0,
                 missing_go_to_left=arrays["missing_go_to_left"],
@@ -364,7 +439,7 @@ def save(estimator, path):
     header = np.frombuffer(json.dumps(data, sort_keys=True).encode("utf-8"), dtype=np.uint8)
     members = {"header": header}
     for name, (dtype, _) in ARRAYS.items():
-        members[name] = np.ascontiguousarray(getattr(estimator.tree_, name), dtype=dtype)
+        members[name] = np.ascontiguousarray(_stored_column(estimator.tree_, name), dtype=dtype)
     members[SETS[0]] = np.ascontiguousarray(estimator.tree_.category_sets, dtype=SETS[1])
     if hasattr(path, "write"):
         np.savez(path, **members)
@@ -378,12 +453,15 @@ def save(estimator, path):
                       f"{exc.strerror or exc}") from exc
 
 
-def load(path):
+def load(path, *, max_bytes=MAX_FILE_BYTES):
     """Read a model file written by ``save``; never executes code from it.
 
     Parameters
     ----------
     path : str or path-like or readable binary file
+    max_bytes : int, default=2**31
+        Files larger than this are refused before they are parsed (a special
+        file such as ``/dev/zero`` is refused without being read).
 
     Returns
     -------
@@ -393,12 +471,11 @@ def load(path):
     ------
     ModelFileError
         For a file that is not a valid dtree model (truncated, corrupt,
-        hostile, or of a newer format version).
+        hostile, too large, or of a newer format version).
     """
+    raw = _read_bounded(path, max_bytes)
     try:
-        archive = zipfile.ZipFile(path)
-    except (FileNotFoundError, PermissionError, IsADirectoryError):
-        raise
+        archive = zipfile.ZipFile(io.BytesIO(raw))
     except Exception as exc:  # zipfile raises many kinds on hostile bytes
         raise ModelFileError(f"not a dtree model file (bad archive: {exc})") from None
     with archive:
@@ -437,6 +514,26 @@ def load(path):
         raise ModelFileError("category_sets must be a 2-D uint64 array")
     arrays["category_sets"] = sets
     return _build(header, arrays)
+
+
+def _read_bounded(path, max_bytes):
+    """The bytes of a model file, refusing anything over ``max_bytes`` unread."""
+    if hasattr(path, "read"):
+        raw = path.read(max_bytes + 1)
+        if not isinstance(raw, bytes):
+            raise ModelFileError("a model file must be opened in binary mode")
+    else:
+        with open(path, "rb") as fh:  # FileNotFoundError etc. propagate as they are
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ModelFileError(f"{str(path)!r} is not a regular file")
+            if info.st_size > max_bytes:
+                raise ModelFileError(f"{str(path)!r} has {info.st_size} bytes, more than "
+                                     f"max_bytes={max_bytes}")
+            raw = fh.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise ModelFileError(f"the model file is larger than max_bytes={max_bytes}")
+    return raw
 
 
 def _read_member(archive, info):
