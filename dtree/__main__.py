@@ -6,14 +6,19 @@
     python -m dtree eval model.dtree data.csv --target COL
 
 CSV files are read with pandas when it is installed, else with the standard
-library. ``--categorical auto`` splits text columns by sets of categories (the
-model keeps the categories; a category unseen at fit is treated as missing).
-Errors are reported on one line with exit status 2.
+library. Text columns are split by sets of categories (the model keeps the
+categories; a category unseen at fit is treated as missing); ``--categorical
+none`` refuses them instead. Every error (a missing, truncated or badly
+encoded file, a bad parameter, a corrupt model) is reported on one line with
+exit status 2.
 """
 import argparse
 import csv
 import gzip
+import os
 import sys
+import warnings
+import zlib
 
 import numpy as np
 
@@ -48,8 +53,9 @@ def read_csv(path):
             rows = list(csv.reader(fh))
     except FileNotFoundError:
         raise CLIError(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise CLIError(f"cannot read {path}: {exc}") from None
+    except (OSError, EOFError, zlib.error, csv.Error, UnicodeDecodeError, ValueError) as exc:
+        # truncated or corrupt gzip, bad encoding, malformed CSV
+        raise CLIError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
     if not rows:
         raise CLIError(f"{path} is empty")
     header, body = rows[0], rows[1:]
@@ -82,8 +88,9 @@ def _features(header, columns, target, categorical, expected=None):
     if categorical != "auto":
         for name in names:
             if not _is_numeric(columns[name]):
-                raise CLIError(f"column {name!r} is not numeric; pass --categorical auto "
-                               "to split it by categories")
+                raise CLIError(f"column {name!r} is not numeric, and --categorical none "
+                               "refuses text columns (leave it out to split them by "
+                               "category)")
     try:
         import pandas as pd
     except ImportError:
@@ -211,8 +218,9 @@ def build_parser():
     fit.add_argument("--min-samples-leaf", type=int, default=1)
     fit.add_argument("--min-samples-split", type=int, default=2)
     fit.add_argument("--ccp-alpha", help="a float, or 'cv' to choose it by cross-validation")
-    fit.add_argument("--categorical", choices=["none", "auto"], default="none",
-                     help="auto: split text columns by sets of categories")
+    fit.add_argument("--categorical", choices=["none", "auto"], default="auto",
+                     help="auto (default): split text columns by sets of categories; "
+                          "none: refuse them")
     fit.add_argument("--algorithm", choices=["cart", "id3", "c4.5"], default="cart",
                      help="preset (see DecisionTreeClassifier); id3 and c4.5 split text "
                           "columns by category")
@@ -239,14 +247,28 @@ def build_parser():
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"warning: {_one_line(message)}", file=sys.stderr)
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    warnings.showwarning = _show_warning  # one line each, no source excerpt
     try:
         args.func(args)
     except (CLIError, ValueError, TypeError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # anything else still ends in one line, not a traceback
+        if os.environ.get("DTREE_DEBUG"):
+            raise
+        print(f"error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _one_line(exc):
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 if __name__ == "__main__":

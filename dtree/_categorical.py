@@ -7,6 +7,7 @@ become codes 0..k-1 stored as float32 in the feature matrix, missing values
 set of codes; predict encodes new data with the categories seen at fit.
 """
 import numbers
+import warnings
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def _looks_categorical(X, j):
     return False
 
 
-def resolve_mask(spec, X, names, n_features):
+def resolve_mask(spec, X, names, n_features, text_columns=None):
     """Boolean mask of the categorical columns from ``categorical_features``.
 
     Parameters
@@ -63,6 +64,8 @@ def resolve_mask(spec, X, names, n_features):
     names : ndarray of str or None
         Column names of X.
     n_features : int
+    text_columns : ndarray of bool or None
+        Which columns the frame X came from typed as text (polars), if known.
     """
     mask = np.zeros(n_features, dtype=bool)
     if spec is None:
@@ -71,6 +74,8 @@ def resolve_mask(spec, X, names, n_features):
         if spec != "auto":
             raise ValueError(f"categorical_features must be None, 'auto', indices, names "
                              f"or a boolean mask; got {spec!r}")
+        if text_columns is not None:
+            return np.asarray(text_columns, dtype=bool).copy()
         for j in range(n_features):
             mask[j] = _looks_categorical(X, j)
         return mask
@@ -95,6 +100,27 @@ def resolve_mask(spec, X, names, n_features):
             raise ValueError(f"categorical_features entries must be column indices or "
                              f"names; got {item!r}")
     return mask
+
+
+# "auto" warns about a text column with at least this share of distinct values
+# among its present ones (and at least IDENTIFIER_MIN of them): names, ids, tickets.
+IDENTIFIER_SHARE = 0.9
+IDENTIFIER_MIN = 20
+
+
+class IdentifierColumnWarning(UserWarning):
+    """A text column taken as categorical looks like an identifier."""
+
+
+def warn_if_identifier(values, categories, label):
+    """Warn when nearly every row has a category of its own (it cannot generalise)."""
+    present = int((~missing_mask(values)).sum())
+    if len(categories) >= IDENTIFIER_MIN and len(categories) >= IDENTIFIER_SHARE * present:
+        warnings.warn(
+            f"categorical {label} has {len(categories)} distinct values in {present} "
+            "rows: it looks like an identifier, and splits on it will not generalise. "
+            "Drop it, or list the columns to split by category in categorical_features.",
+            IdentifierColumnWarning, stacklevel=4)
 
 
 def missing_mask(values):

@@ -21,6 +21,7 @@ from ._pruning import (CV_RULES, RISKS, PruningSequence, cost_complexity_path, c
                        cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
                        reduced_error_leaves, select_row)
 from ._binning import fit_bins
+from ._frames import is_polars, polars_to_array
 from ._params import (CLASSIFIER, MAX_THREADS, REGRESSOR, InvalidParameterError,
                       clamp_to_data, is_int, is_real, validate_params)
 from ._c45 import grow_c45
@@ -453,15 +454,18 @@ class BaseDecisionTree(ParamsMixin):
         if self.handle_unknown not in ("error", "missing"):
             raise ValueError(f"handle_unknown must be 'error' or 'missing'; got "
                              f"{self.handle_unknown!r}")
+        X, text_columns = _unwrap_frame(X)
         n_columns = _n_columns(X)
         self._algorithm()  # a bad preset name is reported before the columns are read
         spec = self._categorical_spec()
-        mask = cat.resolve_mask(spec, X, names, n_columns) \
+        mask = cat.resolve_mask(spec, X, names, n_columns, text_columns) \
             if n_columns is not None else np.zeros(0, dtype=bool)
         categories = [None] * len(mask)
         for j in np.flatnonzero(mask):
-            categories[j] = cat.fit_categories(
-                cat.column_values(X, j), val._column_label(j, names))
+            label = val._column_label(j, names)
+            categories[j] = cat.fit_categories(cat.column_values(X, j), label)
+            if isinstance(spec, str):  # chosen by "auto", not by the user
+                cat.warn_if_identifier(cat.column_values(X, j), categories[j], label)
         X = self._to_matrix(X, mask, categories, names, allow_nan)
         self.n_features_in_ = X.shape[1]
         # (check_X has refused anything but a 2-D X, so mask covers every column)
@@ -549,6 +553,7 @@ class BaseDecisionTree(ParamsMixin):
         self._check_fitted()
         fitted_names = getattr(self, "feature_names_in_", None)
         val.check_feature_names(fitted_names, X, type(self).__name__)
+        X, _ = _unwrap_frame(X)
         return self._to_matrix(X, self.categorical_features_, self.categories_,
                                fitted_names, self._check_missing_param(),
                                n_features=self.n_features_in_)
@@ -772,8 +777,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
-                 validation_fraction=0.1, handle_missing="split", categorical_features=None,
-                 handle_unknown="error", algorithm="cart", n_jobs=None, max_bins=255):
+                 validation_fraction=0.1, handle_missing="split", categorical_features="auto",
+                 handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -975,8 +980,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
-                 handle_missing="split", categorical_features=None, handle_unknown="error",
-                 n_jobs=None, max_bins=255):
+                 handle_missing="split", categorical_features="auto",
+                 handle_unknown="missing", n_jobs=None, max_bins=255):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -1104,6 +1109,13 @@ def _numeric_column(X, j, label):
     except (TypeError, ValueError):
         raise ValueError(f"X {label} has non-numeric values; list it in "
                          "categorical_features (or use 'auto')") from None
+
+
+def _unwrap_frame(X):
+    """(X, mask of its text columns or None): polars frames become numpy arrays."""
+    if is_polars(X):
+        return polars_to_array(X)
+    return X, None
 
 
 def _n_columns(X):

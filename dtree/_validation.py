@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 
+from ._frames import is_polars, polars_names
+
 class NotFittedError(ValueError, AttributeError):
     """Raised when a method needing a fitted estimator is called before fit.
 
@@ -69,6 +71,8 @@ def _column_label(j, feature_names):
 
 def get_feature_names(X):
     """Column names of a DataFrame-like X if they are all strings, else None."""
+    if is_polars(X):
+        return polars_names(X)  # polars names are always strings
     columns = getattr(X, "columns", None)
     if columns is None or not hasattr(X, "iloc"):
         return None

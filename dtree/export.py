@@ -106,22 +106,27 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
                 stack.extend([(tree.children_left[i], d + 1), (tree.children_right[i], d + 1)])
         return depth
 
-    def walk(node, depth):
+    # an explicit stack: trees 1,000s of levels deep are real (no recursion limit)
+    stack = [("node", 0, 0)]
+    while stack:
+        kind, node, depth = stack.pop()
         indent = "|   " * depth + "|--- "
+        if kind == "right":  # the right branch's heading, once the left one is written
+            name = names[tree.feature[node]]
+            lines.append(indent + _condition(estimator, tree, node, name, decimals, False,
+                                             gt="> "))
+            stack.append(("node", tree.children_right[node], depth + 1))
+            continue
         if tree.children_left[node] == TREE_LEAF:
             lines.append(indent + _leaf_text(tree, node, classes, decimals, show_weights))
-            return
+            continue
         if depth > max_depth:
             lines.append(indent + f"truncated branch of depth {subtree_depth(node) + 1}")
-            return
+            continue
         name = names[tree.feature[node]]
         lines.append(indent + _condition(estimator, tree, node, name, decimals, True))
-        walk(tree.children_left[node], depth + 1)
-        lines.append(indent + _condition(estimator, tree, node, name, decimals, False,
-                                         gt="> "))
-        walk(tree.children_right[node], depth + 1)
-
-    walk(0, 0)
+        stack.append(("right", node, depth))
+        stack.append(("node", tree.children_left[node], depth + 1))
     return "\n".join(lines) + "\n"
 
 
@@ -159,36 +164,117 @@ def export_compact(estimator):
 def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2):
     """One if-then rule per leaf, in left-to-right leaf order.
 
+    The tests along a leaf's path are merged per feature (the tightest bounds
+    of a numeric feature, the categories still allowed for a categorical one),
+    so a rule has at most two conditions per feature however deep the tree:
+    the text is linear in the number of leaves times features, not quadratic
+    in depth.
+
     Returns
     -------
     str
         Lines such as ``if petal_width <= 0.80 then class = setosa
-        (proba 1.00, samples 50)``.
+        (proba 1.00) [samples 50]``.
     """
     tree = _fitted_tree(estimator)
     names = _names(estimator, feature_names)
     classes = _class_names(estimator, class_names)
     rules = []
-    stack = [(0, [])]
+    path = _PathBounds(tree)
+    # pops in this order for a split: test left, left subtree, undo, test right,
+    # right subtree, undo; so the path's bounds are always those of the node
+    stack = [("enter", 0)]
     while stack:
-        node, conditions = stack.pop()
-        if tree.children_left[node] == TREE_LEAF:
-            premise = " and ".join(conditions) if conditions else "true"
-            n = int(tree.n_node_samples[node])
-            if classes is None:
-                outcome = f"value = {tree.value[node, 0, 0]:.{decimals}f}"
-            else:
-                proba = tree.value[node, 0, :]
-                k = int(np.argmax(proba))
-                outcome = f"class = {classes[k]} (proba {proba[k]:.{decimals}f})"
-            rules.append(f"if {premise} then {outcome} [samples {n}]")
+        kind, item = stack.pop()
+        if kind == "test":
+            path.apply(*item)
             continue
-        name = names[tree.feature[node]]
-        right = _condition(estimator, tree, node, name, decimals, False)
-        left = _condition(estimator, tree, node, name, decimals, True)
-        stack.append((tree.children_right[node], conditions + [right]))
-        stack.append((tree.children_left[node], conditions + [left]))
+        if kind == "undo":
+            path.undo()
+            continue
+        node = item
+        if tree.children_left[node] != TREE_LEAF:
+            stack.extend([("undo", None), ("enter", tree.children_right[node]),
+                          ("test", (node, False)),
+                          ("undo", None), ("enter", tree.children_left[node]),
+                          ("test", (node, True))])
+            continue
+        premise = path.text(estimator, names, decimals) or "true"
+        n = int(tree.n_node_samples[node])
+        if classes is None:
+            outcome = f"value = {tree.value[node, 0, 0]:.{decimals}f}"
+        else:
+            proba = tree.value[node, 0, :]
+            k = int(np.argmax(proba))
+            outcome = f"class = {classes[k]} (proba {proba[k]:.{decimals}f})"
+        rules.append(f"if {premise} then {outcome} [samples {n}]")
     return "\n".join(rules) + "\n"
+
+
+class _PathBounds:
+    """The tests on the path from the root, merged per feature, with an undo log.
+
+    A numeric feature keeps (strict lower bound, upper bound); a categorical
+    one the categories still allowed (after a left turn) or those excluded
+    (right turns only). Applying a test logs the feature's previous state, so
+    walking down and back up costs O(1) per node.
+    """
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.state = {}   # feature -> bounds
+        self.order = []   # features in the order they were first tested
+        self.log = []     # (feature, previous state or None)
+
+    def apply(self, node, goes_left):
+        tree = self.tree
+        f = int(tree.feature[node])
+        previous = self.state.get(f)
+        if tree.categorical_set[node] >= 0:
+            codes = frozenset(int(c) for c in tree.left_categories(node))
+            allowed, excluded = previous or (None, frozenset())
+            if goes_left:
+                allowed = codes if allowed is None else allowed & codes
+            elif allowed is not None:
+                allowed = allowed - codes
+            else:
+                excluded = excluded | codes
+            new = (allowed, excluded)
+        else:
+            low, high = previous or (-np.inf, np.inf)
+            t = float(tree.threshold[node])
+            new = (low, min(high, t)) if goes_left else (max(low, t), high)
+        if previous is None:
+            self.order.append(f)
+        self.state[f] = new
+        self.log.append((f, previous))
+
+    def undo(self):
+        f, previous = self.log.pop()
+        if previous is None:
+            del self.state[f]
+            self.order.pop()  # a feature first tested here was the last one added
+        else:
+            self.state[f] = previous
+
+    def text(self, estimator, names, decimals):
+        parts = []
+        for f in self.order:
+            bounds = self.state[f]
+            if isinstance(bounds[1], frozenset):
+                allowed, excluded = bounds
+                listed = allowed if allowed is not None else excluded
+                cats = estimator.categories_[f]
+                shown = "{" + ", ".join(str(cats[c]) for c in sorted(listed)) + "}"
+                parts.append(f"{names[f]} {'in' if allowed is not None else 'not in'} "
+                             f"{shown}")
+                continue
+            low, high = bounds
+            if low > -np.inf:
+                parts.append(f"{names[f]} > {low:.{decimals}f}")
+            if high < np.inf:
+                parts.append(f"{names[f]} <= {high:.{decimals}f}")
+        return " and ".join(parts)
 
 
 _PALETTE = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
@@ -298,20 +384,20 @@ def plot_tree(estimator, *, feature_names=None, class_names=None, max_depth=None
     classes = _class_names(estimator, class_names)
     value_range = (tree.value[:, 0, 0].min(), tree.value[:, 0, 0].max())
     # x position: leaves evenly spaced in order, parents centred over children
-    positions, next_leaf = {}, [0]
-
-    def place(node, depth):
+    positions, next_leaf = {}, 0
+    stack = [(0, 0, False)]  # (node, depth, children placed): no recursion limit
+    while stack:
+        node, depth, done = stack.pop()
         left, right = tree.children_left[node], tree.children_right[node]
-        if left == TREE_LEAF or (max_depth is not None and depth >= max_depth):
-            positions[node] = (next_leaf[0], depth)
-            next_leaf[0] += 1
-            return
-        place(left, depth + 1)
-        place(right, depth + 1)
-        positions[node] = ((positions[left][0] + positions[right][0]) / 2.0, depth)
-
-    place(0, 0)
-    width = max(next_leaf[0], 1)
+        if done:
+            positions[node] = ((positions[left][0] + positions[right][0]) / 2.0, depth)
+        elif left == TREE_LEAF or (max_depth is not None and depth >= max_depth):
+            positions[node] = (next_leaf, depth)
+            next_leaf += 1
+        else:
+            stack.extend([(node, depth, True), (right, depth + 1, False),
+                          (left, depth + 1, False)])
+    width = max(next_leaf, 1)
     height = max(d for _, d in positions.values()) + 1
     ax = _axes(ax, (min(2 + 1.6 * width, 40), min(1.5 + 1.3 * height, 30)))
     ax.set_axis_off()

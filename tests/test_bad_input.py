@@ -21,7 +21,8 @@ Y = np.array([0, 1] * 5)
 def test_bad_X_shapes_and_types(bad_X, message):
     y = Y[: len(bad_X)] if hasattr(bad_X, "__len__") and len(bad_X) else Y[:0]
     with pytest.raises(ValueError, match=message):
-        DecisionTreeClassifier().fit(bad_X, y)
+        # (text columns are categories by default; None asks for numbers only)
+        DecisionTreeClassifier(categorical_features=None).fit(bad_X, y)
 
 
 @pytest.mark.parametrize("value", [np.inf, -np.inf])
@@ -50,7 +51,10 @@ def test_nan_is_refused_where_missing_values_are_disabled():
 def test_non_numeric_dataframe_column_is_named():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "color": ["red", "blue", "red"]})
     with pytest.raises(ValueError, match=r"column 1 \('color'\) has non-numeric"):
-        DecisionTreeClassifier().fit(frame, [0, 1, 0])
+        DecisionTreeClassifier(categorical_features=None).fit(frame, [0, 1, 0])
+    # by default the text column is split by category
+    model = DecisionTreeClassifier().fit(frame, [0, 1, 0])
+    assert model.categorical_features_.tolist() == [False, True]
 
 
 def test_too_large_for_float32_is_reported():

@@ -55,11 +55,11 @@ def test_a_subset_split_beats_any_threshold():
 def test_unknown_categories_follow_handle_unknown():
     X = pd.DataFrame({"c": ["x", "y", "z", "x", "y", "z"]})
     y = [0, 1, 1, 0, 1, 1]
-    strict = DecisionTreeClassifier(categorical_features="auto").fit(X, y)
+    strict = DecisionTreeClassifier(categorical_features="auto",
+                                    handle_unknown="error").fit(X, y)
     with pytest.raises(ValueError, match="category 'w', unseen at fit"):
         strict.predict(pd.DataFrame({"c": ["w"]}))
-    lenient = DecisionTreeClassifier(categorical_features="auto",
-                                     handle_unknown="missing").fit(X, y)
+    lenient = DecisionTreeClassifier().fit(X, y)  # the defaults: "auto", "missing"
     # like a missing value, 'w' follows the larger child: {y, z}
     assert lenient.predict(pd.DataFrame({"c": ["w", None]})).tolist() == [1, 1]
 

@@ -65,7 +65,8 @@ def test_errors_are_one_line_with_status_2(tmp_path):
     run("fit", path("kyphosis"), "--target", "Kyphosis", "-o", model)
     cases = [
         (("fit", path("kyphosis"), "--target", "Missing", "-o", model), "target column"),
-        (("fit", path("car_evaluation"), "--target", "class", "-o", model), "not numeric"),
+        (("fit", path("car_evaluation"), "--target", "class", "--categorical", "none",
+          "-o", model), "not numeric"),
         (("fit", tmp_path / "none.csv", "--target", "x", "-o", model), "no such file"),
         (("fit", path("kyphosis"), "--target", "Kyphosis", "-o",
           tmp_path / "no" / "dir" / "m"), "cannot write"),
@@ -112,3 +113,67 @@ def test_fit_with_the_c45_preset(tmp_path):
     refused = run("fit", path("california_housing"), "--target", "median_house_value",
                   "--algorithm", "id3", "-o", tmp_path / "x.dtree", check=False)
     assert refused.returncode == 2 and "classification" in refused.stderr
+
+
+def test_text_columns_are_categories_by_default(tmp_path):
+    model = tmp_path / "titanic.dtree"
+    proc = run("fit", path("titanic"), "--target", "Survived", "--max-depth", "4",
+               "-o", model)
+    loaded = dtree.load(model)
+    names = list(loaded.feature_names_in_)
+    assert loaded.categorical_features_[names.index("Sex")]
+    assert not loaded.categorical_features_[names.index("Age")]
+    # the Name column is flagged as an identifier, on one line
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+    assert any("'Name'" in line and "identifier" in line for line in warnings)
+    assert "Traceback" not in proc.stderr and "est.fit" not in proc.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    ("truncated", "EOFError"),
+    ("not gzip", "BadGzipFile"),
+    ("latin-1", "UnicodeDecodeError"),
+    ("empty", "cannot read"),
+])
+def test_unreadable_inputs_end_in_one_line(tmp_path, content, message):
+    import gzip
+
+    raw = gzip.decompress(path("titanic").read_bytes())
+    target = tmp_path / ("data.csv.gz" if content in ("truncated", "not gzip") else "data.csv")
+    if content == "truncated":
+        target.write_bytes(gzip.compress(raw)[:2000])
+    elif content == "not gzip":
+        target.write_bytes(b"definitely not gzip\n" * 10)
+    elif content == "latin-1":
+        target.write_bytes("a,b,y\ncaf\xe9,1,0\nthé,2,1\n".encode("latin-1"))
+    else:
+        target.write_bytes(b"")
+    proc = run("fit", target, "--target", "y", "-o", tmp_path / "m.dtree", check=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0]
+
+
+@pytest.mark.parametrize("flag, value, fits", [
+    ("--max-depth", 2**63, True), ("--min-samples-split", 2**63, True),
+    ("--min-samples-leaf", 2**62, True), ("--max-depth", 0, False),
+    ("--random-state", -1, False),
+])
+def test_huge_or_bad_integers_from_the_shell(tmp_path, flag, value, fits):
+    proc = run("fit", path("kyphosis"), "--target", "Kyphosis", flag, value,
+               "-o", tmp_path / "m.dtree", check=False)
+    if fits:
+        assert proc.returncode == 0, proc.stderr
+    else:
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1 and f"'{flag[2:].replace('-', '_')}' parameter" \
+            in proc.stderr
+
+
+def test_special_files_as_models_end_in_one_line(tmp_path):
+    import os
+
+    special = "/dev/zero" if os.path.exists("/dev/zero") else tmp_path
+    proc = run("show", special, check=False)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "error:" in proc.stderr and "Traceback" not in proc.stderr
