@@ -654,8 +654,19 @@ class DecisionTreeClassifier(BaseDecisionTree):
         Minimum fraction of the total sample weight in each leaf.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Number of features drawn at random for each split (None: all).
-    random_state : int, RandomState, Generator or None, default=None
+    random_state : int in [0, 2**32 - 1], RandomState, Generator or None, default=None
         Seed of the feature draw (used only when max_features < n_features).
+
+    Every parameter is checked when ``fit`` starts, those the configuration
+    does not use included; a bad one raises ``InvalidParameterError`` (a
+    ValueError and a TypeError) naming it. Integer sizes beyond what the data
+    allows (``max_leaf_nodes``, ``max_depth``, ``min_samples_*`` above the
+    number of samples) act as that bound.
+
+    Weights and targets may have any scale: uniform sample weights give the
+    unit-weight tree, and weights anywhere in float64 or targets up to
+    ±1e308 give the tree of the same data in moderate units (see
+    ``dtree._scaling``).
     max_leaf_nodes : int or None, default=None
         Grow best-first with at most this many leaves.
     min_impurity_decrease : float, default=0.0
@@ -693,15 +704,21 @@ class DecisionTreeClassifier(BaseDecisionTree):
         missing values go left or right (both are tried, as is a split on
         missingness alone); where a node saw none at fit, NaN follows the child
         with more samples. "error" refuses NaN.
-    categorical_features : None, "auto", indices, names or boolean mask, default=None
+    categorical_features : None, "auto", indices, names or boolean mask, default="auto"
         Columns split by sets of categories instead of thresholds. "auto":
-        pandas category / object / string columns (object columns of text in
-        an array). Categories (at most 1024 per column) are the distinct values
-        seen at fit; missing values are NaN/None and follow ``handle_missing``.
+        text columns, that is pandas category / object / string columns,
+        pyarrow-backed strings, polars String / Categorical / Enum columns and
+        object columns of text in an array; numbers stay numbers, so numeric
+        input gives the same tree as with None. A column "auto" picks that has
+        a distinct value in nearly every row (an identifier) draws an
+        ``IdentifierColumnWarning``. None: numbers only (text is refused).
+        Categories (at most 1024 per column) are the distinct values seen at
+        fit; missing values are NaN/None and follow ``handle_missing``.
         Subsets are searched exactly up to 12 categories at a node, above that
         by Breiman's ordering (two classes, regression) or one-vs-rest.
-    handle_unknown : {"error", "missing"}, default="error"
-        A category unseen at fit: refuse it, or route it as a missing value.
+    handle_unknown : {"error", "missing"}, default="missing"
+        A category unseen at fit: route it as a missing value (as
+        scikit-learn's histogram gradient boosting does), or refuse it.
     algorithm : {"cart", "id3", "c4.5"}, default="cart"
         A preset; parameters given explicitly override it (the defaults
         ``criterion="gini"``, ``min_samples_leaf=1`` and ``pruning=None`` mean
