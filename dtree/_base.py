@@ -19,6 +19,12 @@ class ParamsMixin:
             if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         )
 
+    @classmethod
+    def _param_defaults(cls):
+        signature = inspect.signature(cls.__init__)
+        return {name: p.default for name, p in signature.parameters.items()
+                if name in cls._param_names()}
+
     def get_params(self, deep=True):
         """Parameters of this estimator.
 

@@ -126,9 +126,12 @@ def warn_if_identifier(values, categories, label):
 def missing_mask(values):
     """Which entries of an object array are missing (None or NaN), vectorised."""
     values = np.asarray(values, dtype=object)
-    with np.errstate(invalid="ignore"):
-        mask = np.asarray(values == None, dtype=bool)  # noqa: E711 (elementwise)
-        mask |= np.asarray(values != values, dtype=bool)  # NaN
+    try:
+        with np.errstate(invalid="ignore"):
+            mask = np.asarray(values == None, dtype=bool)  # noqa: E711 (elementwise)
+            mask |= np.asarray(values != values, dtype=bool)  # NaN
+    except ValueError:  # arrays among the values compare elementwise: one by one
+        mask = np.array([_is_missing(v) for v in values], dtype=bool).reshape(values.shape)
     return mask
 
 
@@ -136,6 +139,7 @@ def fit_categories(values, label):
     """Sorted distinct non-missing values of a column (its categories)."""
     values = np.asarray(values, dtype=object)
     present = values[~missing_mask(values)]
+    _refuse_unhashable(present, label)
     try:
         if present.size and isinstance(present[0], str):
             # text: unique in C on a unicode array (non-text values become text)
@@ -148,6 +152,9 @@ def fit_categories(values, label):
         distinct = sorted({str(v) for v in distinct})
     for v in distinct:
         if isinstance(v, numbers.Real) and not isinstance(v, bool) and \
+                not np.isfinite(float(v)):
+            raise ValueError(f"categorical {label} has the non-finite value {v!r}")
+        if isinstance(v, numbers.Real) and not isinstance(v, bool) and \
                 float(v) != round(float(v)):
             raise ValueError(f"categorical {label} has the non-integer value {v!r}: a "
                              "numeric category must be a whole number (or pass the column "
@@ -156,6 +163,20 @@ def fit_categories(values, label):
         raise ValueError(f"categorical {label} has {len(distinct)} categories; at most "
                          f"{MAX_CATEGORIES} are supported")
     return np.asarray(distinct, dtype=object)
+
+
+def _refuse_unhashable(present, label):
+    """A category is a number or text: lists, arrays or dicts in a column are refused."""
+    try:
+        set(present.tolist())
+    except TypeError:
+        for value in present:
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(f"categorical {label} holds a value of type "
+                                f"{type(value).__name__} ({value!r:.40}); a category must be "
+                                "a number, text or another hashable value") from None
 
 
 def _sorted_keys(values, missing, categories):

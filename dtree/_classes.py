@@ -19,7 +19,7 @@ from ._criterion import CRITERIA
 from ._nodes import Tree
 from ._pruning import (CV_RULES, RISKS, PruningSequence, cost_complexity_path, cp_table,
                        cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
-                       reduced_error_leaves, select_row)
+                       reduced_error_leaves, select_row, target_exponent)
 from ._binning import fit_bins
 from ._frames import is_polars, polars_to_array
 from ._params import (CLASSIFIER, MAX_THREADS, REGRESSOR, InvalidParameterError,
@@ -346,12 +346,15 @@ class BaseDecisionTree(ParamsMixin):
     def _prune_by_cross_validation(self, tree, X, encoded_y, weights, n_classes):
         """Choose alpha by k-fold cross-validation over the pruning sequence (rpart)."""
         table, seq = cp_table(tree, self.prune_risk)
-        w = np.ones(X.shape[0]) if weights is None else weights
+        # losses in units where neither weights nor squared targets overflow
+        w = np.ones(X.shape[0]) if weights is None else weights / weights.max()
+        exponent = 0 if n_classes > 0 else target_exponent(encoded_y)
+        y_scaled = encoded_y if n_classes > 0 else np.ldexp(encoded_y, -exponent)
         if n_classes > 0:
-            counts = tree.value[0, 0, :] * tree.weighted_n_node_samples[0]
-            root_loss = tree.weighted_n_node_samples[0] - counts.max()
+            counts = np.bincount(encoded_y, weights=w, minlength=n_classes)
+            root_loss = w.sum() - counts.max()
         else:
-            root_loss = tree.weighted_n_node_samples[0] * tree.impurity[0]
+            root_loss = np.sum(w * (y_scaled - np.average(y_scaled, weights=w)) ** 2)
         if tree.node_count == 1 or root_loss <= 0:
             table.xerror = np.zeros(len(table))
             table.xstd = np.zeros(len(table))
@@ -364,8 +367,8 @@ class BaseDecisionTree(ParamsMixin):
                 fold_tree = self._grow(X[train], encoded_y[train],
                                        None if weights is None else weights[train], n_classes)
                 fold_seq = PruningSequence(fold_tree, self.prune_risk)
-                s, q = cross_validated_losses(fold_tree, fold_seq, X[test], encoded_y[test],
-                                              w[test], table.alpha)
+                s, q = cross_validated_losses(fold_tree, fold_seq, X[test], y_scaled[test],
+                                              w[test], table.alpha, exponent)
                 sums += s
                 squares += q
             table.xerror = sums / root_loss
@@ -387,10 +390,7 @@ class BaseDecisionTree(ParamsMixin):
         splits = list(cv.split(X, encoded_y)) if hasattr(cv, "split") else list(cv)
         if not splits:
             raise ValueError("cv gave no (train, test) splits")
-        for train, test in splits:
-            if len(train) == 0 or len(test) == 0:
-                raise ValueError("every cv split needs training and test samples")
-        return [(np.asarray(train), np.asarray(test)) for train, test in splits]
+        return [_check_fold(pair, k, X.shape[0]) for k, pair in enumerate(splits)]
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Effective alphas and total leaf risks of the minimal cost-complexity pruning.
@@ -1126,6 +1126,32 @@ def _numeric_column(X, j, label):
     except (TypeError, ValueError):
         raise ValueError(f"X {label} has non-numeric values; list it in "
                          "categorical_features (or use 'auto')") from None
+
+
+def _check_fold(pair, k, n_samples):
+    """A user's (train, test) pair as integer index arrays within the data."""
+    try:
+        train, test = pair
+    except (TypeError, ValueError):
+        raise ValueError(f"cv split {k} is not a (train, test) pair") from None
+    out = []
+    for part, indices in (("train", train), ("test", test)):
+        try:
+            indices = np.asarray(indices)
+        except (TypeError, ValueError):
+            raise ValueError(f"cv split {k}: the {part} indices are not an array") from None
+        if indices.dtype == bool and indices.shape == (n_samples,):
+            indices = np.flatnonzero(indices)  # a mask
+        if indices.ndim != 1 or (indices.size and indices.dtype.kind not in "iu"):
+            raise ValueError(f"cv split {k}: the {part} indices must be a 1-D array of "
+                             f"integers; got dtype {indices.dtype}, shape {indices.shape}")
+        if indices.size == 0:
+            raise ValueError("every cv split needs training and test samples")
+        if indices.min() < 0 or indices.max() >= n_samples:
+            raise ValueError(f"cv split {k}: {part} indices must lie in [0, {n_samples}); "
+                             f"got {indices.min()} to {indices.max()}")
+        out.append(indices.astype(np.intp))
+    return tuple(out)
 
 
 def _unwrap_frame(X):

@@ -116,16 +116,19 @@ def to_dict(estimator):
     estimator._check_fitted()
     tree = estimator.tree_
     params = {}
+    defaults = estimator._param_defaults()
     for name, value in estimator.get_params().items():
-        if isinstance(value, (np.integer, np.floating)):
+        if isinstance(value, (np.integer, np.floating, np.bool_)):
             value = value.item()
         if value is None or isinstance(value, (str, int, float, bool)):
             params[name] = value
         elif isinstance(value, dict):  # class_weight
             params[name] = {"__dict_items__": [[_plain(k), _plain(v)]
                                                for k, v in value.items()]}
-        else:  # RandomState objects, CV splitters: not part of a fitted model
-            params[name] = None
+        elif _plain_list(value):  # categorical_features as indices, names or a mask
+            params[name] = [_plain(v) for v in value]
+        else:  # RandomState objects, CV splitters or folds: not part of a fitted model
+            params[name] = defaults[name]
     out = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
@@ -158,6 +161,15 @@ def _stored_column(tree, name):
     if name in STORED_SCALED:
         return getattr(tree, STORED_SCALED[name])
     return getattr(tree, name)
+
+
+def _plain_list(value):
+    """A list, tuple or 1-D array of plain numbers, text or bools (JSON carries it)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist() if value.ndim == 1 else None
+    if not isinstance(value, (list, tuple)):
+        return False
+    return all(isinstance(_plain(v), (str, int, float, bool)) for v in value)
 
 
 def _plain(value):
@@ -248,7 +260,8 @@ def _build(header, arrays):
                     isinstance(i, list) and len(i) == 2 for i in items):
                 raise ModelFileError(f"parameter {name!r} is malformed")
             value = {k: v for k, v in items}
-        elif not (value is None or isinstance(value, (str, int, float, bool))):
+        elif not (value is None or isinstance(value, (str, int, float, bool))
+                  or _plain_list(value)):
             raise ModelFileError(f"parameter {name!r} has an unsupported type")
         clean[name] = value
     estimator = cls(**clean)

@@ -120,7 +120,9 @@ class Tree:
             value = (stats[:, 0] / safe)[:, None, None]
         return cls(children_left=arrays["children_left"],
                    children_right=arrays["children_right"], feature=arrays["feature"],
-                   threshold=arrays["threshold"], value=value, impurity=arrays["impurity"],
+                   threshold=arrays["threshold"], value=value,
+                   # a variance computed as E[y^2] - E[y]^2 can round below zero
+                   impurity=np.maximum(arrays["impurity"], 0.0),
                    n_node_samples=arrays["n_node_samples"],
                    weighted_n_node_samples=weights, node_depth=arrays["depth"],
                    n_features=n_features, n_classes=n_classes,

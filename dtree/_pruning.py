@@ -319,12 +319,15 @@ def cp_table(tree, risk):
     return table, seq
 
 
-def cross_validated_losses(tree, seq, X_test, y_test, w_test, eval_alphas):
+def cross_validated_losses(tree, seq, X_test, y_test, w_test, eval_alphas, exponent=0):
     """Held-out loss of the pruned subtrees of a fold's tree at every eval alpha.
 
     Each node is the leaf a sample ends in for the alphas in
     ``[m(node), m(parent))`` where ``m`` is the smallest collapse alpha on the
     path from the root; the losses are spread over those ranges at once.
+
+    ``exponent``: regression losses are those of targets scaled by
+    ``2**-exponent`` (``y_test`` is given scaled), so that squares cannot overflow.
 
     Returns
     -------
@@ -342,7 +345,7 @@ def cross_validated_losses(tree, seq, X_test, y_test, w_test, eval_alphas):
     parent = _parents(tree)
     m_parent = np.where(parent >= 0, m[np.maximum(parent, 0)], np.inf)
 
-    rows, nodes, loss = _path_losses(tree, X_test, y_test)
+    rows, nodes, loss = _path_losses(tree, X_test, y_test, exponent)
     weight = w_test[rows]
     lo = np.searchsorted(sorted_alphas, m[nodes], side="left")
     hi = np.searchsorted(sorted_alphas, m_parent[nodes], side="left")
@@ -359,10 +362,18 @@ def cross_validated_losses(tree, seq, X_test, y_test, w_test, eval_alphas):
     return sums, squares
 
 
-def _path_losses(tree, X, y):
+def target_exponent(y):
+    """The power of two bringing regression targets to at most 1 in magnitude."""
+    top = float(np.max(np.abs(y))) if y.size else 0.0
+    return int(np.frexp(top)[1]) if top > 0 else 0
+
+
+def _path_losses(tree, X, y, exponent=0):
     """Every (sample, node on its path) pair and the sample's loss if that node were a leaf.
 
-    0/1 loss for classifiers (``y`` holds class codes), squared error for regressors.
+    0/1 loss for classifiers (``y`` holds class codes), squared error for
+    regressors, in units where the targets are scaled by ``2**-exponent`` (``y``
+    is given scaled).
     """
     path = tree.decision_path(X)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(path.indptr))
@@ -371,7 +382,7 @@ def _path_losses(tree, X, y):
         node_class = np.argmax(tree.value[:, 0, :], axis=1)
         loss = (node_class[nodes] != y[rows]).astype(np.float64)
     else:
-        loss = (y[rows] - tree.value[nodes, 0, 0]) ** 2
+        loss = (y[rows] - np.ldexp(tree.value[nodes, 0, 0], -exponent)) ** 2
     return rows, nodes, loss
 
 
@@ -464,6 +475,11 @@ def reduced_error_leaves(tree, X_val, y_val, w_val):
     samples reaching it is no larger than the subtree's (0/1 loss for
     classifiers, squared error for regressors).
     """
-    rows, nodes, loss = _path_losses(tree, X_val, y_val)
+    # only comparisons follow: losses of scaled targets and weights cannot overflow
+    exponent = 0 if tree.is_classifier else target_exponent(y_val)
+    if exponent:
+        y_val = np.ldexp(y_val, -exponent)
+    rows, nodes, loss = _path_losses(tree, X_val, y_val, exponent)
+    w_val = w_val / w_val.max()
     as_leaf = np.bincount(nodes, weights=w_val[rows] * loss, minlength=tree.node_count)
     return _replace_bottom_up(tree, as_leaf)

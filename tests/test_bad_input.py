@@ -205,3 +205,35 @@ def test_sparse_input_is_refused_before_categories_are_looked_at():
                    dict(splitter="hist")):
         with pytest.raises(TypeError, match="sparse input is not supported"):
             DecisionTreeClassifier(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("cv, message", [
+    ([(np.arange(5), np.arange(5, 12))], r"cv split 0: test indices must lie in \[0, 10\)"),
+    ([(np.arange(5) - 1, np.arange(5, 10))], r"cv split 0: train indices must lie"),
+    ([(np.arange(5) * 1.0, np.arange(5, 10))], "train indices must be a 1-D array of integers"),
+    ([(np.arange(5), np.arange(5, 10)), (np.arange(5), ["a"])], "cv split 1: the test"),
+    ([(1, 2, 3)], r"cv split 0 is not a \(train, test\) pair"),
+    ([(np.arange(5), [])], "needs training and test samples"),
+])
+def test_custom_cv_splits_are_checked(cv, message):
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier(ccp_alpha="cv", cv=cv).fit(X, Y)
+
+
+def test_boolean_masks_are_cv_splits_too():
+    mask = np.arange(10) < 5
+    model = DecisionTreeClassifier(ccp_alpha="cv", cv=[(mask, ~mask), (~mask, mask)]).fit(X, Y)
+    assert model.cp_table_.xerror.shape == (len(model.cp_table_),)
+
+
+@pytest.mark.parametrize("value", [[1, 2], {"a": 1}, np.array([1, 2])])
+def test_unhashable_categories_name_the_column(value):
+    frame = pd.DataFrame({"ok": np.arange(10.0), "bad": [value] * 10})
+    with pytest.raises(TypeError, match=r"column 1 \('bad'\) holds a value of type"):
+        DecisionTreeClassifier().fit(frame, Y)
+
+
+def test_non_finite_numeric_categories_are_refused():
+    with pytest.raises(ValueError, match="non-finite value"):
+        DecisionTreeClassifier(categorical_features=[0]).fit(
+            np.array([[1.0], [np.inf]] * 5), Y)
