@@ -19,7 +19,7 @@ from ._criterion import CRITERIA
 from ._nodes import Tree
 from ._pruning import (CV_RULES, RISKS, PruningSequence, cost_complexity_path, cp_table,
                        cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
-                       reduced_error_leaves, select_row, target_exponent)
+                       reduced_error_leaves, select_row)
 from ._binning import fit_bins
 from ._frames import is_polars, polars_to_array
 from ._params import (CLASSIFIER, MAX_THREADS, REGRESSOR, InvalidParameterError,
@@ -174,7 +174,7 @@ class BaseDecisionTree(ParamsMixin):
                     min_impurity_decrease=decrease, max_leaf_nodes=max_leaf_nodes,
                     max_features=n_draw)
 
-    def _grow(self, X, encoded_y, weights, n_classes):
+    def _grow(self, X, encoded_y, weights, n_classes, y_exp=None):
         """An unpruned tree grown with this estimator's growth parameters.
 
         Weights (and regression targets) are scaled by a power of two to near 1
@@ -192,7 +192,8 @@ class BaseDecisionTree(ParamsMixin):
         else:
             w_exp = power_of_two_scale(weights, moderate=MODERATE)
             weights, w_unit = scaled(weights, w_exp), math.ldexp(1.0, w_exp)
-        y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
+        if y_exp is None:  # (a fit passes one exponent to all its trees: folds too)
+            y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
         encoded_y = scaled(encoded_y, y_exp)
         limits = self._resolve_params(X.shape[0], X.shape[1],
                                       float(weights.sum()) if weights is not None
@@ -299,21 +300,25 @@ class BaseDecisionTree(ParamsMixin):
         for name in ("cp_table_", "ccp_alpha_"):
             self.__dict__.pop(name, None)
         pruning = self._pruning_method()
+        # every tree of this fit (folds and hold-outs too) shares one target scale,
+        # so that pruning compares their alphas in the same units
+        y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
         if pruning == "reduced_error":
             valid = _holdout(encoded_y, n_classes, self.validation_fraction,
                              _rng(self.random_state))
             train = ~valid
             tree = self._grow(X[train], encoded_y[train],
-                              None if weights is None else weights[train], n_classes)
+                              None if weights is None else weights[train], n_classes, y_exp)
             w_valid = np.ones(valid.sum()) if weights is None else weights[valid]
             tree = tree.subtree(reduced_error_leaves(tree, X[valid], encoded_y[valid],
                                                      w_valid))
         else:
-            tree = self._grow(X, encoded_y, weights, n_classes)
+            tree = self._grow(X, encoded_y, weights, n_classes, y_exp)
             if pruning == "pessimistic":
                 tree = tree.subtree(pessimistic_leaves(tree, self.cf))
         if isinstance(self.ccp_alpha, str):
-            tree = self._prune_by_cross_validation(tree, X, encoded_y, weights, n_classes)
+            tree = self._prune_by_cross_validation(tree, X, encoded_y, weights, n_classes,
+                                                   y_exp)
         elif self.ccp_alpha > 0.0:
             tree = prune_ccp(tree, float(self.ccp_alpha), self.prune_risk)
             self.ccp_alpha_ = float(self.ccp_alpha)
@@ -343,13 +348,12 @@ class BaseDecisionTree(ParamsMixin):
                         f"cv={self.cv} is larger than the smallest class count ({smallest}): "
                         "every fold needs every class")
 
-    def _prune_by_cross_validation(self, tree, X, encoded_y, weights, n_classes):
+    def _prune_by_cross_validation(self, tree, X, encoded_y, weights, n_classes, y_exp):
         """Choose alpha by k-fold cross-validation over the pruning sequence (rpart)."""
         table, seq = cp_table(tree, self.prune_risk)
         # losses in units where neither weights nor squared targets overflow
         w = np.ones(X.shape[0]) if weights is None else weights / weights.max()
-        exponent = 0 if n_classes > 0 else target_exponent(encoded_y)
-        y_scaled = encoded_y if n_classes > 0 else np.ldexp(encoded_y, -exponent)
+        y_scaled = encoded_y if n_classes > 0 else np.ldexp(encoded_y, -y_exp)
         if n_classes > 0:
             counts = np.bincount(encoded_y, weights=w, minlength=n_classes)
             root_loss = w.sum() - counts.max()
@@ -365,20 +369,20 @@ class BaseDecisionTree(ParamsMixin):
             for train, test in self._cv_splits(X, encoded_y, n_classes):
                 total += w[test].sum()
                 fold_tree = self._grow(X[train], encoded_y[train],
-                                       None if weights is None else weights[train], n_classes)
+                                       None if weights is None else weights[train], n_classes,
+                                       y_exp)
                 fold_seq = PruningSequence(fold_tree, self.prune_risk)
                 s, q = cross_validated_losses(fold_tree, fold_seq, X[test], y_scaled[test],
-                                              w[test], table.alpha, exponent)
+                                              w[test], table.scaled_alpha, y_exp)
                 sums += s
                 squares += q
             table.xerror = sums / root_loss
             table.xstd = np.sqrt(np.maximum(squares - sums ** 2 / total, 0.0)) / root_loss
         table.rule = self.cv_rule
         table.selected = select_row(table, self.cv_rule)
-        alpha = float(table.alpha[table.selected])
         self.cp_table_ = table
-        self.ccp_alpha_ = alpha
-        return tree.subtree(seq.leaves_at(alpha, tree.node_count))
+        self.ccp_alpha_ = float(table.alpha[table.selected])
+        return tree.subtree(seq.leaves_at(table.scaled_alpha[table.selected], tree.node_count))
 
     def _cv_splits(self, X, encoded_y, n_classes):
         """(train, test) index arrays: our folds for an int ``cv``, else the user's."""

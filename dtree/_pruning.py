@@ -15,6 +15,8 @@ import heapq
 
 import numpy as np
 
+from ._scaling import power_of_two_scale, scale_limit
+
 from ._nodes import TREE_LEAF
 from ._c45 import binomial_upper_bounds
 
@@ -43,7 +45,8 @@ def node_risk(tree, risk):
     if risk == "misclassification" and tree.is_classifier:
         counts = tree.value[:, 0, :] * w[:, None]
         return np.maximum(w - counts.max(axis=1), 0.0) / w[0]
-    return w / w[0] * tree.impurity
+    # in the tree's scaled impurity units (2**impurity_exponent each): finite always
+    return w / w[0] * tree.scaled_impurity
 
 
 def _parents(tree):
@@ -61,11 +64,16 @@ class PruningSequence:
     Each step prunes the internal node with the smallest effective alpha
     ``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``, the smallest node id on ties; this is
     scikit-learn's order, with its arithmetic, so paths agree to the last bit.
+    Risks and alphas are in the tree's scaled impurity units (a user's alpha
+    is ``ldexp(alpha, exponent)``; see ``_scaling``), so they stay finite for
+    targets near 1e308.
 
     Attributes
     ----------
     alphas : ndarray
         Effective alpha of each step.
+    exponent : int
+        The tree's ``impurity_exponent``.
     nodes : ndarray
         Node pruned at each step.
     risks : ndarray
@@ -79,6 +87,8 @@ class PruningSequence:
     """
 
     def __init__(self, tree, risk):
+        self.exponent = tree.impurity_exponent if risk == "impurity" or \
+            not tree.is_classifier else 0
         r_node = node_risk(tree, risk)
         parent = _parents(tree).tolist()
         left = tree.children_left.tolist()
@@ -173,15 +183,17 @@ def cost_complexity_path(tree, risk="impurity"):
         leaf risk of the subtree at each.
     """
     seq = PruningSequence(tree, risk)
-    return (np.r_[0.0, seq.alphas], np.r_[seq.initial_risk, seq.risks])
+    with np.errstate(over="ignore"):  # in the user's units: infinite past float64
+        return (np.ldexp(np.r_[0.0, seq.alphas], seq.exponent),
+                np.ldexp(np.r_[seq.initial_risk, seq.risks], seq.exponent))
 
 
 def prune_ccp(tree, ccp_alpha, risk="impurity"):
-    """The minimal cost-complexity subtree for ``ccp_alpha``."""
+    """The minimal cost-complexity subtree for ``ccp_alpha`` (in the user's units)."""
     if ccp_alpha <= 0.0:
         return tree
     seq = PruningSequence(tree, risk)
-    return tree.subtree(seq.leaves_at(ccp_alpha, tree.node_count))
+    return tree.subtree(seq.leaves_at(scale_limit(ccp_alpha, seq.exponent), tree.node_count))
 
 
 # ---------------------------------------------------------- CP table
@@ -207,7 +219,8 @@ class CPTable:
     alpha : ndarray
         The alpha (per unit of root weight) each row's tree is evaluated at: the
         geometric mean of the row's and the previous row's CP, as rpart does
-        (infinity for the root row).
+        (infinity for the root row). ``scaled_alpha`` holds the same in the
+        trees' scaled impurity units (finite where ``alpha`` overflows).
     selected : int or None
         Row chosen by the cross-validation rule.
     """
@@ -312,10 +325,14 @@ def cp_table(tree, risk):
     scale = root if root > 0 else 1.0
     upper = np.r_[np.inf, alphas[:-1]]
     with np.errstate(invalid="ignore"):
-        eval_alpha = np.where(np.isinf(upper), np.inf, np.sqrt(alphas * upper))
+        # sqrt(a) * sqrt(b): the geometric mean without overflowing for alphas near 1e200
+        eval_alpha = np.where(np.isinf(upper), np.inf, np.sqrt(alphas) * np.sqrt(upper))
+    with np.errstate(over="ignore"):
+        user_alpha = np.ldexp(eval_alpha, seq.exponent)
     table = CPTable(CP=alphas / scale, nsplit=leaves - 1,
                     rel_error=risks / scale if root > 0 else np.ones_like(risks),
-                    alpha=eval_alpha)
+                    alpha=user_alpha)
+    table.scaled_alpha = eval_alpha
     return table, seq
 
 
@@ -360,12 +377,6 @@ def cross_validated_losses(tree, seq, X_test, y_test, w_test, eval_alphas, expon
     sums[order] = np.cumsum(first)[:k]
     squares[order] = np.cumsum(second)[:k]
     return sums, squares
-
-
-def target_exponent(y):
-    """The power of two bringing regression targets to at most 1 in magnitude."""
-    top = float(np.max(np.abs(y))) if y.size else 0.0
-    return int(np.frexp(top)[1]) if top > 0 else 0
 
 
 def _path_losses(tree, X, y, exponent=0):
@@ -476,7 +487,7 @@ def reduced_error_leaves(tree, X_val, y_val, w_val):
     classifiers, squared error for regressors).
     """
     # only comparisons follow: losses of scaled targets and weights cannot overflow
-    exponent = 0 if tree.is_classifier else target_exponent(y_val)
+    exponent = 0 if tree.is_classifier else power_of_two_scale(y_val)
     if exponent:
         y_val = np.ldexp(y_val, -exponent)
     rows, nodes, loss = _path_losses(tree, X_val, y_val, exponent)

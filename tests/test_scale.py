@@ -111,3 +111,27 @@ def test_c45_uniform_weights_keep_the_tree():
                                                             sample_weight=np.full(60, w))
         assert structure(model) == structure(base)
         assert finite_outputs(model, Xc)
+
+
+@pytest.mark.parametrize("exponent", [-1000, -300, 0, 300, 1000])
+def test_pruning_is_unit_free(exponent):
+    y = np.ldexp(Y_REG, exponent)
+    base_path = DecisionTreeRegressor().cost_complexity_pruning_path(X, Y_REG)
+    alpha = float(base_path.ccp_alphas[len(base_path.ccp_alphas) // 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # alphas are in squared target units
+        if abs(2 * exponent) < 1000:  # (beyond, the alpha itself is not a float64)
+            scaled_alpha = float(np.ldexp(alpha, 2 * exponent))
+            model = DecisionTreeRegressor(ccp_alpha=scaled_alpha).fit(X, y)
+            base = DecisionTreeRegressor(ccp_alpha=alpha).fit(X, Y_REG)
+            assert structure(model) == structure(base)
+        for options in (dict(ccp_alpha="cv", cv=4, random_state=0),
+                        dict(pruning="reduced_error", random_state=0)):
+            model = DecisionTreeRegressor(**options).fit(X, y)
+            base = DecisionTreeRegressor(**options).fit(X, Y_REG)
+            assert structure(model) == structure(base)
+            assert finite_outputs(model, X)
+            if "ccp_alpha" in options:
+                np.testing.assert_array_equal(model.cp_table_.xerror, base.cp_table_.xerror)
+                np.testing.assert_array_equal(model.cp_table_.CP, base.cp_table_.CP)
