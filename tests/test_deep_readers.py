@@ -10,7 +10,7 @@ from dtree.export import (export_compact, export_graphviz, export_rules, export_
                           plot_tree)
 
 
-def chain(depth, regressor=False):
+def chain(depth, regressor=False, descending=False):
     """A model whose tree is a chain: node 2k tests x <= k + 0.5, its left child is a leaf.
 
     Built through ``from_dict`` (what a model file holds), so no fit has to
@@ -29,7 +29,7 @@ def chain(depth, regressor=False):
     for k in range(depth):
         node = 2 * k
         left[node], right[node] = node + 1, node + 2
-        feature[node], threshold[node] = 0, k + 0.5
+        feature[node], threshold[node] = 0, (depth - k - 0.5) if descending else k + 0.5
         samples[node] = depth + 1 - k
         node_depth[node + 1] = node_depth[node + 2] = k + 1
     samples[n - 1] = 1
@@ -112,3 +112,11 @@ def test_plot_tree_places_a_deep_chain():
     model = chain(sys.getrecursionlimit() + 100)
     ax = plot_tree(model, max_depth=5)
     assert len(ax.texts) > 0
+
+
+def test_rules_keep_the_tightest_bound():
+    # a hand-made (model file) tree whose deeper tests are looser: x > 9.5, then x > 8.5
+    rules = export_rules(chain(10, descending=True)).splitlines()
+    assert rules[0].startswith("if feature_0 <= 9.50 then")
+    assert rules[3].startswith("if feature_0 > 9.50 and feature_0 <= 6.50 then")
+    assert rules[-1].startswith("if feature_0 > 9.50 then")

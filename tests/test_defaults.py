@@ -78,6 +78,9 @@ def test_identifier_like_columns_are_warned_about_by_name():
         # listing the columns is a deliberate choice: no warning; and few categories none
         DecisionTreeClassifier(categorical_features=["id", "colour"]).fit(X, y)
         DecisionTreeClassifier().fit(X[["colour", "x"]], y)
+        # many categories, but far fewer than rows: not an identifier
+        many = pd.DataFrame({"city": [f"city{i % 30}" for i in range(300)]})
+        DecisionTreeClassifier().fit(many, np.arange(300) % 2)
 
 
 def _polars_frame():

@@ -131,15 +131,19 @@ def test_special_and_oversized_files_are_refused_unread(clf, tmp_path):
         dtree.load(path, max_bytes=size - 1)
 
     class Endless(io.RawIOBase):  # a stream that never ends, like /dev/zero
+        served = 0
+
         def readable(self):
             return True
 
         def readinto(self, buffer):
             buffer[:] = b"\0" * len(buffer)
+            Endless.served += len(buffer)
             return len(buffer)
 
     with pytest.raises(ModelFileError, match="max_bytes"):
-        dtree.load(io.BufferedReader(Endless()), max_bytes=1 << 20)
+        dtree.load(Endless(), max_bytes=1 << 20)
+    assert Endless.served <= (1 << 20) + 1  # read one byte past the limit, no more
 
 
 @pytest.mark.parametrize("labels", [

@@ -149,3 +149,14 @@ def test_error_wording_follows_scikit_learn():
         DecisionTreeClassifier(max_depth=0).fit(X, Y)
     assert str(info.value) == ("The 'max_depth' parameter of DecisionTreeClassifier must be "
                                "an int in the range [1, inf) or None. Got 0 instead.")
+
+
+def test_sizes_are_clamped_to_what_the_data_allows():
+    from dtree._params import C_INT_MAX, clamp_to_data
+
+    assert clamp_to_data(2**63, 10) == 11 and clamp_to_data(5, 10) == 5
+    assert clamp_to_data(2**70, 2**40) == C_INT_MAX
+    limits = DecisionTreeClassifier(max_leaf_nodes=2**63, max_depth=2**63,
+                                    min_samples_split=2**63)._resolve_params(10, 1, 10.0)
+    assert limits["max_leaf_nodes"] == 11 and limits["max_depth"] == 11
+    assert limits["min_samples_split"] == 11
