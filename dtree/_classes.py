@@ -8,7 +8,6 @@ trees so that switching is a change of import.
 import copy
 import math
 import os
-import numbers
 
 import numpy as np
 
@@ -17,7 +16,7 @@ from . import _validation as val
 from ._base import ParamsMixin
 from ._criterion import CRITERIA
 from ._nodes import Tree
-from ._pruning import (CV_RULES, RISKS, PruningSequence, cost_complexity_path, cp_table,
+from ._pruning import (RISKS, PruningSequence, cost_complexity_path, cp_table,
                        cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
                        reduced_error_leaves, select_row)
 from ._binning import fit_bins

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import dtree
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor, ModelFileError
 from dtree.datasets import load
+from model_files import members, npy, pack, with_header
 
 
 @pytest.fixture(scope="module")
@@ -85,26 +86,7 @@ def test_identical_fits_pickle_to_identical_bytes():
     assert pickle.dumps(a) == pickle.dumps(b)
 
 
-def _members(est):
-    buffer = io.BytesIO()
-    est.save(buffer)
-    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as archive:
-        return {i.filename: archive.read(i) for i in archive.infolist()}
-
-
-def _pack(members, compression=zipfile.ZIP_STORED):
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression=compression) as archive:
-        for name, raw in members.items():
-            archive.writestr(name, raw)
-    out.seek(0)
-    return out
-
-
-def _npy(array):
-    out = io.BytesIO()
-    np.save(out, array, allow_pickle=False)
-    return out.getvalue()
+_members, _pack, _npy = members, pack, npy
 
 
 def _with_array(est, name, array):
@@ -113,12 +95,7 @@ def _with_array(est, name, array):
     return _pack(members)
 
 
-def _with_header(est, change):
-    members = _members(est)
-    header = json.loads(np.load(io.BytesIO(members["header.npy"])).tobytes())
-    change(header)
-    members["header.npy"] = _npy(np.frombuffer(json.dumps(header).encode(), np.uint8))
-    return _pack(members)
+_with_header = with_header
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,13 @@
 """Model files: values checked as well as structure, bounded reads, every save loadable."""
 import io
-import json
 import os
-import zipfile
 
 import numpy as np
 import pytest
 
 import dtree
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor, ModelFileError
+from model_files import members, npy, pack, with_header
 
 X = np.arange(40, dtype=float).reshape(20, 2)
 
@@ -23,42 +22,12 @@ def reg():
     return DecisionTreeRegressor(max_depth=3).fit(X, np.arange(20.0) ** 2)
 
 
-def _members(est):
-    buffer = io.BytesIO()
-    est.save(buffer)
-    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as archive:
-        return {i.filename: archive.read(i) for i in archive.infolist()}
-
-
-def _pack(members):
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, raw in members.items():
-            archive.writestr(name, raw)
-    out.seek(0)
-    return out
-
-
-def _npy(array):
-    out = io.BytesIO()
-    np.save(out, array, allow_pickle=False)
-    return out.getvalue()
-
-
 def _changed(est, name, change):
-    members = _members(est)
-    array = np.load(io.BytesIO(members[f"{name}.npy"])).copy()
+    parts = members(est)
+    array = np.load(io.BytesIO(parts[f"{name}.npy"])).copy()
     change(array)
-    members[f"{name}.npy"] = _npy(array)
-    return _pack(members)
-
-
-def _header(est, change):
-    members = _members(est)
-    header = json.loads(np.load(io.BytesIO(members["header.npy"])).tobytes())
-    change(header)
-    members["header.npy"] = _npy(np.frombuffer(json.dumps(header).encode(), np.uint8))
-    return _pack(members)
+    parts[f"{name}.npy"] = npy(array)
+    return pack(parts)
 
 
 def _set(index, value):
@@ -111,12 +80,12 @@ def test_regressor_values_are_checked(reg, name, change, message):
 ])
 def test_headers_are_checked_before_allocating(reg, change, message):
     with pytest.raises(ModelFileError, match=message):
-        dtree.load(_header(reg, change))
+        dtree.load(with_header(reg, change))
 
 
 def test_a_classifier_header_cannot_rescale_impurities(clf):
     with pytest.raises(ModelFileError, match="not rescaled"):
-        dtree.load(_header(clf, lambda h: h.update(impurity_exponent=4)))
+        dtree.load(with_header(clf, lambda h: h.update(impurity_exponent=4)))
 
 
 def test_special_and_oversized_files_are_refused_unread(clf, tmp_path):
