@@ -3,7 +3,8 @@
 A model file is a ZIP archive of uncompressed ``.npy`` members (what
 ``numpy.savez`` writes): ``header.npy`` holds UTF-8 JSON (format name and
 version, dtree version, estimator class and parameters, classes, feature
-names), the other members are the node arrays. Loading never unpickles and
+names, and since format version 2 the units of the stored impurities and
+weighted counts), the other members are the node arrays. Loading never unpickles and
 never executes code: members are parsed with numpy's header reader, their
 dtypes must be plain numbers, their declared sizes must match the bytes on
 disk, and the tree is checked (child ids in range and pointing forward, so
@@ -26,7 +27,9 @@ from ._params import InvalidParameterError, validate_params
 from ._version import __version__
 
 FORMAT_NAME = "dtree-model"
-FORMAT_VERSION = 1
+# 2: impurities and weighted counts are stored as the builder computed them, with
+# their units in the header (impurity_exponent, weight_unit); 1: in the user's units
+FORMAT_VERSION = 2
 # The largest model file we read (and so the largest member): far above any real
 # tree, far below a hostile file's claims. load(max_bytes=...) raises or lowers it.
 MAX_FILE_BYTES = 1 << 31
@@ -242,7 +245,7 @@ def _build(header, arrays):
         raise ModelFileError("a regressor has no classes")
     n_outputs = classes.shape[0] if is_classifier else 1
     categorical, categories = _check_categories(header, n_features)
-    units = _check_units(header, is_classifier)
+    units = _check_units(header, is_classifier) if version >= 2 else (0, 1.0)
     tree = _check_tree(arrays, n_features, n_outputs, is_classifier, categories, units)
 
     params = header.get("params")

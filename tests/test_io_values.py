@@ -160,3 +160,15 @@ def test_anything_saved_loads_back_the_same(model, tmp_path):
         np.testing.assert_array_equal(a.impurity, b.impurity)
         np.testing.assert_array_equal(a.weighted_n_node_samples, b.weighted_n_node_samples)
         np.testing.assert_array_equal(loaded.feature_importances_, model.feature_importances_)
+
+
+def test_version_1_files_hold_the_users_units(reg):
+    data = reg.to_dict()
+    data.update(format_version=1, impurity_exponent=99, weight_unit=5.0)  # ignored in v1
+    data["tree"]["impurity"] = reg.tree_.impurity.tolist()
+    data["tree"]["weighted_n_node_samples"] = reg.tree_.weighted_n_node_samples.tolist()
+    old = dtree.from_dict(data)
+    assert old.tree_.impurity_exponent == 0 and old.tree_.weight_unit == 1.0
+    np.testing.assert_allclose(old.tree_.impurity, reg.tree_.impurity)
+    np.testing.assert_array_equal(old.predict(X), reg.predict(X))
+    np.testing.assert_allclose(old.feature_importances_, reg.feature_importances_)
