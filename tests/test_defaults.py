@@ -126,3 +126,14 @@ def test_polars_frames_work_with_every_option(options):
     assert model.predict(frame).shape == (frame.shape[0],)
     reg = DecisionTreeRegressor(random_state=0).fit(frame, frame["count"].to_numpy() * 1.0)
     assert reg.feature_names_in_.tolist()[0] == "size"
+
+
+def test_pyarrow_backed_text_columns_are_categories():
+    import pyarrow as pa  # a test extra
+    frame = pd.DataFrame({
+        "s": pd.Series(["a", "b", "a", "c"] * 5, dtype=pd.ArrowDtype(pa.string())),
+        "t": pd.Series(["x", "y"] * 10, dtype="string[pyarrow]"),
+        "n": pd.Series(np.arange(20.0), dtype=pd.ArrowDtype(pa.float64())),
+    })
+    model = DecisionTreeClassifier().fit(frame, np.arange(20) % 2)
+    assert model.categorical_features_.tolist() == [True, True, False]
