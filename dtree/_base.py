@@ -13,17 +13,27 @@ class ParamsMixin:
 
     @classmethod
     def _param_names(cls):
-        signature = inspect.signature(cls.__init__)
-        return sorted(
-            name for name, p in signature.parameters.items()
-            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        )
+        # read once per class: inspect.signature costs more than a small fit's checks
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            signature = inspect.signature(cls.__init__)
+            names = tuple(sorted(
+                name for name, p in signature.parameters.items()
+                if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            ))
+            cls._param_names_cache = names
+        return list(names)
 
     @classmethod
     def _param_defaults(cls):
-        signature = inspect.signature(cls.__init__)
-        return {name: p.default for name, p in signature.parameters.items()
-                if name in cls._param_names()}
+        defaults = cls.__dict__.get("_param_defaults_cache")
+        if defaults is None:
+            signature = inspect.signature(cls.__init__)
+            names = cls._param_names()
+            defaults = {name: p.default for name, p in signature.parameters.items()
+                        if name in names}
+            cls._param_defaults_cache = defaults
+        return dict(defaults)
 
     def get_params(self, deep=True):
         """Parameters of this estimator.

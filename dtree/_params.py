@@ -31,11 +31,15 @@ class InvalidParameterError(ValueError, TypeError):
 
 def is_int(value):
     """True for Python and numpy integers, but not for bools."""
+    if type(value) is int:  # the common case, without the ABC machinery
+        return True
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def is_real(value):
     """True for Python and numpy reals (integers included), but not for bools."""
+    if type(value) in (int, float):
+        return True
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
@@ -216,18 +220,20 @@ def validate_params(estimator):
         Naming the first parameter whose value is not accepted.
     """
     constraints = type(estimator)._parameter_constraints
-    params = estimator.get_params()
+    defaults = type(estimator)._param_defaults()
+    missing = object()
     for name, allowed in constraints.items():
-        if name not in params:
+        value = getattr(estimator, name, missing)
+        # the defaults are valid by construction: most fits check only a few values
+        if value is missing or value is defaults.get(name, missing):
             continue
-        value = params[name]
         if any(c.accepts(value) for c in allowed):
             continue
         raise InvalidParameterError(
             f"The {name!r} parameter of {type(estimator).__name__} must be "
             f"{_describe(allowed)}. Got {value!r} instead.")
-    n_jobs = params.get("n_jobs")
-    if n_jobs == 0:
+    n_jobs = getattr(estimator, "n_jobs", None)
+    if n_jobs == 0 and is_int(n_jobs):
         raise InvalidParameterError(
             f"The 'n_jobs' parameter of {type(estimator).__name__} must be None or a "
             "non-zero int. Got 0 instead.")
