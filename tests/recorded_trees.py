@@ -1,0 +1,73 @@
+"""A fixed set of fits, one per builder and option family, whose node arrays are recorded.
+
+``python tests/recorded_trees.py`` (re)writes ``tests/data/recorded_trees.npz``;
+``test_recorded_trees.py`` fits the same configurations and compares. Record
+only when a change is meant to change trees, and say so in the commit.
+"""
+from pathlib import Path
+
+import numpy as np
+
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+
+RECORD = Path(__file__).with_name("data") / "recorded_trees.npz"
+COLUMNS = ("children_left", "children_right", "feature", "threshold", "value", "impurity",
+           "n_node_samples", "weighted_n_node_samples", "missing_go_to_left",
+           "categorical_set")
+
+
+def _data():
+    rng = np.random.RandomState(7)
+    X = rng.rand(300, 5)
+    X[:, 3] = np.round(X[:, 3] * 4)  # few values: ties and histogram bins
+    X[rng.rand(300) < 0.1, 2] = np.nan
+    y_class = (X[:, 0] + X[:, 1] * (X[:, 3] > 1) + 0.3 * rng.rand(300) > 1.0).astype(int)
+    y_class += (X[:, 4] > 0.8).astype(int)
+    y_reg = X[:, 0] * 3 + np.sin(6 * X[:, 1]) + 0.2 * rng.rand(300)
+    weights = rng.randint(1, 4, 300).astype(float)
+    X_cat = np.round(X.copy() * 3)
+    X_cat[np.isnan(X_cat)] = 0
+    return X, y_class, y_reg, weights, X_cat
+
+
+def configurations():
+    """(name, estimator, X, y, sample_weight) of every recorded fit."""
+    X, y_class, y_reg, weights, X_cat = _data()
+    C, R = DecisionTreeClassifier, DecisionTreeRegressor
+    return [
+        ("gini", C(random_state=0), X, y_class, None),
+        ("entropy_weights", C(criterion="entropy"), X, y_class, weights),
+        ("gini_depth3_best_first", C(max_leaf_nodes=12), X, y_class, None),
+        ("gini_max_features", C(max_features=2, random_state=3), X, y_class, None),
+        ("gini_min_leaf", C(min_samples_leaf=7, min_impurity_decrease=0.001), X, y_class,
+         None),
+        ("gini_balanced", C(class_weight="balanced", max_depth=6), X, y_class, None),
+        ("gini_ccp", C(ccp_alpha=0.005), X, y_class, None),
+        ("gini_cv", C(ccp_alpha="cv", cv=5, random_state=0), X, y_class, None),
+        ("gini_categorical", C(categorical_features=[0, 1]), X_cat, y_class, None),
+        ("gain_ratio", C(criterion="gain_ratio", max_depth=5), X, y_class, None),
+        ("id3", C(algorithm="id3", categorical_features=[0, 1, 3]), X_cat, y_class, None),
+        ("c45", C(algorithm="c4.5", categorical_features=[0, 1]), X_cat, y_class, None),
+        ("hist_gini", C(splitter="hist", max_bins=16), X, y_class, None),
+        ("hist_best_first", C(splitter="hist", max_leaf_nodes=9), X, y_class, weights),
+        ("mse", R(), X, y_reg, None),
+        ("mse_weights_leaves", R(max_leaf_nodes=15), X, y_reg, weights),
+        ("mse_reduced_error", R(pruning="reduced_error", random_state=1), X, y_reg, None),
+        ("mse_hist", R(splitter="hist", max_depth=6), X, y_reg, None),
+        ("mse_categorical", R(categorical_features=[0, 1]), X_cat, y_reg, None),
+    ]
+
+
+def fit_all():
+    out = {}
+    for name, estimator, X, y, w in configurations():
+        tree = estimator.fit(X, y, sample_weight=w).tree_
+        for column in COLUMNS:
+            out[f"{name}/{column}"] = np.asarray(getattr(tree, column))
+    return out
+
+
+if __name__ == "__main__":
+    RECORD.parent.mkdir(exist_ok=True)
+    np.savez_compressed(RECORD, **fit_all())
+    print(f"recorded {len(configurations())} trees in {RECORD}")
