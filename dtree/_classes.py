@@ -1,58 +1,28 @@
 """DecisionTreeClassifier and DecisionTreeRegressor: the public estimators.
 
-The estimators validate and encode the input once, resolve the
-hyperparameters, hand everything to the Cython builder, and wrap the node arrays
-it returns in a ``Tree``. Names, defaults and meanings follow scikit-learn's
-trees so that switching is a change of import.
+Each ``fit`` reads as the pipeline: check the parameters (``_params``),
+encode the input (``_encode``), then grow and prune (``_fit``); predict
+encodes new X the same way and reads the fitted ``Tree`` (``_nodes``). Names,
+defaults and meanings follow scikit-learn's trees so that switching is a
+change of import.
 """
 import copy
 import math
-import os
 
 import numpy as np
 
-from . import _categorical as cat
 from . import _validation as val
 from ._base import ParamsMixin
-from ._criterion import CRITERIA
-from ._nodes import Tree
-from ._pruning import (RISKS, PruningSequence, cost_complexity_path, cp_table,
-                       cross_validated_losses, fold_ids, pessimistic_leaves, prune_ccp,
-                       reduced_error_leaves, select_row)
-from ._binning import fit_bins
-from ._frames import is_polars, polars_to_array
-from ._params import (CLASSIFIER, MAX_THREADS, REGRESSOR, InvalidParameterError,
-                      clamp_to_data, is_int, is_real, validate_params)
-from ._c45 import grow_c45
-from ._hist import bin_codes, build_hist_tree
-from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, uniform_weight,
-                       unscale_tree)
-from ._splitter import Splitter
-from ._tree import build_tree
+from ._encode import (check_fitted, check_label_kinds, class_weighted, encode_fit_X,
+                      encode_labels, encode_predict_X, numeric_target)
+from ._fit import fit_tree, resolve_params
+from ._params import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
+from ._presets import splits_text
+from ._pruning import RISKS, cost_complexity_path, prune_ccp
+from ._scaling import power_of_two_scale, scaled
 
-ALGORITHMS = ("cart", "id3", "c4.5")
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "gain_ratio")
 REGRESSION_CRITERIA = ("squared_error",)
-# Depth limit standing in for "unlimited": deeper than any tree a machine holds.
-_NO_DEPTH_LIMIT = 2**31 - 1
-
-
-_is_int = is_int
-_is_real = is_real
-
-
-def _draw_seed(random_state):
-    """A 63-bit seed for the Cython feature draw, from scikit-learn style random_state."""
-    if random_state is None or random_state is np.random:
-        return int(np.random.randint(1, 2**62, dtype=np.int64))
-    if _is_int(random_state):
-        return int(np.random.RandomState(random_state).randint(1, 2**62, dtype=np.int64))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(1, 2**62, dtype=np.int64))
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(1, 2**62))
-    raise ValueError(f"random_state must be None, an int, a numpy RandomState or "
-                     f"Generator; got {random_state!r}")
 
 
 class PathResult(dict):
@@ -65,335 +35,19 @@ class PathResult(dict):
             raise AttributeError(name) from None
 
 
-def _available_cores():
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def _rng(random_state):
-    if isinstance(random_state, np.random.RandomState):
-        return random_state
-    return np.random.RandomState(_draw_seed(random_state) % (2**32))
-
-
-def _holdout(encoded_y, n_classes, fraction, rng):
-    """Mask of a held-out part of about ``fraction`` of the samples (per class)."""
-    n = encoded_y.shape[0]
-    held = np.zeros(n, dtype=bool)
-    groups = [np.flatnonzero(encoded_y == k) for k in range(n_classes)] if n_classes \
-        else [np.arange(n)]
-    for members in groups:
-        if members.shape[0] < 2:
-            continue
-        take = min(max(1, int(round(fraction * members.shape[0]))), members.shape[0] - 1)
-        held[rng.choice(members, size=take, replace=False)] = True
-    if held.all() or not held.any():
-        what = "train on" if held.all() else "validate on"
-        raise ValueError(f"validation_fraction={fraction} leaves no samples to {what}")
-    return held
-
-
 class BaseDecisionTree(ParamsMixin):
     """Shared fit / apply / inspection logic of the two estimators."""
 
     _criteria = ()
 
     # ------------------------------------------------------------------ fit
-    def _algorithm(self):
-        algorithm = getattr(self, "algorithm", "cart")
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}; got {algorithm!r}")
-        return algorithm
-
-    def _criterion(self):
-        # A preset's criterion applies unless another than the default was chosen.
-        if self.criterion == "gini":
-            return {"id3": "entropy", "c4.5": "gain_ratio"}.get(self._algorithm(), "gini")
-        return self.criterion
-
-    def _pruning_method(self):
-        """The pruning to apply: the parameter, or the preset's when it is None."""
-        if self.pruning == "none":
-            return None
-        if self.pruning is None and self._algorithm() == "c4.5" and not (
-                isinstance(self.ccp_alpha, str) or self.ccp_alpha > 0):
-            return "pessimistic"
-        return self.pruning
-
     def _resolve_params(self, n_samples, n_features, total_weight):
-        """Turn the (validated) hyperparameters into the builder's numbers.
-
-        Sizes are clamped to what ``n_samples`` allows (see
-        ``_params.clamp_to_data``): the tree is the same and no size reaching
-        C code can overflow.
-        """
-        if self._criterion() not in self._criteria:
-            raise InvalidParameterError(f"criterion must be one of {list(self._criteria)}; "
-                                        f"got {self.criterion!r}")
-        max_depth = _NO_DEPTH_LIMIT if self.max_depth is None else self.max_depth
-        max_depth = clamp_to_data(max_depth, n_samples)
-
-        leaf = self.min_samples_leaf
-        if _is_int(leaf):
-            min_samples_leaf = clamp_to_data(leaf, n_samples)
-        else:
-            min_samples_leaf = max(1, int(math.ceil(leaf * n_samples)))
-        split = self.min_samples_split
-        if _is_int(split):
-            min_samples_split = clamp_to_data(split, n_samples)
-        else:
-            min_samples_split = max(2, int(math.ceil(split * n_samples)))
-        min_samples_split = clamp_to_data(max(min_samples_split, 2 * min_samples_leaf),
-                                          n_samples)
-        min_weight_leaf = self.min_weight_fraction_leaf * total_weight
-
-        max_features = self.max_features
-        if max_features is None:
-            n_draw = n_features
-        elif isinstance(max_features, str):
-            root = math.sqrt if max_features == "sqrt" else math.log2
-            n_draw = max(1, int(root(n_features)))
-        elif _is_int(max_features):
-            if max_features > n_features:
-                raise InvalidParameterError(
-                    f"max_features must be in [1, n_features={n_features}]; got "
-                    f"{max_features!r}")
-            n_draw = int(max_features)
-        else:
-            n_draw = max(1, int(max_features * n_features))
-
-        # a tree on n samples has at most n leaves
-        max_leaf_nodes = -1 if self.max_leaf_nodes is None else \
-            max(2, clamp_to_data(self.max_leaf_nodes, n_samples))
-        decrease = float(self.min_impurity_decrease)
-        return dict(max_depth=max_depth, min_samples_split=min_samples_split,
-                    min_samples_leaf=min_samples_leaf, min_weight_leaf=float(min_weight_leaf),
-                    min_impurity_decrease=decrease, max_leaf_nodes=max_leaf_nodes,
-                    max_features=n_draw)
-
-    def _grow(self, X, encoded_y, weights, n_classes, y_exp=None):
-        """An unpruned tree grown with this estimator's growth parameters.
-
-        Weights (and regression targets) are scaled by a power of two to near 1
-        for the builders and the tree is put back into the user's units after
-        (``_scaling``): the tree does not depend on the units.
-        """
-        if weights is not None and not (weights > 0).all():
-            # A zero-weight sample must not place a threshold: drop it, as
-            # scikit-learn does (n_node_samples counts positive weights only).
-            keep = weights > 0
-            X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
-        w_unit, w_exp = uniform_weight(weights), 0
-        if w_unit is not None:
-            weights = None
-        else:
-            w_exp = power_of_two_scale(weights, moderate=MODERATE)
-            weights, w_unit = scaled(weights, w_exp), math.ldexp(1.0, w_exp)
-        if y_exp is None:  # (a fit passes one exponent to all its trees: folds too)
-            y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
-        encoded_y = scaled(encoded_y, y_exp)
-        limits = self._resolve_params(X.shape[0], X.shape[1],
-                                      float(weights.sum()) if weights is not None
-                                      else float(X.shape[0]))
-        # impurities are in squared target units
-        limits["min_impurity_decrease"] = scale_limit(limits["min_impurity_decrease"],
-                                                      2 * y_exp)
-        tree = self._grow_scaled(X, encoded_y, weights, n_classes, limits, w_exp)
-        return unscale_tree(tree, w_unit, y_exp)
-
-    def _grow_scaled(self, X, encoded_y, weights, n_classes, limits, w_exp):
-        """The builder for this configuration, on weights and targets scaled near 1."""
-        n_draw = limits.pop("max_features")
-        seed = _draw_seed(self.random_state) if n_draw < X.shape[1] else 1
-        n_categories = np.array([0 if c is None else max(1, len(c))
-                                 for c in self.categories_], dtype=np.int32)
-        if self.splitter == "hist":
-            return self._grow_hist(X, encoded_y, weights, n_classes, limits, n_draw, seed)
-        if self._algorithm() == "c4.5":
-            return self._grow_c45(X, encoded_y, weights, n_classes, limits, n_draw,
-                                  n_categories, w_exp)
-        multiway = self._algorithm() == "id3"
-        if multiway and limits["max_leaf_nodes"] > 0:
-            raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
-                             "supported with it")
-        splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[self._criterion()],
-                            limits["min_samples_leaf"], limits["min_weight_leaf"],
-                            n_draw, seed, n_categories, multiway, self._n_threads())
-        arrays = build_tree(splitter, **limits)
-        del splitter  # free the presorted columns before building the Tree object
-        self.max_features_ = n_draw
-        return Tree.from_builder(arrays, X.shape[1], n_classes)
-
-    def _categorical_spec(self):
-        """``categorical_features``, or "auto" where Quinlan's presets imply it."""
-        spec = self.categorical_features
-        if spec is None and getattr(self, "algorithm", "cart") in ("id3", "c4.5"):
-            return "auto"  # the presets split text columns by category
-        return spec
-
-    def _splits_text(self):
-        """Whether text columns are taken as categories (for scikit-learn's tags)."""
-        spec = self._categorical_spec()
-        return isinstance(spec, str) and spec == "auto"
+        """The builder's numbers for data of this size (see ``_fit.resolve_params``)."""
+        return resolve_params(self, n_samples, n_features, total_weight)
 
     def _n_threads(self):
         """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
-        n_jobs = getattr(self, "n_jobs", 1)
-        cores = _available_cores()
-        if n_jobs is None:
-            return cores
-        if not _is_int(n_jobs) or n_jobs == 0:
-            raise InvalidParameterError(f"n_jobs must be None or a non-zero int; got "
-                                        f"{n_jobs!r}")
-        # scikit-learn's convention: -1 is every core, -2 all but one, ...
-        threads = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
-        return min(threads, max(MAX_THREADS, cores))
-
-    def _grow_hist(self, X, encoded_y, weights, n_classes, limits, n_draw, seed):
-        """The histogram splitter's tree (``_hist``): features binned, then grown."""
-        max_bins = self.max_bins
-        unsupported = [name for name, used in (
-            ("categorical_features", self.categorical_features_.any()),
-            (f"algorithm={self._algorithm()!r}", self._algorithm() != "cart")) if used]
-        if unsupported:
-            raise ValueError(f"splitter='hist' does not support {', '.join(unsupported)} yet; "
-                             "use splitter='best'")
-        threads = self._n_threads()
-        codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
-        arrays = build_hist_tree(codes, lo, hi, encoded_y, weights, n_classes=n_classes,
-                                 criterion=CRITERIA[self._criterion()], max_features=n_draw,
-                                 seed=seed, n_threads=threads, **limits)
-        self.max_features_ = n_draw
-        return Tree.from_builder(arrays, X.shape[1], n_classes)
-
-    def _grow_c45(self, X, encoded_y, weights, n_classes, limits, n_draw, n_codes, w_exp):
-        """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
-        if limits["max_leaf_nodes"] > 0 or n_draw < X.shape[1]:
-            raise ValueError("algorithm='c4.5' grows depth-first on every feature: "
-                             "max_leaf_nodes and max_features are not supported with it")
-        if self._criterion() not in ("gain_ratio", "entropy", "log_loss"):
-            raise ValueError(f"algorithm='c4.5' splits by gain ratio or information gain; "
-                             f"criterion={self.criterion!r} is not supported with it")
-        if weights is None:
-            weights = np.ones(X.shape[0])
-        # C4.5's MINOBJS is 2; scikit-learn's default min_samples_leaf of 1 means "preset"
-        min_objs = 2 if self.min_samples_leaf == 1 else limits["min_samples_leaf"]
-        # a weight of cases: in the scaled units of the weights
-        min_objs = max(scale_limit(float(min_objs), w_exp), limits["min_weight_leaf"])  # min_weight_fraction_leaf
-        arrays = grow_c45(X, encoded_y, weights, n_classes,
-                          self.categorical_features_.astype(np.uint8), n_codes,
-                          max_depth=limits["max_depth"],
-                          min_samples_split=limits["min_samples_split"],
-                          min_objs=float(min_objs),
-                          min_impurity_decrease=limits["min_impurity_decrease"],
-                          use_ratio=self._criterion() == "gain_ratio")
-        self.max_features_ = n_draw
-        tree = Tree.from_builder(arrays, X.shape[1], n_classes)
-        tree.fractional_missing = True
-        return tree
-
-    def _fit(self, X, encoded_y, weights, n_classes):
-        self._check_pruning_params(encoded_y, weights, n_classes)
-        for name in ("cp_table_", "ccp_alpha_"):
-            self.__dict__.pop(name, None)
-        pruning = self._pruning_method()
-        # every tree of this fit (folds and hold-outs too) shares one target scale,
-        # so that pruning compares their alphas in the same units
-        y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
-        if pruning == "reduced_error":
-            valid = _holdout(encoded_y, n_classes, self.validation_fraction,
-                             _rng(self.random_state))
-            train = ~valid
-            tree = self._grow(X[train], encoded_y[train],
-                              None if weights is None else weights[train], n_classes, y_exp)
-            w_valid = np.ones(valid.sum()) if weights is None else weights[valid]
-            tree = tree.subtree(reduced_error_leaves(tree, X[valid], encoded_y[valid],
-                                                     w_valid))
-        else:
-            tree = self._grow(X, encoded_y, weights, n_classes, y_exp)
-            if pruning == "pessimistic":
-                tree = tree.subtree(pessimistic_leaves(tree, self.cf))
-        if isinstance(self.ccp_alpha, str):
-            tree = self._prune_by_cross_validation(tree, X, encoded_y, weights, n_classes,
-                                                   y_exp)
-        elif self.ccp_alpha > 0.0:
-            tree = prune_ccp(tree, float(self.ccp_alpha), self.prune_risk)
-            self.ccp_alpha_ = float(self.ccp_alpha)
-        self.tree_ = tree
-        return self
-
-    def _check_pruning_params(self, encoded_y, weights, n_classes):
-        """The pruning checks that need the data or several parameters together."""
-        alpha = self.ccp_alpha
-        if self.pruning == "pessimistic" and n_classes == 0:
-            raise ValueError("pruning='pessimistic' (C4.5) is for classifiers; use "
-                             "ccp_alpha or pruning='reduced_error' for regression")
-        if not _is_real(self.cf) or not 0.0 < self.cf <= 0.5:
-            raise ValueError(f"cf must be a float in (0, 0.5]; got {self.cf!r}")
-        if self.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
-            raise ValueError("use either ccp_alpha or pruning, not both")
-        if isinstance(alpha, str) and _is_int(self.cv):
-            n = encoded_y.shape[0] if weights is None else int(np.count_nonzero(weights > 0))
-            if self.cv > n:
-                raise ValueError(f"cv={self.cv} is larger than the number of samples ({n})")
-            if n_classes > 0:
-                present = encoded_y if weights is None else encoded_y[weights > 0]
-                counts = np.bincount(present, minlength=n_classes)
-                smallest = counts[counts > 0].min()
-                if self.cv > smallest:
-                    raise ValueError(
-                        f"cv={self.cv} is larger than the smallest class count ({smallest}): "
-                        "every fold needs every class")
-
-    def _prune_by_cross_validation(self, tree, X, encoded_y, weights, n_classes, y_exp):
-        """Choose alpha by k-fold cross-validation over the pruning sequence (rpart)."""
-        table, seq = cp_table(tree, self.prune_risk)
-        # losses in units where neither weights nor squared targets overflow
-        w = np.ones(X.shape[0]) if weights is None else weights / weights.max()
-        y_scaled = encoded_y if n_classes > 0 else np.ldexp(encoded_y, -y_exp)
-        if n_classes > 0:
-            counts = np.bincount(encoded_y, weights=w, minlength=n_classes)
-            root_loss = w.sum() - counts.max()
-        else:
-            root_loss = np.sum(w * (y_scaled - np.average(y_scaled, weights=w)) ** 2)
-        if tree.node_count == 1 or root_loss <= 0:
-            table.xerror = np.zeros(len(table))
-            table.xstd = np.zeros(len(table))
-        else:
-            sums = np.zeros(len(table))
-            squares = np.zeros(len(table))
-            total = 0.0
-            for train, test in self._cv_splits(X, encoded_y, n_classes):
-                total += w[test].sum()
-                fold_tree = self._grow(X[train], encoded_y[train],
-                                       None if weights is None else weights[train], n_classes,
-                                       y_exp)
-                fold_seq = PruningSequence(fold_tree, self.prune_risk)
-                s, q = cross_validated_losses(fold_tree, fold_seq, X[test], y_scaled[test],
-                                              w[test], table.scaled_alpha, y_exp)
-                sums += s
-                squares += q
-            table.xerror = sums / root_loss
-            table.xstd = np.sqrt(np.maximum(squares - sums ** 2 / total, 0.0)) / root_loss
-        table.rule = self.cv_rule
-        table.selected = select_row(table, self.cv_rule)
-        self.cp_table_ = table
-        self.ccp_alpha_ = float(table.alpha[table.selected])
-        return tree.subtree(seq.leaves_at(table.scaled_alpha[table.selected], tree.node_count))
-
-    def _cv_splits(self, X, encoded_y, n_classes):
-        """(train, test) index arrays: our folds for an int ``cv``, else the user's."""
-        cv = self.cv
-        if _is_int(cv):
-            folds = fold_ids(encoded_y, n_classes, cv, _rng(self.random_state))
-            return [(np.flatnonzero(folds != k), np.flatnonzero(folds == k))
-                    for k in range(cv)]
-        splits = list(cv.split(X, encoded_y)) if hasattr(cv, "split") else list(cv)
-        if not splits:
-            raise ValueError("cv gave no (train, test) splits")
-        return [_check_fold(pair, k, X.shape[0]) for k, pair in enumerate(splits)]
+        return n_threads(getattr(self, "n_jobs", 1))
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Effective alphas and total leaf risks of the minimal cost-complexity pruning.
@@ -434,7 +88,7 @@ class BaseDecisionTree(ParamsMixin):
             subtree of this one, with feature importances recomputed from it.
         """
         self._check_fitted()
-        if not _is_real(ccp_alpha) or not math.isfinite(ccp_alpha) or ccp_alpha < 0:
+        if not is_real(ccp_alpha) or not math.isfinite(ccp_alpha) or ccp_alpha < 0:
             raise ValueError(f"ccp_alpha must be a finite float >= 0; got {ccp_alpha!r}")
         if self.prune_risk not in RISKS:
             raise ValueError(f"prune_risk must be one of {list(RISKS)}; got "
@@ -443,78 +97,6 @@ class BaseDecisionTree(ParamsMixin):
         pruned.tree_ = prune_ccp(self.tree_, float(ccp_alpha), self.prune_risk)
         pruned.ccp_alpha_ = float(ccp_alpha)
         return pruned
-
-    def _check_missing_param(self):
-        if self.handle_missing not in ("split", "error"):
-            raise ValueError(f"handle_missing must be 'split' or 'error'; got "
-                             f"{self.handle_missing!r}")
-        return self.handle_missing == "split"
-
-    def _prepare_X(self, X):
-        val.refuse_sparse(X)  # before the categorical columns are looked at
-        names = val.get_feature_names(X)
-        allow_nan = self._check_missing_param()
-        if self.handle_unknown not in ("error", "missing"):
-            raise ValueError(f"handle_unknown must be 'error' or 'missing'; got "
-                             f"{self.handle_unknown!r}")
-        X, text_columns = _unwrap_frame(X)
-        n_columns = _n_columns(X)
-        self._algorithm()  # a bad preset name is reported before the columns are read
-        spec = self._categorical_spec()
-        mask = cat.resolve_mask(spec, X, names, n_columns, text_columns) \
-            if n_columns is not None else np.zeros(0, dtype=bool)
-        categories = [None] * len(mask)
-        for j in np.flatnonzero(mask):
-            label = val._column_label(j, names)
-            categories[j] = cat.fit_categories(cat.column_values(X, j), label)
-            if isinstance(spec, str):  # chosen by "auto", not by the user
-                cat.warn_if_identifier(cat.column_values(X, j), categories[j], label)
-        X = self._to_matrix(X, mask, categories, names, allow_nan)
-        self.n_features_in_ = X.shape[1]
-        # (check_X has refused anything but a 2-D X, so mask covers every column)
-        self.categorical_features_ = mask
-        self.categories_ = categories
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        return X
-
-    def _to_matrix(self, X, mask, categories, names, allow_nan, n_features=None):
-        """The validated float32 matrix: categories as codes, NaN only where allowed."""
-        if mask.any():
-            n_columns = _n_columns(X)
-            if n_features is not None and n_columns != n_features:
-                raise ValueError(f"X has {n_columns} features, but {type(self).__name__} is "
-                                 f"expecting {n_features} features as input.")
-            X = self._encode_categories(X, mask, categories, names)
-        # a missing category is NaN whatever handle_missing says of numbers
-        X = val.check_X(X, feature_names=names, n_features=n_features,
-                        estimator_name=type(self).__name__,
-                        allow_nan=allow_nan or mask.any())
-        if mask.any() and not allow_nan:
-            self._refuse_nan(X, ~mask, names)
-        return X
-
-    def _encode_categories(self, X, mask, categories, names):
-        """X as a float64 matrix: category codes (NaN if missing) and numbers."""
-        n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
-        out = np.empty((n_rows, mask.shape[0]), dtype=np.float64)
-        for j in range(mask.shape[0]):
-            label = val._column_label(j, names)
-            if mask[j]:
-                out[:, j] = cat.encode(cat.column_values(X, j), categories[j],
-                                       self.handle_unknown, label)
-            else:
-                out[:, j] = _numeric_column(X, j, label)
-        return out
-
-    def _refuse_nan(self, X, numeric, names):
-        bad = np.isnan(X[:, numeric]).any(axis=0)
-        if bad.any():
-            j = int(np.flatnonzero(numeric)[np.flatnonzero(bad)[0]])
-            raise ValueError(f"Input X contains NaN in {val._column_label(j, names)}, and "
-                             "missing values are disabled (handle_missing='error')")
 
     # ------------------------------------------------------- persistence
     def save(self, path):
@@ -547,19 +129,10 @@ class BaseDecisionTree(ParamsMixin):
         return hasattr(self, "tree_")
 
     def _check_fitted(self):
-        if not hasattr(self, "tree_"):
-            raise val.not_fitted_error(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator.")
+        check_fitted(self)
 
     def _validate_X_predict(self, X):
-        self._check_fitted()
-        fitted_names = getattr(self, "feature_names_in_", None)
-        val.check_feature_names(fitted_names, X, type(self).__name__)
-        X, _ = _unwrap_frame(X)
-        return self._to_matrix(X, self.categorical_features_, self.categories_,
-                               fitted_names, self._check_missing_param(),
-                               n_features=self.n_features_in_)
+        return encode_predict_X(self, X)
 
     def apply(self, X):
         """Index of the leaf each sample ends up in.
@@ -841,41 +414,15 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self
         """
         validate_params(self)
-        X = self._prepare_X(X)
-        _check_label_kinds(y)
+        X = encode_fit_X(self, X)
+        check_label_kinds(y)
         y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
-        classes, codes = _encode_labels(y)
+        classes, codes = encode_labels(y)
         weights = val.check_sample_weight(sample_weight, X.shape[0])
-        weights = self._apply_class_weight(classes, codes, weights)
+        weights = class_weighted(self.class_weight, classes, codes, weights)
         self.classes_ = classes
         self.n_classes_ = int(classes.shape[0])
-        return self._fit(X, codes, weights, self.n_classes_)
-
-    def _apply_class_weight(self, classes, codes, weights):
-        cw = self.class_weight
-        if cw is None:
-            return weights
-        if isinstance(cw, str):
-            if cw != "balanced":
-                raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
-            counts = np.bincount(codes, minlength=classes.shape[0]).astype(np.float64)
-            per_class = codes.shape[0] / (classes.shape[0] * counts)
-        elif isinstance(cw, dict):
-            known = classes.tolist()
-            unknown = [k for k in cw if k not in known]
-            if unknown:
-                raise ValueError(f"class_weight has labels {unknown!r} that are not in y "
-                                 f"(classes: {known!r})")
-            per_class = np.array([float(cw.get(c, 1.0)) for c in known])
-            if (per_class < 0).any() or not np.isfinite(per_class).all():
-                raise ValueError("class_weight values must be finite and >= 0")
-        else:
-            raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
-        expanded = per_class[codes]
-        weights = expanded if weights is None else weights * expanded
-        if not (weights > 0).any():
-            raise ValueError("sample weights times class weights sum to zero")
-        return weights
+        return fit_tree(self, X, codes, weights, self.n_classes_)
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class fractions of each sample's leaf.
@@ -951,8 +498,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
                     classifier_tags=ClassifierTags(),
                     input_tags=InputTags(allow_nan=self.handle_missing == "split",
-                                         string=self._splits_text(),
-                                         categorical=self._splits_text()))
+                                         string=splits_text(self),
+                                         categorical=splits_text(self)))
 
 
 class DecisionTreeRegressor(BaseDecisionTree):
@@ -1042,11 +589,11 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self
         """
         validate_params(self)
-        X = self._prepare_X(X)
+        X = encode_fit_X(self, X)
         y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
-        y = _numeric_target(y)
+        y = numeric_target(y)
         weights = val.check_sample_weight(sample_weight, X.shape[0])
-        return self._fit(X, y, weights, 0)
+        return fit_tree(self, X, y, weights, 0)
 
     def predict(self, X):
         """Mean target of each sample's leaf.
@@ -1076,7 +623,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         float
         """
         pred = self.predict(X)
-        y = _numeric_target(val.check_y(y, pred.shape[0], estimator_name=type(self).__name__))
+        y = numeric_target(val.check_y(y, pred.shape[0], estimator_name=type(self).__name__))
         sw = val.check_sample_weight(sample_weight, pred.shape[0])
         w = np.ones_like(y) if sw is None else sw
         # R^2 is a ratio: compute it in units where neither squares nor sums overflow
@@ -1096,112 +643,5 @@ class DecisionTreeRegressor(BaseDecisionTree):
         return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
                     regressor_tags=RegressorTags(),
                     input_tags=InputTags(allow_nan=self.handle_missing == "split",
-                                         string=self._splits_text(),
-                                         categorical=self._splits_text()))
-
-
-def _check_label_kinds(y):
-    """Refuse labels mixing strings and numbers (numpy would turn 1 into '1')."""
-    if y is None or (isinstance(y, np.ndarray) and y.dtype != object):
-        return
-    if hasattr(y, "dtype") and getattr(y.dtype, "kind", "O") != "O":
-        return
-    values = np.asarray(y, dtype=object).ravel()
-    for value in values:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            raise ValueError("Input y contains missing labels (None or NaN)")
-    kinds = {isinstance(v, str) for v in values}
-    if len(kinds) > 1:
-        raise TypeError("y mixes string and number labels; labels must be mutually "
-                        "comparable (all str or all numbers)")
-
-
-def _numeric_column(X, j, label):
-    """Column j as float64 (NaN for missing), fast for frames and numeric arrays."""
-    try:
-        if hasattr(X, "iloc"):
-            return X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
-        column = np.asarray(X)[:, j] if not isinstance(X, np.ndarray) else X[:, j]
-        try:
-            return np.asarray(column, dtype=np.float64)
-        except TypeError:  # None among the values
-            return np.where(cat.missing_mask(column), np.nan, column).astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"X {label} has non-numeric values; list it in "
-                         "categorical_features (or use 'auto')") from None
-
-
-def _check_fold(pair, k, n_samples):
-    """A user's (train, test) pair as integer index arrays within the data."""
-    try:
-        train, test = pair
-    except (TypeError, ValueError):
-        raise ValueError(f"cv split {k} is not a (train, test) pair") from None
-    out = []
-    for part, indices in (("train", train), ("test", test)):
-        try:
-            indices = np.asarray(indices)
-        except (TypeError, ValueError):
-            raise ValueError(f"cv split {k}: the {part} indices are not an array") from None
-        if indices.dtype == bool and indices.shape == (n_samples,):
-            indices = np.flatnonzero(indices)  # a mask
-        if indices.ndim != 1 or (indices.size and indices.dtype.kind not in "iu"):
-            raise ValueError(f"cv split {k}: the {part} indices must be a 1-D array of "
-                             f"integers; got dtype {indices.dtype}, shape {indices.shape}")
-        if indices.size == 0:
-            raise ValueError("every cv split needs training and test samples")
-        if indices.min() < 0 or indices.max() >= n_samples:
-            raise ValueError(f"cv split {k}: {part} indices must lie in [0, {n_samples}); "
-                             f"got {indices.min()} to {indices.max()}")
-        out.append(indices.astype(np.intp))
-    return tuple(out)
-
-
-def _unwrap_frame(X):
-    """(X, mask of its text columns or None): polars frames become numpy arrays."""
-    if is_polars(X):
-        return polars_to_array(X)
-    return X, None
-
-
-def _n_columns(X):
-    """Number of columns of a 2-D array-like, or None when it is not 2-D."""
-    shape = getattr(X, "shape", None)
-    if shape is None:
-        try:
-            shape = np.asarray(X, dtype=object).shape
-        except (TypeError, ValueError):
-            return None
-    return shape[1] if len(shape) == 2 else None
-
-
-def _encode_labels(y):
-    """Sorted unique labels and the int32 code of each sample."""
-    if y.dtype.kind == "f":
-        if np.isnan(y).any():
-            raise ValueError("Input y contains NaN: every sample needs a class label")
-        if not np.isfinite(y).all():
-            raise ValueError("Input y contains infinity: every sample needs a class label")
-        if (y != np.round(y)).any():
-            raise ValueError(
-                "Unknown label type: continuous. A classifier needs discrete labels "
-                "(got non-integer floats); use DecisionTreeRegressor for a numeric target."
-            )
-    try:
-        classes, codes = np.unique(y, return_inverse=True)
-    except TypeError as exc:
-        raise TypeError(f"y labels must be mutually comparable (one kind, e.g. all str or "
-                        f"all int): {exc}") from None
-    return classes, codes.astype(np.int32).ravel()
-
-
-def _numeric_target(y):
-    try:
-        y = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("y must be numeric for a regressor") from None
-    if np.isnan(y).any():
-        raise ValueError("Input y contains NaN")
-    if not np.isfinite(y).all():
-        raise ValueError("Input y contains infinity or a value too large for dtype('float64')")
-    return y
+                                         string=splits_text(self),
+                                         categorical=splits_text(self)))

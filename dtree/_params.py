@@ -15,6 +15,7 @@ arbitrarily large but valid integers never reach a C size computation.
 """
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -247,3 +248,23 @@ def clamp_to_data(value, n_samples):
     while no size reaching C code can wrap around.
     """
     return int(min(value, n_samples + 1, C_INT_MAX))
+
+
+def available_cores():
+    """Cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def n_threads(n_jobs):
+    """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
+    cores = available_cores()
+    if n_jobs is None:
+        return cores
+    if not is_int(n_jobs) or n_jobs == 0:
+        raise InvalidParameterError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
+    # scikit-learn's convention: -1 is every core, -2 all but one, ...
+    threads = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+    return min(threads, max(MAX_THREADS, cores))

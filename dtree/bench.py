@@ -31,7 +31,8 @@ import tracemalloc
 
 import numpy as np
 
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, _available_cores
+from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._params import available_cores as _available_cores
 from ._splitter import openmp_enabled
 from ._version import __version__
 

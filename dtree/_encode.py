@@ -1,0 +1,222 @@
+"""Input encoding: what users pass becomes the arrays the builders read, once.
+
+X (arrays, pandas and polars frames) becomes a float32 matrix with category
+codes, y becomes class codes or float64 targets, and class weights are folded
+into the sample weights. The fitted estimator keeps what predict needs to
+encode new X the same way (its columns, categories and names).
+"""
+import math
+
+import numpy as np
+
+from . import _categorical as cat
+from . import _validation as val
+from ._frames import is_polars, polars_to_array
+from ._presets import categorical_spec
+
+
+def missing_allowed(est):
+    """Whether NaN in X is a missing value (``handle_missing="split"``)."""
+    return est.handle_missing == "split"
+
+
+def encode_fit_X(est, X):
+    """The training matrix; sets the estimator's column attributes.
+
+    ``n_features_in_``, ``categorical_features_``, ``categories_`` and
+    ``feature_names_in_`` (when X has string column names).
+    """
+    val.refuse_sparse(X)  # before the categorical columns are looked at
+    names = val.get_feature_names(X)
+    allow_nan = missing_allowed(est)
+    X, text_columns = _unwrap_frame(X)
+    n_columns = _n_columns(X)
+    spec = categorical_spec(est)
+    mask = cat.resolve_mask(spec, X, names, n_columns, text_columns) \
+        if n_columns is not None else np.zeros(0, dtype=bool)
+    categories = [None] * len(mask)
+    for j in np.flatnonzero(mask):
+        label = val._column_label(j, names)
+        categories[j] = cat.fit_categories(cat.column_values(X, j), label)
+        if isinstance(spec, str):  # chosen by "auto", not by the user
+            cat.warn_if_identifier(cat.column_values(X, j), categories[j], label)
+    X = _to_matrix(est, X, mask, categories, names, allow_nan)
+    est.n_features_in_ = X.shape[1]
+    # (check_X has refused anything but a 2-D X, so mask covers every column)
+    est.categorical_features_ = mask
+    est.categories_ = categories
+    if names is not None:
+        est.feature_names_in_ = names
+    elif hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    return X
+
+
+def _to_matrix(est, X, mask, categories, names, allow_nan, n_features=None):
+    """The validated float32 matrix: categories as codes, NaN only where allowed."""
+    if mask.any():
+        n_columns = _n_columns(X)
+        if n_features is not None and n_columns != n_features:
+            raise ValueError(f"X has {n_columns} features, but {type(est).__name__} is "
+                             f"expecting {n_features} features as input.")
+        X = _encode_categories(est, X, mask, categories, names)
+    # a missing category is NaN whatever handle_missing says of numbers
+    X = val.check_X(X, feature_names=names, n_features=n_features,
+                    estimator_name=type(est).__name__,
+                    allow_nan=allow_nan or mask.any())
+    if mask.any() and not allow_nan:
+        _refuse_nan(X, ~mask, names)
+    return X
+
+
+def _encode_categories(est, X, mask, categories, names):
+    """X as a float64 matrix: category codes (NaN if missing) and numbers."""
+    n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+    out = np.empty((n_rows, mask.shape[0]), dtype=np.float64)
+    for j in range(mask.shape[0]):
+        label = val._column_label(j, names)
+        if mask[j]:
+            out[:, j] = cat.encode(cat.column_values(X, j), categories[j],
+                                   est.handle_unknown, label)
+        else:
+            out[:, j] = _numeric_column(X, j, label)
+    return out
+
+
+def _refuse_nan(X, numeric, names):
+    bad = np.isnan(X[:, numeric]).any(axis=0)
+    if bad.any():
+        j = int(np.flatnonzero(numeric)[np.flatnonzero(bad)[0]])
+        raise ValueError(f"Input X contains NaN in {val._column_label(j, names)}, and "
+                         "missing values are disabled (handle_missing='error')")
+
+
+
+def encode_predict_X(est, X):
+    """The matrix of X for a fitted estimator: its columns, encoded as at fit.
+
+    Checks that the estimator is fitted and that X has its feature names.
+    """
+    check_fitted(est)
+    fitted_names = getattr(est, "feature_names_in_", None)
+    val.check_feature_names(fitted_names, X, type(est).__name__)
+    X, _ = _unwrap_frame(X)
+    return _to_matrix(est, X, est.categorical_features_, est.categories_,
+                      fitted_names, missing_allowed(est), n_features=est.n_features_in_)
+
+
+def check_fitted(est):
+    """Raise NotFittedError (scikit-learn's too, when loaded) unless ``est`` is fitted."""
+    if not hasattr(est, "tree_"):
+        raise val.not_fitted_error(
+            f"This {type(est).__name__} instance is not fitted yet. Call 'fit' with "
+            "appropriate arguments before using this estimator.")
+
+
+def class_weighted(class_weight, classes, codes, weights):
+    """Sample weights times the class weights (``class_weight``: None, "balanced" or a dict)."""
+    cw = class_weight
+    if cw is None:
+        return weights
+    if isinstance(cw, str):
+        if cw != "balanced":
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
+        counts = np.bincount(codes, minlength=classes.shape[0]).astype(np.float64)
+        per_class = codes.shape[0] / (classes.shape[0] * counts)
+    elif isinstance(cw, dict):
+        known = classes.tolist()
+        unknown = [k for k in cw if k not in known]
+        if unknown:
+            raise ValueError(f"class_weight has labels {unknown!r} that are not in y "
+                             f"(classes: {known!r})")
+        per_class = np.array([float(cw.get(c, 1.0)) for c in known])
+        if (per_class < 0).any() or not np.isfinite(per_class).all():
+            raise ValueError("class_weight values must be finite and >= 0")
+    else:
+        raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
+    expanded = per_class[codes]
+    weights = expanded if weights is None else weights * expanded
+    if not (weights > 0).any():
+        raise ValueError("sample weights times class weights sum to zero")
+    return weights
+
+
+def check_label_kinds(y):
+    """Refuse labels mixing strings and numbers (numpy would turn 1 into '1')."""
+    if y is None or (isinstance(y, np.ndarray) and y.dtype != object):
+        return
+    if hasattr(y, "dtype") and getattr(y.dtype, "kind", "O") != "O":
+        return
+    values = np.asarray(y, dtype=object).ravel()
+    for value in values:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            raise ValueError("Input y contains missing labels (None or NaN)")
+    kinds = {isinstance(v, str) for v in values}
+    if len(kinds) > 1:
+        raise TypeError("y mixes string and number labels; labels must be mutually "
+                        "comparable (all str or all numbers)")
+
+
+def _numeric_column(X, j, label):
+    """Column j as float64 (NaN for missing), fast for frames and numeric arrays."""
+    try:
+        if hasattr(X, "iloc"):
+            return X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
+        column = np.asarray(X)[:, j] if not isinstance(X, np.ndarray) else X[:, j]
+        try:
+            return np.asarray(column, dtype=np.float64)
+        except TypeError:  # None among the values
+            return np.where(cat.missing_mask(column), np.nan, column).astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"X {label} has non-numeric values; list it in "
+                         "categorical_features (or use 'auto')") from None
+
+
+def _unwrap_frame(X):
+    """(X, mask of its text columns or None): polars frames become numpy arrays."""
+    if is_polars(X):
+        return polars_to_array(X)
+    return X, None
+
+
+def _n_columns(X):
+    """Number of columns of a 2-D array-like, or None when it is not 2-D."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(X, dtype=object).shape
+        except (TypeError, ValueError):
+            return None
+    return shape[1] if len(shape) == 2 else None
+
+
+def encode_labels(y):
+    """Sorted unique labels and the int32 code of each sample."""
+    if y.dtype.kind == "f":
+        if np.isnan(y).any():
+            raise ValueError("Input y contains NaN: every sample needs a class label")
+        if not np.isfinite(y).all():
+            raise ValueError("Input y contains infinity: every sample needs a class label")
+        if (y != np.round(y)).any():
+            raise ValueError(
+                "Unknown label type: continuous. A classifier needs discrete labels "
+                "(got non-integer floats); use DecisionTreeRegressor for a numeric target."
+            )
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"y labels must be mutually comparable (one kind, e.g. all str or "
+                        f"all int): {exc}") from None
+    return classes, codes.astype(np.int32).ravel()
+
+
+def numeric_target(y):
+    try:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must be numeric for a regressor") from None
+    if np.isnan(y).any():
+        raise ValueError("Input y contains NaN")
+    if not np.isfinite(y).all():
+        raise ValueError("Input y contains infinity or a value too large for dtype('float64')")
+    return y

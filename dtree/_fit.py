@@ -1,0 +1,352 @@
+"""Fitting: from encoded arrays to a pruned tree.
+
+``fit_tree`` is the pipeline an estimator's ``fit`` runs after encoding: the
+growth parameters from the (validated) hyperparameters, the builder the
+configuration calls for (exact presorted, histogram, C4.5) on weights and
+targets scaled to near 1, then pruning (C4.5's pessimistic, reduced error on a
+hold-out, cost-complexity at an alpha, or alpha chosen by cross-validation
+with rpart's CP table, every fold grown by the same ``grow``).
+"""
+import math
+
+import numpy as np
+
+from ._binning import fit_bins
+from ._c45 import grow_c45
+from ._criterion import CRITERIA
+from ._hist import bin_codes, build_hist_tree
+from ._nodes import Tree
+from ._params import InvalidParameterError, clamp_to_data, is_int, n_threads
+from ._presets import algorithm, criterion, pruning_method
+from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
+                       pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row)
+from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, uniform_weight,
+                       unscale_tree)
+from ._splitter import Splitter
+from ._tree import build_tree
+
+# Depth limit standing in for "unlimited": deeper than any tree a machine holds.
+_NO_DEPTH_LIMIT = 2**31 - 1
+_is_int = is_int
+
+
+def draw_seed(random_state):
+    """A 63-bit seed for the Cython feature draw, from scikit-learn style random_state."""
+    if random_state is None or random_state is np.random:
+        return int(np.random.randint(1, 2**62, dtype=np.int64))
+    if _is_int(random_state):
+        return int(np.random.RandomState(random_state).randint(1, 2**62, dtype=np.int64))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(1, 2**62, dtype=np.int64))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(1, 2**62))
+    raise ValueError(f"random_state must be None, an int, a numpy RandomState or "
+                     f"Generator; got {random_state!r}")
+
+
+def rng(random_state):
+    if isinstance(random_state, np.random.RandomState):
+        return random_state
+    return np.random.RandomState(draw_seed(random_state) % (2**32))
+
+
+def holdout(encoded_y, n_classes, fraction, rng):
+    """Mask of a held-out part of about ``fraction`` of the samples (per class)."""
+    n = encoded_y.shape[0]
+    held = np.zeros(n, dtype=bool)
+    groups = [np.flatnonzero(encoded_y == k) for k in range(n_classes)] if n_classes \
+        else [np.arange(n)]
+    for members in groups:
+        if members.shape[0] < 2:
+            continue
+        take = min(max(1, int(round(fraction * members.shape[0]))), members.shape[0] - 1)
+        held[rng.choice(members, size=take, replace=False)] = True
+    if held.all() or not held.any():
+        what = "train on" if held.all() else "validate on"
+        raise ValueError(f"validation_fraction={fraction} leaves no samples to {what}")
+    return held
+
+
+def check_fold(pair, k, n_samples):
+    """A user's (train, test) pair as integer index arrays within the data."""
+    try:
+        train, test = pair
+    except (TypeError, ValueError):
+        raise ValueError(f"cv split {k} is not a (train, test) pair") from None
+    out = []
+    for part, indices in (("train", train), ("test", test)):
+        try:
+            indices = np.asarray(indices)
+        except (TypeError, ValueError):
+            raise ValueError(f"cv split {k}: the {part} indices are not an array") from None
+        if indices.dtype == bool and indices.shape == (n_samples,):
+            indices = np.flatnonzero(indices)  # a mask
+        if indices.ndim != 1 or (indices.size and indices.dtype.kind not in "iu"):
+            raise ValueError(f"cv split {k}: the {part} indices must be a 1-D array of "
+                             f"integers; got dtype {indices.dtype}, shape {indices.shape}")
+        if indices.size == 0:
+            raise ValueError("every cv split needs training and test samples")
+        if indices.min() < 0 or indices.max() >= n_samples:
+            raise ValueError(f"cv split {k}: {part} indices must lie in [0, {n_samples}); "
+                             f"got {indices.min()} to {indices.max()}")
+        out.append(indices.astype(np.intp))
+    return tuple(out)
+
+
+
+def resolve_params(est, n_samples, n_features, total_weight):
+    """Turn the (validated) hyperparameters into the builder's numbers.
+
+    Sizes are clamped to what ``n_samples`` allows (see
+    ``_params.clamp_to_data``): the tree is the same and no size reaching
+    C code can overflow.
+    """
+    if criterion(est) not in est._criteria:
+        raise InvalidParameterError(f"criterion must be one of {list(est._criteria)}; "
+                                    f"got {est.criterion!r}")
+    max_depth = _NO_DEPTH_LIMIT if est.max_depth is None else est.max_depth
+    max_depth = clamp_to_data(max_depth, n_samples)
+
+    leaf = est.min_samples_leaf
+    if _is_int(leaf):
+        min_samples_leaf = clamp_to_data(leaf, n_samples)
+    else:
+        min_samples_leaf = max(1, int(math.ceil(leaf * n_samples)))
+    split = est.min_samples_split
+    if _is_int(split):
+        min_samples_split = clamp_to_data(split, n_samples)
+    else:
+        min_samples_split = max(2, int(math.ceil(split * n_samples)))
+    min_samples_split = clamp_to_data(max(min_samples_split, 2 * min_samples_leaf),
+                                      n_samples)
+    min_weight_leaf = est.min_weight_fraction_leaf * total_weight
+
+    max_features = est.max_features
+    if max_features is None:
+        n_draw = n_features
+    elif isinstance(max_features, str):
+        root = math.sqrt if max_features == "sqrt" else math.log2
+        n_draw = max(1, int(root(n_features)))
+    elif _is_int(max_features):
+        if max_features > n_features:
+            raise InvalidParameterError(
+                f"max_features must be in [1, n_features={n_features}]; got "
+                f"{max_features!r}")
+        n_draw = int(max_features)
+    else:
+        n_draw = max(1, int(max_features * n_features))
+
+    # a tree on n samples has at most n leaves
+    max_leaf_nodes = -1 if est.max_leaf_nodes is None else \
+        max(2, clamp_to_data(est.max_leaf_nodes, n_samples))
+    decrease = float(est.min_impurity_decrease)
+    return dict(max_depth=max_depth, min_samples_split=min_samples_split,
+                min_samples_leaf=min_samples_leaf, min_weight_leaf=float(min_weight_leaf),
+                min_impurity_decrease=decrease, max_leaf_nodes=max_leaf_nodes,
+                max_features=n_draw)
+
+
+def grow(est, X, encoded_y, weights, n_classes, y_exp=None):
+    """An unpruned tree grown with this estimator's growth parameters.
+
+    Weights (and regression targets) are scaled by a power of two to near 1
+    for the builders and the tree is put back into the user's units after
+    (``_scaling``): the tree does not depend on the units.
+    """
+    if weights is not None and not (weights > 0).all():
+        # A zero-weight sample must not place a threshold: drop it, as
+        # scikit-learn does (n_node_samples counts positive weights only).
+        keep = weights > 0
+        X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
+    w_unit, w_exp = uniform_weight(weights), 0
+    if w_unit is not None:
+        weights = None
+    else:
+        w_exp = power_of_two_scale(weights, moderate=MODERATE)
+        weights, w_unit = scaled(weights, w_exp), math.ldexp(1.0, w_exp)
+    if y_exp is None:  # (a fit passes one exponent to all its trees: folds too)
+        y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
+    encoded_y = scaled(encoded_y, y_exp)
+    limits = resolve_params(est, X.shape[0], X.shape[1],
+                                  float(weights.sum()) if weights is not None
+                                  else float(X.shape[0]))
+    # impurities are in squared target units
+    limits["min_impurity_decrease"] = scale_limit(limits["min_impurity_decrease"],
+                                                  2 * y_exp)
+    tree = _grow_scaled(est, X, encoded_y, weights, n_classes, limits, w_exp)
+    return unscale_tree(tree, w_unit, y_exp)
+
+
+def _grow_scaled(est, X, encoded_y, weights, n_classes, limits, w_exp):
+    """The builder for this configuration, on weights and targets scaled near 1."""
+    n_draw = limits.pop("max_features")
+    seed = draw_seed(est.random_state) if n_draw < X.shape[1] else 1
+    n_categories = np.array([0 if c is None else max(1, len(c))
+                             for c in est.categories_], dtype=np.int32)
+    if est.splitter == "hist":
+        return _grow_hist(est, X, encoded_y, weights, n_classes, limits, n_draw, seed)
+    if algorithm(est) == "c4.5":
+        return _grow_c45(est, X, encoded_y, weights, n_classes, limits, n_draw,
+                              n_categories, w_exp)
+    multiway = algorithm(est) == "id3"
+    if multiway and limits["max_leaf_nodes"] > 0:
+        raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
+                         "supported with it")
+    splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[criterion(est)],
+                        limits["min_samples_leaf"], limits["min_weight_leaf"],
+                        n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)))
+    arrays = build_tree(splitter, **limits)
+    del splitter  # free the presorted columns before building the Tree object
+    est.max_features_ = n_draw
+    return Tree.from_builder(arrays, X.shape[1], n_classes)
+
+
+def _grow_hist(est, X, encoded_y, weights, n_classes, limits, n_draw, seed):
+    """The histogram splitter's tree (``_hist``): features binned, then grown."""
+    max_bins = est.max_bins
+    unsupported = [name for name, used in (
+        ("categorical_features", est.categorical_features_.any()),
+        (f"algorithm={algorithm(est)!r}", algorithm(est) != "cart")) if used]
+    if unsupported:
+        raise ValueError(f"splitter='hist' does not support {', '.join(unsupported)} yet; "
+                         "use splitter='best'")
+    threads = n_threads(getattr(est, "n_jobs", 1))
+    codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
+    arrays = build_hist_tree(codes, lo, hi, encoded_y, weights, n_classes=n_classes,
+                             criterion=CRITERIA[criterion(est)], max_features=n_draw,
+                             seed=seed, n_threads=threads, **limits)
+    est.max_features_ = n_draw
+    return Tree.from_builder(arrays, X.shape[1], n_classes)
+
+
+def _grow_c45(est, X, encoded_y, weights, n_classes, limits, n_draw, n_codes, w_exp):
+    """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
+    if limits["max_leaf_nodes"] > 0 or n_draw < X.shape[1]:
+        raise ValueError("algorithm='c4.5' grows depth-first on every feature: "
+                         "max_leaf_nodes and max_features are not supported with it")
+    if criterion(est) not in ("gain_ratio", "entropy", "log_loss"):
+        raise ValueError(f"algorithm='c4.5' splits by gain ratio or information gain; "
+                         f"criterion={est.criterion!r} is not supported with it")
+    if weights is None:
+        weights = np.ones(X.shape[0])
+    # C4.5's MINOBJS is 2; scikit-learn's default min_samples_leaf of 1 means "preset"
+    min_objs = 2 if est.min_samples_leaf == 1 else limits["min_samples_leaf"]
+    # a weight of cases: in the scaled units of the weights
+    min_objs = max(scale_limit(float(min_objs), w_exp), limits["min_weight_leaf"])  # min_weight_fraction_leaf
+    arrays = grow_c45(X, encoded_y, weights, n_classes,
+                      est.categorical_features_.astype(np.uint8), n_codes,
+                      max_depth=limits["max_depth"],
+                      min_samples_split=limits["min_samples_split"],
+                      min_objs=float(min_objs),
+                      min_impurity_decrease=limits["min_impurity_decrease"],
+                      use_ratio=criterion(est) == "gain_ratio")
+    est.max_features_ = n_draw
+    tree = Tree.from_builder(arrays, X.shape[1], n_classes)
+    tree.fractional_missing = True
+    return tree
+
+
+def fit_tree(est, X, encoded_y, weights, n_classes):
+    """Grow and prune the tree of ``est`` on encoded data; sets ``tree_`` (and pruning's
+    ``ccp_alpha_`` / ``cp_table_``)."""
+    _check_pruning_params(est, encoded_y, weights, n_classes)
+    for name in ("cp_table_", "ccp_alpha_"):
+        est.__dict__.pop(name, None)
+    pruning = pruning_method(est)
+    # every tree of this fit (folds and hold-outs too) shares one target scale,
+    # so that pruning compares their alphas in the same units
+    y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
+    if pruning == "reduced_error":
+        valid = holdout(encoded_y, n_classes, est.validation_fraction,
+                         rng(est.random_state))
+        train = ~valid
+        tree = grow(est, X[train], encoded_y[train],
+                          None if weights is None else weights[train], n_classes, y_exp)
+        w_valid = np.ones(valid.sum()) if weights is None else weights[valid]
+        tree = tree.subtree(reduced_error_leaves(tree, X[valid], encoded_y[valid],
+                                                 w_valid))
+    else:
+        tree = grow(est, X, encoded_y, weights, n_classes, y_exp)
+        if pruning == "pessimistic":
+            tree = tree.subtree(pessimistic_leaves(tree, est.cf))
+    if isinstance(est.ccp_alpha, str):
+        tree = _prune_by_cross_validation(est, tree, X, encoded_y, weights, n_classes,
+                                               y_exp)
+    elif est.ccp_alpha > 0.0:
+        tree = prune_ccp(tree, float(est.ccp_alpha), est.prune_risk)
+        est.ccp_alpha_ = float(est.ccp_alpha)
+    est.tree_ = tree
+    return est
+
+
+def _check_pruning_params(est, encoded_y, weights, n_classes):
+    """The pruning checks that need the data or several parameters together."""
+    alpha = est.ccp_alpha
+    if est.pruning == "pessimistic" and n_classes == 0:
+        raise ValueError("pruning='pessimistic' (C4.5) is for classifiers; use "
+                         "ccp_alpha or pruning='reduced_error' for regression")
+    if est.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
+        raise ValueError("use either ccp_alpha or pruning, not both")
+    if isinstance(alpha, str) and _is_int(est.cv):
+        n = encoded_y.shape[0] if weights is None else int(np.count_nonzero(weights > 0))
+        if est.cv > n:
+            raise ValueError(f"cv={est.cv} is larger than the number of samples ({n})")
+        if n_classes > 0:
+            present = encoded_y if weights is None else encoded_y[weights > 0]
+            counts = np.bincount(present, minlength=n_classes)
+            smallest = counts[counts > 0].min()
+            if est.cv > smallest:
+                raise ValueError(
+                    f"cv={est.cv} is larger than the smallest class count ({smallest}): "
+                    "every fold needs every class")
+
+
+def _prune_by_cross_validation(est, tree, X, encoded_y, weights, n_classes, y_exp):
+    """Choose alpha by k-fold cross-validation over the pruning sequence (rpart)."""
+    table, seq = cp_table(tree, est.prune_risk)
+    # losses in units where neither weights nor squared targets overflow
+    w = np.ones(X.shape[0]) if weights is None else weights / weights.max()
+    y_scaled = encoded_y if n_classes > 0 else np.ldexp(encoded_y, -y_exp)
+    if n_classes > 0:
+        counts = np.bincount(encoded_y, weights=w, minlength=n_classes)
+        root_loss = w.sum() - counts.max()
+    else:
+        root_loss = np.sum(w * (y_scaled - np.average(y_scaled, weights=w)) ** 2)
+    if tree.node_count == 1 or root_loss <= 0:
+        table.xerror = np.zeros(len(table))
+        table.xstd = np.zeros(len(table))
+    else:
+        sums = np.zeros(len(table))
+        squares = np.zeros(len(table))
+        total = 0.0
+        for train, test in _cv_splits(est, X, encoded_y, n_classes):
+            total += w[test].sum()
+            fold_tree = grow(est, X[train], encoded_y[train],
+                                   None if weights is None else weights[train], n_classes,
+                                   y_exp)
+            fold_seq = PruningSequence(fold_tree, est.prune_risk)
+            s, q = cross_validated_losses(fold_tree, fold_seq, X[test], y_scaled[test],
+                                          w[test], table.scaled_alpha, y_exp)
+            sums += s
+            squares += q
+        table.xerror = sums / root_loss
+        table.xstd = np.sqrt(np.maximum(squares - sums ** 2 / total, 0.0)) / root_loss
+    table.rule = est.cv_rule
+    table.selected = select_row(table, est.cv_rule)
+    est.cp_table_ = table
+    est.ccp_alpha_ = float(table.alpha[table.selected])
+    return tree.subtree(seq.leaves_at(table.scaled_alpha[table.selected], tree.node_count))
+
+
+def _cv_splits(est, X, encoded_y, n_classes):
+    """(train, test) index arrays: our folds for an int ``cv``, else the user's."""
+    cv = est.cv
+    if _is_int(cv):
+        folds = fold_ids(encoded_y, n_classes, cv, rng(est.random_state))
+        return [(np.flatnonzero(folds != k), np.flatnonzero(folds == k))
+                for k in range(cv)]
+    splits = list(cv.split(X, encoded_y)) if hasattr(cv, "split") else list(cv)
+    if not splits:
+        raise ValueError("cv gave no (train, test) splits")
+    return [check_fold(pair, k, X.shape[0]) for k, pair in enumerate(splits)]
+
