@@ -7,6 +7,21 @@ differ from their defaults. That is all ``clone``, ``Pipeline`` and
 """
 import inspect
 
+# Estimator classes by name, filled by ``register``: model files find the class a
+# header names here, so the reader never imports the estimator module.
+ESTIMATORS = {}
+
+
+def register(cls):
+    """Class decorator: make ``cls`` loadable from model files by its name."""
+    ESTIMATORS[cls.__name__] = cls
+    return cls
+
+
+def parameter_names(cls):
+    """The constructor parameters of an estimator class, sorted."""
+    return cls._param_names()
+
 
 class ParamsMixin:
     """get_params / set_params / repr from the ``__init__`` signature."""

@@ -12,10 +12,11 @@ import math
 import numpy as np
 
 from . import _validation as val
-from ._base import ParamsMixin
+from ._base import ParamsMixin, register
 from ._encode import (check_fitted, check_label_kinds, class_weighted, encode_fit_X,
                       encode_labels, encode_predict_X, numeric_target)
 from ._fit import fit_tree, resolve_params
+from ._io import save, to_dict
 from ._params import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
 from ._presets import splits_text
 from ._pruning import RISKS, cost_complexity_path, prune_ccp
@@ -109,8 +110,6 @@ class BaseDecisionTree(ParamsMixin):
         ----------
         path : str, path-like or writable binary file
         """
-        from ._io import save
-
         save(self, path)
 
     def to_dict(self):
@@ -120,8 +119,6 @@ class BaseDecisionTree(ParamsMixin):
         -------
         dict
         """
-        from ._io import to_dict
-
         return to_dict(self)
 
     # ------------------------------------------------------------- predict
@@ -196,6 +193,7 @@ class BaseDecisionTree(ParamsMixin):
         return self.tree_.compute_feature_importances()
 
 
+@register
 class DecisionTreeClassifier(BaseDecisionTree):
     """Exact CART decision tree classifier.
 
@@ -363,6 +361,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
     """
 
     _criteria = CLASSIFICATION_CRITERIA
+    _is_classifier = True
     _parameter_constraints = CLASSIFIER
 
     def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
@@ -502,6 +501,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                                          categorical=splits_text(self)))
 
 
+@register
 class DecisionTreeRegressor(BaseDecisionTree):
     """Exact CART decision tree regressor (squared error).
 
@@ -540,6 +540,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     """
 
     _criteria = REGRESSION_CRITERIA
+    _is_classifier = False
     _parameter_constraints = REGRESSOR
 
     def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,

@@ -22,6 +22,8 @@ import zipfile
 
 import numpy as np
 
+from ._base import ESTIMATORS, parameter_names
+from ._encode import check_fitted
 from ._nodes import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
 from ._params import InvalidParameterError, validate_params
 from ._version import __version__
@@ -116,7 +118,7 @@ def to_dict(estimator):
     -------
     dict
     """
-    estimator._check_fitted()
+    check_fitted(estimator)
     tree = estimator.tree_
     params = {}
     defaults = estimator._param_defaults()
@@ -221,8 +223,6 @@ def from_dict(data):
 
 # ------------------------------------------------------------ validation
 def _build(header, arrays):
-    from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
-
     if header.get("format") != FORMAT_NAME:
         raise ModelFileError(f"not a dtree model (format {header.get('format')!r})")
     version = header.get("format_version")
@@ -231,15 +231,14 @@ def _build(header, arrays):
     if version > FORMAT_VERSION or version < 1:
         raise ModelFileError(f"model format version {version} is not supported by dtree "
                              f"{__version__} (it reads versions 1 to {FORMAT_VERSION})")
-    kinds = {"DecisionTreeClassifier": DecisionTreeClassifier,
-             "DecisionTreeRegressor": DecisionTreeRegressor}
-    cls = kinds.get(header.get("estimator"))
+    name = header.get("estimator")
+    cls = ESTIMATORS.get(name) if isinstance(name, str) else None
     if cls is None:
         raise ModelFileError(f"unknown estimator {header.get('estimator')!r}")
     n_features = header.get("n_features_in")
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
         raise ModelFileError("n_features_in must be a positive integer")
-    is_classifier = cls is DecisionTreeClassifier
+    is_classifier = cls._is_classifier
     classes = _decode_labels(header.get("classes")) if is_classifier else None
     if not is_classifier and header.get("classes") is not None:
         raise ModelFileError("a regressor has no classes")
@@ -251,7 +250,7 @@ def _build(header, arrays):
     params = header.get("params")
     if not isinstance(params, dict):
         raise ModelFileError("params must be a dict")
-    known = set(cls._param_names())
+    known = set(parameter_names(cls))
     unknown = set(params) - known
     if unknown:
         raise ModelFileError(f"unknown parameters {sorted(unknown)} for {cls.__name__}")

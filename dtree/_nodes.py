@@ -7,8 +7,7 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
-from ._c45 import predict_fractional
-from ._tree import apply_packed, decision_path_packed, pack_nodes
+from ._predict import apply_packed, decision_path_packed, pack_nodes, predict_fractional
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2

@@ -12,6 +12,7 @@ feed categorical columns as codes (``dtree.export.onnx_input`` builds the input)
 """
 import numpy as np
 
+from ._encode import check_fitted
 from ._nodes import TREE_LEAF
 
 ML_DOMAIN = "ai.onnx.ml"
@@ -63,7 +64,7 @@ def to_onnx(estimator, *, name="dtree", opset=17):
         from onnx import TensorProto, helper
     except ImportError as exc:
         raise ImportError("to_onnx needs the onnx package: pip install onnx") from exc
-    estimator._check_fitted()
+    check_fitted(estimator)
     tree = estimator.tree_
     n = tree.node_count
     is_leaf = tree.children_left == TREE_LEAF

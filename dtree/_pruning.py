@@ -18,7 +18,7 @@ import numpy as np
 from ._scaling import power_of_two_scale, scale_limit
 
 from ._nodes import TREE_LEAF
-from ._c45 import binomial_upper_bounds
+from ._pessimistic import binomial_upper_bounds
 
 RISKS = ("impurity", "misclassification")
 CV_RULES = ("1se", "min")

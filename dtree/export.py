@@ -6,6 +6,7 @@ drawn; each returns the matplotlib Axes it drew on and works headless (Agg).
 """
 import numpy as np
 
+from ._encode import check_fitted, encode_predict_X
 from ._nodes import TREE_LEAF
 
 __all__ = ["export_text", "export_compact", "export_rules", "export_graphviz",
@@ -14,7 +15,7 @@ __all__ = ["export_text", "export_compact", "export_rules", "export_graphviz",
 
 
 def _fitted_tree(estimator):
-    estimator._check_fitted()
+    check_fitted(estimator)
     return estimator.tree_
 
 
@@ -572,7 +573,7 @@ def onnx_input(estimator, X):
     -------
     ndarray of shape (n_samples, n_features), float32
     """
-    return estimator._validate_X_predict(X)
+    return encode_predict_X(estimator, X)
 
 
 def to_onnx(estimator, **kwargs):

@@ -122,8 +122,8 @@ def test_package_imports_from_the_clone_root():
     here = Path(dtree.__file__).resolve().parent
     from_clone = here == (ROOT / "dtree").resolve()
     proc = subprocess.run([sys.executable, "-c", "import dtree, dtree._criterion, "
-                           "dtree._splitter, dtree._tree, dtree._hist, dtree._c45; "
-                           "print(dtree.__file__)"],
+                           "dtree._splitter, dtree._tree, dtree._hist, dtree._c45, "
+                           "dtree._predict, dtree._pessimistic; print(dtree.__file__)"],
                           cwd=ROOT if from_clone else here.parent,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
