@@ -50,6 +50,11 @@ class ParamsMixin:
             cls._param_defaults_cache = defaults
         return dict(defaults)
 
+    def _store_params(self, arguments):
+        """What ``__init__`` does in scikit-learn's convention: store each argument."""
+        for name in self._param_names():
+            setattr(self, name, arguments[name])
+
     def get_params(self, deep=True):
         """Parameters of this estimator.
 

@@ -41,6 +41,18 @@ class BaseDecisionTree(ParamsMixin):
 
     _criteria = ()
 
+    def _tags(self, kind):
+        """scikit-learn's tags (imported only when scikit-learn asks for them)."""
+        from sklearn.utils import (ClassifierTags, InputTags, RegressorTags, Tags,
+                                   TargetTags)
+
+        text = splits_text(self)
+        return Tags(estimator_type=kind, target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags() if kind == "classifier" else None,
+                    regressor_tags=RegressorTags() if kind == "regressor" else None,
+                    input_tags=InputTags(allow_nan=self.handle_missing == "split",
+                                         string=text, categorical=text))
+
     # ------------------------------------------------------------------ fit
     def _resolve_params(self, n_samples, n_features, total_weight):
         """The builder's numbers for data of this size (see ``_fit.resolve_params``)."""
@@ -371,30 +383,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255):
-        self.criterion = criterion
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.class_weight = class_weight
-        self.ccp_alpha = ccp_alpha
-        self.prune_risk = prune_risk
-        self.pruning = pruning
-        self.cv = cv
-        self.cv_rule = cv_rule
-        self.cf = cf
-        self.validation_fraction = validation_fraction
-        self.handle_missing = handle_missing
-        self.categorical_features = categorical_features
-        self.handle_unknown = handle_unknown
-        self.algorithm = algorithm
-        self.n_jobs = n_jobs
-        self.max_bins = max_bins
+        self._store_params(locals())
 
     def fit(self, X, y, sample_weight=None):
         """Build the tree from training data.
@@ -490,15 +479,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         return float(np.average(pred == y, weights=sw))
 
     def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags, Tags, TargetTags
-
-        from sklearn.utils import InputTags
-
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(),
-                    input_tags=InputTags(allow_nan=self.handle_missing == "split",
-                                         string=splits_text(self),
-                                         categorical=splits_text(self)))
+        return self._tags("classifier")
 
 
 @register
@@ -550,27 +531,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255):
-        self.criterion = criterion
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.ccp_alpha = ccp_alpha
-        self.prune_risk = prune_risk
-        self.pruning = pruning
-        self.cv = cv
-        self.cv_rule = cv_rule
-        self.validation_fraction = validation_fraction
-        self.handle_missing = handle_missing
-        self.n_jobs = n_jobs
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.handle_unknown = handle_unknown
+        self._store_params(locals())
 
     # C4.5's pessimistic pruning is for classifiers; the shared checks read cf.
     cf = 0.25
@@ -637,12 +598,4 @@ class DecisionTreeRegressor(BaseDecisionTree):
         return float(1.0 - residual / total)
 
     def __sklearn_tags__(self):
-        from sklearn.utils import RegressorTags, Tags, TargetTags
-
-        from sklearn.utils import InputTags
-
-        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
-                    regressor_tags=RegressorTags(),
-                    input_tags=InputTags(allow_nan=self.handle_missing == "split",
-                                         string=splits_text(self),
-                                         categorical=splits_text(self)))
+        return self._tags("regressor")
