@@ -23,6 +23,8 @@ from libc.math cimport NAN, log2
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
+from ._common cimport CAT_WORDS
+
 ctypedef Py_ssize_t intp_t
 
 cdef double AVERAGE_SLACK = 1e-3   # C4.5 keeps gains within 1e-3 of the average
@@ -230,7 +232,7 @@ cdef class _Grower:
 
     cdef set_category_split(self, intp_t node, intp_t f, intp_t code, double w_left,
                             double w_right):
-        words = np.zeros(16, dtype=np.uint64)
+        words = np.zeros(CAT_WORDS, dtype=np.uint64)
         words[code // 64] = np.uint64(1) << np.uint64(code % 64)
         self.sets.append(words)
         self.feature[node] = f
@@ -487,7 +489,7 @@ cdef class _Grower:
 
     def arrays(self):
         n = len(self.left)
-        sets = (np.vstack(self.sets) if self.sets else np.zeros((0, 16), dtype=np.uint64))
+        sets = (np.vstack(self.sets) if self.sets else np.zeros((0, CAT_WORDS), dtype=np.uint64))
         return dict(children_left=np.asarray(self.left, dtype=np.intp),
                     children_right=np.asarray(self.right, dtype=np.intp),
                     feature=np.asarray(self.feature, dtype=np.intp),

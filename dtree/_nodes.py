@@ -7,11 +7,12 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
-from ._predict import apply_packed, decision_path_packed, pack_nodes, predict_fractional
+from ._predict import (CATEGORY_SET_WORDS, apply_packed, decision_path_packed, pack_nodes,
+                       predict_fractional)
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
-CAT_WORDS = 16  # 64-bit words of a category set: codes 0..1023
+CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
 
 
 def _unscaled(column, exponent):

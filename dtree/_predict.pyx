@@ -11,7 +11,10 @@ from cython.parallel cimport prange
 
 from libc.stdlib cimport free, malloc
 
-from ._splitter cimport CAT_WORDS, DTYPE_t
+from ._common cimport CAT_WORDS, DTYPE_t, bit_is_set
+
+# the words of a category set, for Python readers
+CATEGORY_SET_WORDS = CAT_WORDS
 
 ctypedef Py_ssize_t intp_t
 
@@ -61,7 +64,7 @@ cdef inline int step(const PackedNode* node, DTYPE_t x,
     if x != x:
         return node.child[node.missing_right]
     code = <int>x
-    return node.child[1 - <int>((sets[node.cat * CAT_WORDS + (code >> 6)] >> (code & 63)) & 1)]
+    return node.child[1 - <int>bit_is_set(sets + node.cat * CAT_WORDS, code)]
 
 
 cdef inline int step_numeric(const PackedNode* node, DTYPE_t x) noexcept nogil:
@@ -201,7 +204,7 @@ def predict_fractional(tree, const float[:, ::1] X):
     cdef const double[::1] threshold = np.ascontiguousarray(tree.threshold, dtype=np.float64)
     cdef const intp_t[::1] cat_row = np.ascontiguousarray(tree.categorical_set, dtype=np.intp)
     cdef const unsigned long long[:, ::1] sets = np.ascontiguousarray(
-        tree.category_sets, dtype=np.uint64).reshape(-1, 16)
+        tree.category_sets, dtype=np.uint64).reshape(-1, CAT_WORDS)
     cdef const double[::1] wn = np.ascontiguousarray(tree.scaled_weighted_n_node_samples,
                                                      dtype=np.float64)
     values = np.ascontiguousarray(tree.value[:, 0, :], dtype=np.float64)
@@ -244,7 +247,7 @@ def predict_fractional(tree, const float[:, ::1] X):
                     continue
                 if cat_row[node] >= 0:
                     code = <intp_t> x
-                    go_left = (sets[cat_row[node], code >> 6] >> (code & 63)) & 1
+                    go_left = bit_is_set(&sets[cat_row[node], 0], code)
                 else:
                     go_left = x <= threshold[node]
                 nodes[top] = l if go_left else r

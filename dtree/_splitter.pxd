@@ -3,12 +3,9 @@
 
 from libc.math cimport INFINITY
 
-ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
-ctypedef unsigned short class_t   # class codes beside the values
+from ._common cimport CAT_WORDS, MAX_CATEGORIES, DTYPE_t, class_t, word_t
 
 cdef enum:
-    MAX_CATEGORIES = 1024   # categories of one feature: sixteen 64-bit words of a bitset
-    CAT_WORDS = 16
     MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
     MAX_CLASSES = 65535     # class codes are stored in two bytes
 
@@ -19,9 +16,9 @@ cdef struct SplitRecord:
     double threshold        # x <= threshold goes left
     bint missing_left       # NaN goes left (learnt, or the larger child when none was seen)
     bint categorical        # a category-set split: the codes in cat_left go left
-    unsigned long long cat_left[16]  # bitset of category codes going left (CAT_WORDS)
+    word_t cat_left[CAT_WORDS]  # bitset of category codes going left
     bint multiway           # head of a multiway split: one child per category group
-    unsigned long long cat_rest[16]  # multiway: codes still to peel off after cat_left
+    word_t cat_rest[CAT_WORDS]  # multiway: codes still to peel off after cat_left
     double multiway_impurity    # multiway: sum over groups of w_g * impurity_g
     double proxy            # the criterion's proxy score of this split (larger is better)
     double num              # proxy = num / den; the scan compares cross-multiplied, so

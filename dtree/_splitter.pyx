@@ -21,6 +21,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
+from ._common cimport bit_is_set, put_bit, set_bit
 from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side,
                           clf_move, clf_proxy, clogc, mse_proxy, node_impurity)
 
@@ -59,13 +60,8 @@ cdef inline bint routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil
         return split.missing_left
     if split.categorical:
         code = <int>x
-        return (split.cat_left[code >> 6] >> (code & 63)) & 1
+        return bit_is_set(split.cat_left, code)
     return x <= split.threshold
-
-
-cdef inline void set_side(unsigned long long* bits, int i, bint left) noexcept nogil:
-    cdef unsigned long long mask = (<unsigned long long>1) << (i & 63)
-    bits[i >> 6] = (bits[i >> 6] & ~mask) | (mask if left else 0)
 
 
 ctypedef fused payload_t:
@@ -88,7 +84,7 @@ cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y,
     cdef int s
     for p in range(start, end):
         i = ix[p]
-        s = <int>((goes_left[i >> 6] >> (i & 63)) & 1)
+        s = <int>bit_is_set(goes_left, i)
         v[nl] = v[p]
         tmp_v[nr] = v[p]
         tmp_y[nr] = y[p]
@@ -787,9 +783,9 @@ cdef class Splitter:
             if code < 0:
                 continue  # the missing group is the cascade's last child
             if g == 0:
-                best.cat_left[code >> 6] |= (<unsigned long long>1) << (code & 63)
+                set_bit(best.cat_left, code)
             else:
-                best.cat_rest[code >> 6] |= (<unsigned long long>1) << (code & 63)
+                set_bit(best.cat_rest, code)
 
     cdef void _move_group(self, Scratch* s, Py_ssize_t g, int direction,
                           unsigned char* in_left) noexcept nogil:
@@ -840,7 +836,7 @@ cdef class Splitter:
                 if code < 0:
                     best.missing_left = True
                 else:
-                    best.cat_left[code >> 6] |= (<unsigned long long>1) << (code & 63)
+                    set_bit(best.cat_left, code)
 
     cdef void finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                            double weight, double impurity, double weight_root,
@@ -889,7 +885,7 @@ cdef class Splitter:
             if self.sw != NULL:
                 w = self.sw[ix[p]]
             go_left = routes_left(split, v[p])
-            set_side(self.goes_left, ix[p], go_left)
+            put_bit(self.goes_left, ix[p], go_left)
             n_left += go_left
             out = left_stats if go_left else right_stats
             weights[0 if go_left else 1] += w
@@ -1017,7 +1013,7 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     return dict(feature=rec.feature, threshold=rec.threshold, pos=rec.pos,
                 missing_left=bool(rec.missing_left), categorical=bool(rec.categorical),
                 left_categories=[c for c in range(MAX_CATEGORIES)
-                                 if rec.categorical and (rec.cat_left[c >> 6] >> (c & 63)) & 1],
+                                 if rec.categorical and bit_is_set(rec.cat_left, c)],
                 proxy=rec.proxy, improvement=rec.improvement,
                 impurity_left=rec.impurity_left, impurity_right=rec.impurity_right,
                 weight_left=rec.weight_left, weight_right=rec.weight_right)

@@ -19,7 +19,8 @@ from libc.math cimport NAN
 from libc.string cimport memcpy, memset
 
 from ._criterion cimport node_impurity
-from ._splitter cimport CAT_WORDS, DTYPE_t, SplitRecord, Splitter
+from ._common cimport CAT_WORDS, DTYPE_t, clear_bit, set_bit
+from ._splitter cimport SplitRecord, Splitter
 
 
 
@@ -320,8 +321,8 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
                 split.threshold = NAN
                 memset(split.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
                 code = lowest_code(rest)
-                split.cat_left[code >> 6] = (<unsigned long long>1) << (code & 63)
-                rest[code >> 6] &= ~((<unsigned long long>1) << (code & 63))
+                set_bit(split.cat_left, code)  # (cat_left was cleared above)
+                clear_bit(rest, code)
                 splitter.finish_split(rec.start, rec.end, node_stats, rec.weight,
                                       rec.impurity, weight_root, &split, left_stats)
             else:
