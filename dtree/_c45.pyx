@@ -23,7 +23,7 @@ from libc.math cimport NAN, log2
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from ._common cimport CAT_WORDS
+from ._common cimport CAT_WORDS, below_min_decrease
 
 ctypedef Py_ssize_t intp_t
 
@@ -327,7 +327,8 @@ cdef class _Grower:
             for f in range(self.n_features):
                 if not cands[f].valid or cands[f].gain <= 0.0:
                     continue
-                if W / self.root_weight * cands[f].raw_gain + 1e-12 < self.min_decrease:
+                if below_min_decrease(W / self.root_weight * cands[f].raw_gain,
+                                      self.min_decrease):
                     continue
                 if self.use_ratio:
                     if cands[f].gain < average - AVERAGE_SLACK or cands[f].split_info <= 0.0:

@@ -27,6 +27,7 @@ from libc.string cimport memcpy, memset
 
 from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, clf_proxy,
                           clogc, mse_proxy, node_impurity)
+from ._common cimport below_min_decrease
 from ._splitter cimport SplitRecord, better, clear_split, draw_feature, midpoint
 from ._tree cimport (HistCandidate, bound_leaves, Limits, NodeStore, frontier_pop, frontier_push,
                      is_leaf_by_size, make_limits)
@@ -794,7 +795,7 @@ cdef class HistGrower:
         imps[1] = node_impurity(self.criterion, right_stats, self.S, weights[1])
         improvement[0] = (weight / self.root_weight) * (
             impurity - weights[1] / weight * imps[1] - weights[0] / weight * imps[0])
-        if improvement[0] + 1e-15 < self.lim.min_impurity_decrease:
+        if below_min_decrease(improvement[0], self.lim.min_impurity_decrease):
             return -1
         if not self.split_has_missing(start, end, split.feature):
             # no missing value here: at predict NaN follows the larger child

@@ -19,7 +19,7 @@ from libc.math cimport NAN
 from libc.string cimport memcpy, memset
 
 from ._criterion cimport node_impurity
-from ._common cimport CAT_WORDS, DTYPE_t, clear_bit, set_bit
+from ._common cimport CAT_WORDS, DTYPE_t, below_min_decrease, clear_bit, set_bit
 from ._splitter cimport SplitRecord, Splitter
 
 
@@ -328,7 +328,7 @@ cdef int _grow_depth_first(Splitter splitter, NodeStore store, const Limits* lim
             else:
                 if (not splitter.node_split(rec.start, rec.end, node_stats, rec.weight,
                                             rec.impurity, weight_root, &split, left_stats)
-                        or split.improvement + DBL_EPSILON < lim.min_impurity_decrease):
+                        or below_min_decrease(split.improvement, lim.min_impurity_decrease)):
                     continue
                 if split.multiway:
                     memcpy(rest, split.cat_rest, CAT_WORDS * sizeof(unsigned long long))
@@ -416,7 +416,7 @@ cdef int _add_frontier_node(Splitter splitter, NodeStore store, const Limits* li
         is_leaf = (not splitter.node_split(start, end, store.stats + node_id * store.n_stats,
                                            weight, impurity, weight_root, &out.split,
                                            store.child_stats + 2 * node_id * store.n_stats)
-                   or out.split.improvement + DBL_EPSILON < lim.min_impurity_decrease)
+                   or below_min_decrease(out.split.improvement, lim.min_impurity_decrease))
     out.is_leaf = is_leaf
     out.improvement = 0.0 if is_leaf else out.split.improvement
     return 0

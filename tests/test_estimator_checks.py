@@ -1,6 +1,4 @@
 """scikit-learn's own estimator checks, and its tools (clone, Pipeline, search, CV)."""
-import numpy as np
-import pytest
 
 import dtree
 
