@@ -48,7 +48,7 @@ class ParamsMixin:
             defaults = {name: p.default for name, p in signature.parameters.items()
                         if name in names}
             cls._param_defaults_cache = defaults
-        return dict(defaults)
+        return defaults  # shared: read it, do not change it
 
     def _store_params(self, arguments):
         """What ``__init__`` does in scikit-learn's convention: store each argument."""

@@ -101,9 +101,6 @@ def resolve_params(est, n_samples, n_features, total_weight):
     ``_params.clamp_to_data``): the tree is the same and no size reaching
     C code can overflow.
     """
-    if criterion(est) not in est._criteria:
-        raise InvalidParameterError(f"criterion must be one of {list(est._criteria)}; "
-                                    f"got {est.criterion!r}")
     max_depth = _NO_DEPTH_LIMIT if est.max_depth is None else est.max_depth
     max_depth = clamp_to_data(max_depth, n_samples)
 
@@ -306,7 +303,7 @@ def _prune_by_cross_validation(est, tree, X, encoded_y, weights, n_classes, y_ex
     table, seq = cp_table(tree, est.prune_risk)
     # losses in units where neither weights nor squared targets overflow
     w = np.ones(X.shape[0]) if weights is None else weights / weights.max()
-    y_scaled = encoded_y if n_classes > 0 else np.ldexp(encoded_y, -y_exp)
+    y_scaled = scaled(encoded_y, y_exp)  # (y_exp is 0 for classifiers)
     if n_classes > 0:
         counts = np.bincount(encoded_y, weights=w, minlength=n_classes)
         root_loss = w.sum() - counts.max()

@@ -7,20 +7,13 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
+from ._scaling import unscaled
 from ._predict import (CATEGORY_SET_WORDS, apply_packed, decision_path_packed, pack_nodes,
                        predict_fractional)
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
 CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
-
-
-def _unscaled(column, exponent):
-    """``column * 2**exponent``, infinite where that exceeds float64."""
-    if exponent == 0:
-        return column
-    with np.errstate(over="ignore"):
-        return np.ldexp(column, exponent)
 
 
 class Tree:
@@ -132,7 +125,7 @@ class Tree:
 
     @property
     def impurity(self):
-        return _unscaled(self.scaled_impurity, self.impurity_exponent)
+        return unscaled(self.scaled_impurity, self.impurity_exponent)
 
     @property
     def weighted_n_node_samples(self):
@@ -275,4 +268,4 @@ class Tree:
             if total > 0.0:
                 importances /= total
             return importances
-        return _unscaled(importances, self.impurity_exponent)
+        return unscaled(importances, self.impurity_exponent)

@@ -191,7 +191,7 @@ COMMON = {
                              Predicate(_column_spec, "an array-like of column indices, "
                                        "names or a boolean mask")],
     "handle_unknown": [Options("missing", "error")],
-    "n_jobs": [Interval("int", None, None, "neither"), NONE],
+    "n_jobs": [Predicate(lambda v: is_int(v) and v != 0, "a non-zero int"), NONE],
     "max_bins": [Interval("int", 2, 255, "both")],
 }
 CLASSIFIER = dict(COMMON, **{
@@ -233,11 +233,6 @@ def validate_params(estimator):
         raise InvalidParameterError(
             f"The {name!r} parameter of {type(estimator).__name__} must be "
             f"{_describe(allowed)}. Got {value!r} instead.")
-    n_jobs = getattr(estimator, "n_jobs", None)
-    if n_jobs == 0 and is_int(n_jobs):
-        raise InvalidParameterError(
-            f"The 'n_jobs' parameter of {type(estimator).__name__} must be None or a "
-            "non-zero int. Got 0 instead.")
 
 
 def clamp_to_data(value, n_samples):

@@ -15,7 +15,7 @@ import heapq
 
 import numpy as np
 
-from ._scaling import power_of_two_scale, scale_limit
+from ._scaling import power_of_two_scale, scale_limit, scaled, unscaled
 
 from ._nodes import TREE_LEAF
 from ._pessimistic import binomial_upper_bounds
@@ -87,8 +87,7 @@ class PruningSequence:
     """
 
     def __init__(self, tree, risk):
-        self.exponent = tree.impurity_exponent if risk == "impurity" or \
-            not tree.is_classifier else 0
+        self.exponent = tree.impurity_exponent  # (0 for classifiers, whatever the risk)
         r_node = node_risk(tree, risk)
         parent = _parents(tree).tolist()
         left = tree.children_left.tolist()
@@ -183,9 +182,8 @@ def cost_complexity_path(tree, risk="impurity"):
         leaf risk of the subtree at each.
     """
     seq = PruningSequence(tree, risk)
-    with np.errstate(over="ignore"):  # in the user's units: infinite past float64
-        return (np.ldexp(np.r_[0.0, seq.alphas], seq.exponent),
-                np.ldexp(np.r_[seq.initial_risk, seq.risks], seq.exponent))
+    return (unscaled(np.r_[0.0, seq.alphas], seq.exponent),
+            unscaled(np.r_[seq.initial_risk, seq.risks], seq.exponent))
 
 
 def prune_ccp(tree, ccp_alpha, risk="impurity"):
@@ -327,8 +325,7 @@ def cp_table(tree, risk):
     with np.errstate(invalid="ignore"):
         # sqrt(a) * sqrt(b): the geometric mean without overflowing for alphas near 1e200
         eval_alpha = np.where(np.isinf(upper), np.inf, np.sqrt(alphas) * np.sqrt(upper))
-    with np.errstate(over="ignore"):
-        user_alpha = np.ldexp(eval_alpha, seq.exponent)
+    user_alpha = unscaled(eval_alpha, seq.exponent)
     table = CPTable(CP=alphas / scale, nsplit=leaves - 1,
                     rel_error=risks / scale if root > 0 else np.ones_like(risks),
                     alpha=user_alpha)
@@ -393,7 +390,7 @@ def _path_losses(tree, X, y, exponent=0):
         node_class = np.argmax(tree.value[:, 0, :], axis=1)
         loss = (node_class[nodes] != y[rows]).astype(np.float64)
     else:
-        loss = (y[rows] - np.ldexp(tree.value[nodes, 0, 0], -exponent)) ** 2
+        loss = (y[rows] - scaled(tree.value[nodes, 0, 0], exponent)) ** 2
     return rows, nodes, loss
 
 
@@ -488,8 +485,7 @@ def reduced_error_leaves(tree, X_val, y_val, w_val):
     """
     # only comparisons follow: losses of scaled targets and weights cannot overflow
     exponent = 0 if tree.is_classifier else power_of_two_scale(y_val)
-    if exponent:
-        y_val = np.ldexp(y_val, -exponent)
+    y_val = scaled(y_val, exponent)
     rows, nodes, loss = _path_losses(tree, X_val, y_val, exponent)
     w_val = w_val / w_val.max()
     as_leaf = np.bincount(nodes, weights=w_val[rows] * loss, minlength=tree.node_count)

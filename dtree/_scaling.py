@@ -62,6 +62,14 @@ def scaled(values, exponent):
     return np.ldexp(values, -exponent)
 
 
+def unscaled(values, exponent):
+    """``values * 2**exponent``: back to the user's units, infinite past float64."""
+    if exponent == 0:
+        return values
+    with np.errstate(over="ignore"):
+        return np.ldexp(values, exponent)
+
+
 def scale_limit(value, exponent):
     """A limit in the user's units (``value``) in units scaled by ``2**-exponent``."""
     if value == 0.0 or exponent == 0:
@@ -82,7 +90,7 @@ def unscale_tree(tree, weight_unit, target_exponent):
     # stay finite for readers that need ratios (importances, C4.5's pruning)
     tree.weight_unit = tree.weight_unit * weight_unit
     if target_exponent:
-        tree.value = np.ldexp(tree.value, target_exponent)
+        tree.value = unscaled(tree.value, target_exponent)
         # impurities are squared target units; the tree keeps them scaled with
         # their factor, so readers that need ratios never see an overflow
         tree.impurity_exponent += 2 * target_exponent
