@@ -30,9 +30,24 @@ def _data():
     return X, y_class, y_reg, weights, X_cat
 
 
+def _large():
+    """Enough rows that histogram nodes above the small-node cut-off (512) occur."""
+    rng = np.random.RandomState(11)
+    X = rng.rand(3000, 6)
+    X[:, 3] = np.round(X[:, 3] * 5)
+    X[rng.rand(3000) < 0.08, 1] = np.nan
+    y_class = (X[:, 0] + 0.5 * X[:, 3] + 0.4 * rng.rand(3000) > 1.6).astype(int)
+    y_class += (np.nan_to_num(X[:, 1]) > 0.7).astype(int)
+    y_reg = 2 * X[:, 0] + np.cos(5 * X[:, 2]) + 0.3 * rng.rand(3000)
+    weights = rng.randint(1, 5, 3000).astype(float)
+    X_cat = np.round(X * 3)                      # NaN stays missing
+    return X, y_class, y_reg, weights, X_cat
+
+
 def configurations():
     """(name, estimator, X, y, sample_weight) of every recorded fit."""
     X, y_class, y_reg, weights, X_cat = _data()
+    XL, yl_class, yl_reg, wl, XL_cat = _large()
     C, R = DecisionTreeClassifier, DecisionTreeRegressor
     return [
         ("gini", C(random_state=0), X, y_class, None),
@@ -55,6 +70,19 @@ def configurations():
         ("mse_reduced_error", R(pruning="reduced_error", random_state=1), X, y_reg, None),
         ("mse_hist", R(splitter="hist", max_depth=6), X, y_reg, None),
         ("mse_categorical", R(categorical_features=[0, 1]), X_cat, y_reg, None),
+        ("large_hist", C(splitter="hist"), XL, yl_class, None),
+        ("large_hist_entropy_weights", C(splitter="hist", criterion="entropy", max_depth=9),
+         XL, yl_class, wl),
+        ("large_hist_best_first", R(splitter="hist", max_leaf_nodes=40), XL, yl_reg, wl),
+        ("large_hist_threads", R(splitter="hist", n_jobs=2, max_features=4, random_state=5),
+         XL, yl_reg, None),
+        ("large_exact_threads", C(n_jobs=2, max_leaf_nodes=60), XL, yl_class, wl),
+        ("large_id3_missing", C(algorithm="id3", categorical_features=[0, 1, 3], max_depth=6),
+         XL_cat, yl_class, None),
+        ("large_c45_missing", C(algorithm="c4.5", categorical_features=[1, 3]), XL_cat,
+         yl_class, wl),
+        ("large_categorical_missing", R(categorical_features=[1, 3], max_depth=8), XL_cat,
+         yl_reg, None),
     ]
 
 
