@@ -19,6 +19,25 @@ cdef enum:
     CRIT_SQUARED_ERROR = 3
 
 
+cdef inline bint is_classification(int crit) noexcept nogil:
+    return crit != CRIT_SQUARED_ERROR
+
+
+cdef inline Py_ssize_t stats_size(int crit, Py_ssize_t n_classes) noexcept nogil:
+    """Values of a node's statistics: the class weights, or (sum w*y, sum w*y^2)."""
+    return n_classes if is_classification(crit) else 2
+
+
+cdef inline void add_sample(double* stats, bint classification, Py_ssize_t code, double y,
+                            double w) noexcept nogil:
+    """Add one sample (class ``code`` or target ``y``, weight ``w``) to a node's statistics."""
+    if classification:
+        stats[code] += w
+    else:
+        stats[0] += w * y
+        stats[1] += w * y * y
+
+
 cdef struct Side:
     double w      # weighted number of samples on this side
     double acc    # gini: sum_k c_k^2; entropy: sum_k c_k ln c_k; squared error: sum w*y
@@ -53,6 +72,45 @@ cdef inline void clf_move(int crit, Side* left, Side* right, double* cl, double*
     left.w += w
 
 
+cdef inline double clf_side_acc(int crit, const double* counts, Py_ssize_t K,
+                                const double* table) noexcept nogil:
+    """A side's accumulator (see ``Side.acc``) from its class weights."""
+    cdef double acc = 0.0
+    cdef Py_ssize_t k
+    for k in range(K):
+        if crit == CRIT_GINI:
+            acc += counts[k] * counts[k]
+        else:
+            acc += clogc(counts[k], table)
+    return acc
+
+
+cdef inline double clf_rest_acc(int crit, const double* total, const double* part,
+                                Py_ssize_t K, const double* table) noexcept nogil:
+    """The accumulator of ``total - part``: the right side of a cut."""
+    cdef double acc = 0.0, c
+    cdef Py_ssize_t k
+    for k in range(K):
+        c = total[k] - part[k]
+        if crit == CRIT_GINI:
+            acc += c * c
+        else:
+            acc += clogc(c, table)
+    return acc
+
+
+cdef inline void node_entropy_terms(int crit, const double* counts, Py_ssize_t K,
+                                    double weight, const double* table, bint wanted,
+                                    double* wlogw, double* w_node_entropy) noexcept nogil:
+    """The node's terms of the gain ratio proxy (see clf_proxy), when the criterion
+    (or ``wanted``: a multiway split) needs them; zeros otherwise."""
+    wlogw[0] = 0.0
+    w_node_entropy[0] = 0.0
+    if crit == CRIT_GAIN_RATIO or wanted:
+        wlogw[0] = clogc(weight, table)
+        w_node_entropy[0] = wlogw[0] - clf_side_acc(CRIT_ENTROPY, counts, K, table)
+
+
 cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double accr,
                              double w_node_entropy, double wlogw_node,
                              const double* table, double* denominator) noexcept nogil:
@@ -84,6 +142,26 @@ cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double
     return w_node_entropy - (hl - accl) - (hr - accr)
 
 
+cdef inline bint multiway_proxy(int crit, double children, double split_info,
+                                double w_node_entropy, double* num,
+                                double* denominator) noexcept nogil:
+    """Score of a multiway split as ``num`` / ``denominator``; False when it has none.
+
+    ``children`` is sum over groups of (acc_g - w_g ln w_g) (entropy acc),
+    ``split_info`` the groups' w_node ln w_node - sum_g w_g ln w_g.
+    entropy: ``children``; gain ratio: the gain over the split information.
+    """
+    if crit == CRIT_GAIN_RATIO:
+        if split_info <= 0.0:
+            return False
+        num[0] = w_node_entropy + children
+        denominator[0] = split_info
+        return True
+    num[0] = children
+    denominator[0] = 1.0
+    return True
+
+
 cdef inline double mse_proxy(double wl, double sl, double wr, double sr,
                              double* denominator) noexcept nogil:
     # sum_sides (sum w*y)^2 / w  (= const - sum_sides w * variance), as a fraction
@@ -102,9 +180,11 @@ cdef inline double gini_impurity(const double* counts, Py_ssize_t n_classes,
 
 cdef inline double entropy_impurity(const double* counts, Py_ssize_t n_classes,
                                     double w) noexcept nogil:
-    # In bits, as scikit-learn reports it.
+    # In bits, as scikit-learn reports it; 0 for an empty node (C4.5 meets them).
     cdef double h = 0.0, p
     cdef Py_ssize_t k
+    if w <= 0.0:
+        return 0.0
     for k in range(n_classes):
         if counts[k] > 0.0:
             p = counts[k] / w

@@ -31,6 +31,19 @@ cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
     return entropy_impurity(stats, n_stats, w)
 
 
+def xlogx_table(int crit, Py_ssize_t n_samples, bint weighted):
+    """n ln n for n = 0..n_samples, or None when the scan cannot use it.
+
+    With unit weights every class count is an integer of at most n_samples,
+    so the entropy criteria look x ln x up instead of calling log().
+    """
+    if weighted or not is_classification(crit) or crit == CRIT_GINI:
+        return None
+    grid = np.arange(n_samples + 1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
+
+
 def impurity(counts, criterion="gini"):
     """Impurity of one node from its (weighted) class counts.
 

@@ -14,7 +14,7 @@ import numpy as np
 from ._binning import fit_bins
 from ._c45 import grow_c45
 from ._criterion import CRITERIA
-from ._hist import bin_codes, build_hist_tree
+from ._hist import HistSplitter, bin_codes
 from ._nodes import Tree
 from ._params import InvalidParameterError, clamp_to_data, is_int, n_threads
 from ._presets import algorithm, criterion, pruning_method
@@ -23,7 +23,7 @@ from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_i
 from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, uniform_weight,
                        unscale_tree)
 from ._splitter import Splitter
-from ._tree import build_tree
+from ._grow import build_tree
 
 # Depth limit standing in for "unlimited": deeper than any tree a machine holds.
 _NO_DEPTH_LIMIT = 2**31 - 1
@@ -209,9 +209,10 @@ def _grow_hist(est, X, encoded_y, weights, n_classes, limits, n_draw, seed):
                          "use splitter='best'")
     threads = n_threads(getattr(est, "n_jobs", 1))
     codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
-    arrays = build_hist_tree(codes, lo, hi, encoded_y, weights, n_classes=n_classes,
-                             criterion=CRITERIA[criterion(est)], max_features=n_draw,
-                             seed=seed, n_threads=threads, **limits)
+    splitter = HistSplitter(codes, lo, hi, encoded_y, weights, n_classes,
+                            CRITERIA[criterion(est)], limits["min_samples_leaf"],
+                            limits["min_weight_leaf"], n_draw, seed, threads)
+    arrays = build_tree(splitter, **limits)
     est.max_features_ = n_draw
     return Tree.from_builder(arrays, X.shape[1], n_classes)
 

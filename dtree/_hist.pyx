@@ -9,32 +9,28 @@ left) and b (first on the right, among those present in the node) has the
 threshold ``midpoint(hi[a], lo[b])``: with one value per bin that is the exact
 splitter's threshold, so both find the same trees.
 
-Growth is depth-first in scikit-learn's pre-order, like the exact builder, or
-best-first with ``max_leaf_nodes`` (the exact builder's order and numbering).
-A node's histogram holds, per feature and bin, the class weights (or the sums
-of w and w*y) and the sample count. The smaller child's histogram is built
-from its samples and the larger one's as the parent's minus it. A node with
-fewer than SMALL_NODE samples grows its whole subtree without histograms, the
-exact splitter's way (histograms lose there): its samples sorted by code once
-per feature (counting sort), every split a stable partition of each feature.
+``HistSplitter`` serves the growers of ``_grow`` with the same methods as the
+exact splitter. A node's histogram holds, per feature and bin, the class
+weights (or the sums of w and w*y) and the sample count. The smaller child's
+histogram is built from its samples and the larger one's as the parent's minus
+it. In depth-first growth a node with fewer than SMALL_NODE samples has its
+whole subtree split without histograms, the exact splitter's way (histograms
+lose there): its samples sorted by code once per feature (counting sort), every
+split a stable partition of each feature.
 """
 import numpy as np
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport INFINITY, NAN
-from libc.stdlib cimport free, malloc, realloc
+from libc.math cimport INFINITY
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, clf_proxy,
-                          clogc, mse_proxy, node_impurity)
-from ._common cimport below_min_decrease
-from ._splitter cimport SplitRecord, better, clear_split, draw_feature, midpoint
-from ._tree cimport (HistCandidate, bound_leaves, Limits, NodeStore, frontier_pop, frontier_push,
-                     is_leaf_by_size, make_limits)
-from ._tree import initial_capacity
-
-ctypedef Py_ssize_t intp_t
-ctypedef unsigned char code_t
+from ._common cimport (CUT_SCORE, CUT_STOP, better, check_cut, clear_split, draw_feature,
+                      midpoint, seed_state, tiny_weight)
+from ._criterion cimport (add_sample, clf_proxy, clf_rest_acc, clf_side_acc,
+                          is_classification, mse_proxy, node_entropy_terms, node_impurity,
+                          stats_size)
+from ._criterion import xlogx_table
 
 cdef enum:
     MISSING = 255              # the code of NaN; numbers use codes 0 .. max_bins - 1
@@ -100,67 +96,44 @@ cdef void _bin_rows(const float[:, ::1] X, const double[:, ::1] table, code_t[:,
                 hi[f * N_CODES + pos] = x
 
 
-# ---------------------------------------------------------------- growth
-cdef struct Work:
-    # one per thread: a feature's scan
-    double* left          # class weights (or w, wy) of the left side
-    double* groups        # the codes present in the node, in order: H values each
-    intp_t* group_code
-    double* missing       # the missing values' H values
+# ---------------------------------------------------------------- the splitter
+cdef class HistSplitter:
+    """Split search and partition on binned features (see the module docstring).
 
-
-cdef struct Pending:
-    intp_t start, end, depth, parent
-    bint is_left
-    double impurity, weight
-    double* hist          # the node's histogram, or NULL when it must be built
-
-
-cdef class HistGrower:
-    """Depth-first growth on binned features (see the module docstring)."""
-    cdef const code_t[:, ::1] codes
-    cdef const float[:, ::1] lo, hi
-    cdef const intp_t[::1] n_codes      # per feature: numeric codes in use (excl. MISSING)
-    cdef intp_t n, d, S, H, max_features, n_threads
-    cdef int criterion
-    cdef bint is_classifier
-    cdef const int[::1] yc
-    cdef const double[::1] yv
-    cdef const double* sw
-    cdef object sw_owner
-    cdef const double* table
-    cdef object table_owner
-    cdef intp_t* offset                 # feature f's bins start at offset[f] * H in a histogram
-    cdef intp_t hist_size
-    cdef int* samples
-    cdef object samples_owner
-    cdef Limits lim
-    cdef double root_weight
-    cdef unsigned long long rng_state
-    cdef intp_t* features
-    cdef Work* work
-    cdef SplitRecord* per_feature
-    cdef unsigned char* goes_left        # small subtrees: the side of each sample
-    cdef int* local                      # small subtrees: per feature, samples sorted by code
-    cdef intp_t local_n                  # ... the subtree's size (the stride of local)
-    cdef object buffers
+    Parameters
+    ----------
+    codes : ndarray (n, d), uint8
+    lo, hi : ndarray (d, 256), float32
+        From ``bin_codes``.
+    y : ndarray (n,)
+        Class codes, or regression targets.
+    sample_weight : ndarray (n,) or None
+    n_classes, criterion
+        As the exact splitter's.
+    min_samples_leaf, min_weight_leaf, max_features, seed, n_threads
+        Constraints of the scan, the feature draw and its seed, threads.
+    """
 
     def __cinit__(self, codes, lo, hi, y, sample_weight, intp_t n_classes, int criterion,
-                  Limits lim, intp_t max_features, unsigned long long seed, int n_threads):
+                  intp_t min_samples_leaf, double min_weight_leaf, intp_t max_features,
+                  unsigned long long seed, int n_threads):
         cdef intp_t f, t
         self.codes = codes
         self.lo = lo
         self.hi = hi
-        self.n = codes.shape[0]
+        self.n_samples = codes.shape[0]
         self.d = codes.shape[1]
         self.criterion = criterion
-        self.is_classifier = criterion != CRIT_SQUARED_ERROR
-        self.S = n_classes if self.is_classifier else 2
-        self.H = self.S + 1                   # + the sample count
-        self.lim = lim
+        self.is_classifier = is_classification(criterion)
+        self.n_stats = stats_size(criterion, n_classes)
+        self.H = self.n_stats + 1                   # + the sample count
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_leaf = min_weight_leaf
         self.max_features = max_features
         self.n_threads = max(1, n_threads)
-        self.rng_state = seed if seed != 0 else 0x9E3779B97F4A7C15ULL
+        self.rng_state = seed_state(seed)
+        self.best_first = False
+        buffers = []
         if self.is_classifier:
             self.yc = np.ascontiguousarray(y, dtype=np.int32)
         else:
@@ -168,15 +141,15 @@ cdef class HistGrower:
         self.sw = NULL
         cdef const double[::1] view
         if sample_weight is not None:
-            self.sw_owner = np.ascontiguousarray(sample_weight, dtype=np.float64)
-            view = self.sw_owner
+            owner = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            buffers.append(owner)
+            view = owner
             self.sw = &view[0]
         self.table = NULL
-        if self.is_classifier and criterion != CRIT_GINI and sample_weight is None:
-            grid = np.arange(self.n + 1, dtype=np.float64)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                self.table_owner = np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
-            view = self.table_owner
+        table = xlogx_table(criterion, self.n_samples, sample_weight is not None)
+        if table is not None:
+            buffers.append(table)
+            view = table
             self.table = &view[0]
         # codes in use per feature: the highest numeric code seen + 1
         used = np.zeros(self.d, dtype=np.intp)
@@ -187,19 +160,22 @@ cdef class HistGrower:
         offsets = np.zeros(self.d + 1, dtype=np.intp)
         np.cumsum(used + 1, out=offsets[1:])     # + the missing bin
         self.hist_size = int(offsets[self.d]) * self.H
-        self.samples_owner = np.arange(self.n, dtype=np.int32)
-        cdef int[::1] sv = self.samples_owner
-        self.samples = &sv[0] if self.n else NULL
+        samples = np.arange(self.n_samples, dtype=np.int32)
+        cdef int[::1] sv = samples
+        self.samples = &sv[0] if self.n_samples else NULL
         feature_order = np.arange(self.d, dtype=np.intp)
         left = np.zeros((self.n_threads, self.H + 16), dtype=np.float64)
         groups = np.zeros((self.n_threads, (N_CODES + 1) * self.H + 16), dtype=np.float64)
         group_code = np.zeros((self.n_threads, N_CODES + 8), dtype=np.intp)
         best = np.zeros(max(self.d, 1) * sizeof(SplitRecord), dtype=np.uint8)
-        goes_left = np.zeros(max(self.n, 1), dtype=np.uint8)
+        goes_left = np.zeros(max(self.n_samples, 1), dtype=np.uint8)
         cdef unsigned char[::1] glv = goes_left
         self.goes_left = &glv[0]
         self.local = NULL
-        self.buffers = [offsets, feature_order, left, best, groups, group_code, goes_left]
+        self.local_n = 0
+        self.local_base = 0
+        buffers += [samples, offsets, feature_order, left, best, groups, group_code, goes_left]
+        self.buffers = buffers
         cdef intp_t[::1] ov = offsets, fv = feature_order
         cdef double[:, ::1] lv = left, gv = groups
         cdef intp_t[:, ::1] gcv = group_code
@@ -218,21 +194,104 @@ cdef class HistGrower:
 
     def __dealloc__(self):
         free(self.work)
+        free(self.local)
 
-    # ------------------------------------------------------------ helpers
+    # ------------------------------------------------------------ the growers' protocol
+    cdef void begin(self, bint best_first) noexcept nogil:
+        # Small subtrees are split on sorted samples only in depth-first
+        # growth, which finishes a subtree before it leaves it.
+        self.best_first = best_first
+
+    cdef void root_stats(self, double* stats, double* weight) noexcept nogil:
+        """The whole training set's statistics, summed in sample order."""
+        cdef intp_t i
+        cdef double w
+        memset(stats, 0, self.n_stats * sizeof(double))
+        weight[0] = 0.0
+        for i in range(self.n_samples):
+            w = self.weight_of(i)
+            add_sample(stats, self.is_classifier, self.yc[i] if self.is_classifier else 0,
+                       0.0 if self.is_classifier else self.yv[i], w)
+            weight[0] += w
+
+    cdef int split(self, Node* node, const double* stats, double weight_root,
+                   SplitRecord* split, double* child_stats) noexcept nogil:
+        """The node's best split, its sides marked and its children summed.
+
+        Returns 1 with ``split`` and ``child_stats`` (left then right) filled,
+        0 when no split is valid, -1 when memory ran out.
+        """
+        cdef intp_t start = node.start, end = node.end, n = end - start, n_left
+        cdef intp_t S = self.n_stats
+        cdef double weights[2]
+        cdef double weight = node.weight
+        if self.local != NULL and (start < self.local_base
+                                   or end > self.local_base + self.local_n):
+            self.leave_local()      # depth-first growth has left the small subtree
+        if self.local == NULL and not self.best_first and n < SMALL_NODE:
+            self.release(node)
+            if not self.enter_local(start, end):
+                return -1
+        if self.local == NULL and node.hist == NULL:
+            node.hist = <double*> malloc(self.hist_size * sizeof(double))
+            if node.hist == NULL:
+                return -1
+            self.build_histogram(start, end, node.hist)
+        if not self.node_split(start, end, stats, weight,
+                               node.hist if self.local == NULL else NULL, split):
+            return 0
+        n_left = self.mark_sides(start, end, split, child_stats, child_stats + S, weights)
+        split.pos = start + n_left
+        split.weight_left = weights[0]
+        split.weight_right = weights[1]
+        split.impurity_left = node_impurity(self.criterion, child_stats, S, weights[0])
+        split.impurity_right = node_impurity(self.criterion, child_stats + S, S, weights[1])
+        split.improvement = (weight / weight_root) * (
+            node.impurity - weights[1] / weight * split.impurity_right
+            - weights[0] / weight * split.impurity_left)
+        if not self.split_has_missing(start, end, split.feature):
+            # no missing value here: at predict NaN follows the larger child
+            split.missing_left = n_left > n - n_left
+        if self.best_first and n < SMALL_NODE:
+            # a small node's children build their own histograms (cheaply):
+            # the frontier holds at most N / SMALL_NODE histograms
+            self.release(node)
+        return 1
+
+    cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil:
+        if self.local != NULL:
+            self.partition_local(node.start, node.end)
+        else:
+            self.partition_samples(node.start, node.end)
+
+    cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
+                        bint right_grows, Node* left, Node* right) noexcept nogil:
+        """The parent's histogram goes to the children (see children_histograms)."""
+        if node.hist == NULL:
+            return
+        self.children_histograms(node.hist, node.start, split.pos, node.end, left_grows,
+                                 right_grows, &left.hist, &right.hist)
+        node.hist = NULL
+
+    cdef void release(self, Node* node) noexcept nogil:
+        free(node.hist)
+        node.hist = NULL
+
+    cdef void finish(self) noexcept nogil:
+        self.leave_local()
+
+    # ------------------------------------------------------------ histograms
     cdef inline double weight_of(self, intp_t i) noexcept nogil:
         return self.sw[i] if self.sw != NULL else 1.0
 
-    cdef inline void add_sample(self, double* row, intp_t i, double w) noexcept nogil:
-        # row: S statistics then the count
-        cdef double yv
+    cdef inline void add_to_bin(self, double* row, intp_t i, double w) noexcept nogil:
+        # a bin's H values: the class weights, or (sum w, sum w*y); then the count
         if self.is_classifier:
             row[self.yc[i]] += w
         else:
-            yv = self.yv[i]
             row[0] += w
-            row[1] += w * yv
-        row[self.S] += 1.0
+            row[1] += w * self.yv[i]
+        row[self.n_stats] += 1.0
 
     cdef void build_histogram(self, intp_t start, intp_t end, double* hist) noexcept nogil:
         """Histogram of the samples [start, end): one pass, features split over threads."""
@@ -259,7 +318,7 @@ cdef class HistGrower:
                 c = row[f]
                 if c == MISSING:
                     c = <code_t> self.n_codes[f]
-                self.add_sample(hist + (self.offset[f] + c) * H, i, w)
+                self.add_to_bin(hist + (self.offset[f] + c) * H, i, w)
 
     # ------------------------------------------------------------ split search
     cdef bint node_split(self, intp_t start, intp_t end, const double* stats, double weight,
@@ -300,12 +359,12 @@ cdef class HistGrower:
         if hist != NULL:
             n_groups = self.groups_from_histogram(w, f, hist + self.offset[f] * self.H)
         else:
-            n_groups = self.groups_from_sorted(w, f, self.local + f * self.local_n + start,
+            n_groups = self.groups_from_sorted(w, f, self.sorted_segment(f, start),
                                                end - start)
-        if n_groups == 0 or (n_groups == 1 and w.missing[self.S] == 0):
+        if n_groups == 0 or (n_groups == 1 and w.missing[self.n_stats] == 0):
             return False
         self.scan_groups(w, f, n_groups, stats, weight, end - start, False, best)
-        if w.missing[self.S] > 0:
+        if w.missing[self.n_stats] > 0:
             self.scan_groups(w, f, n_groups, stats, weight, end - start, True, best)
         return True
 
@@ -314,7 +373,7 @@ cdef class HistGrower:
         """The feature's present codes, in order, from its histogram."""
         cdef intp_t H = self.H, nb = self.n_codes[f], b, g = 0
         for b in range(nb):
-            if fh[b * H + self.S] > 0:
+            if fh[b * H + self.n_stats] > 0:
                 memcpy(w.groups + g * H, fh + b * H, H * sizeof(double))
                 w.group_code[g] = b
                 g += 1
@@ -339,7 +398,7 @@ cdef class HistGrower:
                 w.group_code[g] = c
                 g += 1
                 prev = c
-            self.add_sample(row, i, self.weight_of(i))
+            self.add_to_bin(row, i, self.weight_of(i))
         return g
 
     cdef void scan_groups(self, Work* w, intp_t f, intp_t n_groups, const double* stats,
@@ -353,25 +412,24 @@ cdef class HistGrower:
         weights..., count) or (w, wy, count); the node's are the builder's
         (class weights, or sum wy and sum wy^2).
         """
-        cdef intp_t H = self.H, S = self.S, g, k
+        cdef intp_t H = self.H, S = self.n_stats, g, k
         cdef const double* row
         cdef double* left = w.left
         cdef double n_left = 0.0, wl, wr, num, den
-        cdef double tiny = weight * 1e-12
-        cdef double accl, accr, wlogw = 0.0, w_node_entropy = 0.0
-        cdef intp_t min_leaf = self.lim.min_samples_leaf
-        cdef double min_wleaf = self.lim.min_weight_leaf
+        cdef double tiny = tiny_weight(weight)
+        cdef double wlogw = 0.0, w_node_entropy = 0.0
+        cdef intp_t min_leaf = self.min_samples_leaf
+        cdef double min_wleaf = self.min_weight_leaf
         cdef bint has_missing = w.missing[S] > 0
+        cdef int cut
         memset(left, 0, S * sizeof(double))
         if missing_left:
             for k in range(S):
                 left[k] = w.missing[k]
             n_left = w.missing[S]
-        if self.is_classifier and self.criterion == CRIT_GAIN_RATIO:
-            wlogw = clogc(weight, self.table)
-            w_node_entropy = wlogw
-            for k in range(S):
-                w_node_entropy -= clogc(stats[k], self.table)
+        if self.is_classifier:
+            node_entropy_terms(self.criterion, stats, S, weight, self.table, False, &wlogw,
+                               &w_node_entropy)
         for g in range(n_groups):
             row = w.groups + g * H
             for k in range(S):
@@ -379,28 +437,18 @@ cdef class HistGrower:
             n_left += row[S]
             if g == n_groups - 1 and (missing_left or not has_missing):
                 break       # no cut after the last number unless missing values go right
-            if n_left < min_leaf:
-                continue
-            if n_node - n_left < min_leaf:
-                break
             wl = self.side_weight(left)
             wr = weight - wl
-            if wr < min_wleaf or wr <= tiny:
+            cut = check_cut(<intp_t> n_left, n_node, wl, wr, min_leaf, min_wleaf, tiny)
+            if cut == CUT_STOP:
                 break
-            if wl < min_wleaf or wl <= tiny:
+            if cut != CUT_SCORE:
                 continue
             if self.is_classifier:
-                accl = 0.0
-                accr = 0.0
-                for k in range(S):
-                    if self.criterion == CRIT_GINI:
-                        accl += left[k] * left[k]
-                        accr += (stats[k] - left[k]) * (stats[k] - left[k])
-                    else:
-                        accl += clogc(left[k], self.table)
-                        accr += clogc(stats[k] - left[k], self.table)
-                num = clf_proxy(self.criterion, wl, accl, wr, accr, w_node_entropy, wlogw,
-                                self.table, &den)
+                num = clf_proxy(self.criterion, wl,
+                                clf_side_acc(self.criterion, left, S, self.table), wr,
+                                clf_rest_acc(self.criterion, stats, left, S, self.table),
+                                w_node_entropy, wlogw, self.table, &den)
             else:
                 num = mse_proxy(wl, left[1], wr, stats[0] - left[1], &den)
             if better(num, den, f, best):
@@ -410,7 +458,7 @@ cdef class HistGrower:
                 best.missing_left = missing_left
                 best.categorical = False
                 best.multiway = False
-                best.pos = w.group_code[g]      # the last code on the left
+                best.last_bin = w.group_code[g]
                 if g == n_groups - 1:
                     best.threshold = INFINITY
                 else:
@@ -422,12 +470,13 @@ cdef class HistGrower:
         cdef intp_t k
         if not self.is_classifier:
             return side[0]
-        for k in range(self.S):
+        for k in range(self.n_stats):
             total += side[k]
         return total
 
+
     # ------------------------------------------------------------ partition
-    cdef void partition(self, intp_t start, intp_t end, intp_t n_left) noexcept nogil:
+    cdef void partition_samples(self, intp_t start, intp_t end) noexcept nogil:
         """Move the samples marked left to the front of [start, end)."""
         cdef intp_t lo_p = start, hi_p = end - 1
         cdef int i
@@ -440,303 +489,56 @@ cdef class HistGrower:
                 self.samples[hi_p] = i
                 hi_p -= 1
 
-    # ------------------------------------------------------------ the tree
-    def grow(self, intp_t max_leaf_nodes=-1):
-        # bounded by the data, so 2 * max_leaf_nodes + 1 node records cannot wrap
-        max_leaf_nodes = bound_leaves(max_leaf_nodes, self.n)
-        store = NodeStore(self.S, initial_capacity(self.n, self.lim.max_depth,
-                                                   self.lim.min_samples_leaf, max_leaf_nodes))
-        if max_leaf_nodes > 0:
-            rc = self._grow_best_first(store, max_leaf_nodes)
-        else:
-            rc = self._grow(store)
-        if rc != 0:
-            raise MemoryError("could not allocate memory for the tree")
-        return store.to_arrays()
+    # ------------------------------------------------------------ small subtrees
+    cdef const int* sorted_segment(self, intp_t f, intp_t start) noexcept nogil:
+        """Small subtree: feature f's samples from position ``start``, sorted by code."""
+        return self.local + f * self.local_n + (start - self.local_base)
 
-    cdef int _grow(self, NodeStore store) except -1:
-        cdef intp_t S = self.S, sp = 0, cap = 64, node_id, n, n_left
-        cdef Pending* stack = <Pending*> malloc(cap * sizeof(Pending))
-        cdef double* pool = <double*> malloc(cap * S * sizeof(double))
-        cdef double* stats = <double*> malloc(3 * S * sizeof(double))
-        cdef double weights[2]
-        cdef double imps[2]
-        cdef double* hist
-        cdef double* hist_left
-        cdef double* hist_right
-        cdef Pending rec
-        cdef SplitRecord split
-        cdef int rc = 0
-        if stack == NULL or pool == NULL or stats == NULL:
-            free(stack)
-            free(pool)
-            free(stats)
-            raise MemoryError()
-        with nogil:
-            self.root_statistics(pool)
-            stack[0].start = 0
-            stack[0].end = self.n
-            stack[0].depth = 0
-            stack[0].parent = -1
-            stack[0].is_left = False
-            stack[0].weight = self.root_weight
-            stack[0].impurity = node_impurity(self.criterion, pool, S, self.root_weight)
-            stack[0].hist = NULL
-            sp = 1
-            while sp > 0:
-                sp -= 1
-                rec = stack[sp]
-                memcpy(stats, pool + sp * S, S * sizeof(double))
-                n = rec.end - rec.start
-                if n < SMALL_NODE:
-                    free(rec.hist)
-                    rc = self.grow_small(store, &rec, stats)
-                    if rc != 0:
-                        break
-                    continue
-                hist = rec.hist
-                if hist == NULL and not is_leaf_by_size(&self.lim, n, rec.weight, rec.depth,
-                                                        rec.impurity):
-                    hist = <double*> malloc(self.hist_size * sizeof(double))
-                    if hist == NULL:
-                        rc = 1
-                        break
-                    self.build_histogram(rec.start, rec.end, hist)
-                n_left = self.expand(store, &rec, stats, hist, &split, stats + S,
-                                     stats + 2 * S, weights, imps, &node_id)
-                if n_left < 0:
-                    free(hist)
-                    if n_left == -2:
-                        rc = 1
-                        break
-                    continue
-                if sp + 2 > cap and not grow_stack(&stack, &pool, &cap, S):
-                    free(hist)
-                    rc = 1
-                    break
-                # children's histograms: the smaller one built, the larger by subtraction
-                hist_left = NULL
-                hist_right = NULL
-                self.children_histograms(
-                    hist, rec.start, rec.start + n_left, rec.end,
-                    not is_leaf_by_size(&self.lim, n_left, weights[0], rec.depth + 1, imps[0]),
-                    not is_leaf_by_size(&self.lim, n - n_left, weights[1], rec.depth + 1,
-                                        imps[1]),
-                    &hist_left, &hist_right)
-                self.push(stack, pool, sp, rec.start + n_left, rec.end, rec.depth + 1,
-                          node_id, False, imps[1], weights[1], stats + 2 * S, hist_right)
-                self.push(stack, pool, sp + 1, rec.start, rec.start + n_left, rec.depth + 1,
-                          node_id, True, imps[0], weights[0], stats + S, hist_left)
-                sp += 2
-            while sp > 0:
-                sp -= 1
-                free(stack[sp].hist)
-        free(stack)
-        free(pool)
-        free(stats)
-        return rc
+    cdef bint enter_local(self, intp_t start, intp_t end) noexcept nogil:
+        """Sort the segment's samples by code once per feature (counting sort).
 
-    cdef int _grow_best_first(self, NodeStore store, intp_t max_leaf_nodes) except -1:
-        """Best-first growth up to ``max_leaf_nodes`` leaves, as the exact builder's.
-
-        Nodes are numbered when their parent is expanded and the frontier is
-        ordered by the improvement of each node's split (ties: the smaller
-        node id). Every frontier node keeps its histogram until it is expanded,
-        when the smaller child's is built and the larger's is the remainder.
-        Nodes under SMALL_NODE samples build theirs from their samples and drop
-        it once their split is known (a subtree is not grown in one go here).
+        Each split below then partitions every feature's run stably, so the
+        runs stay sorted and no node sorts or visits empty bins. False when
+        memory ran out.
         """
-        cdef intp_t S = self.S, size = 0, budget = max_leaf_nodes - 1, k, n
-        cdef intp_t max_nodes = 2 * max_leaf_nodes + 1
-        cdef HistCandidate* heap = <HistCandidate*> malloc(
-            (max_leaf_nodes + 1) * sizeof(HistCandidate))
-        # the children's statistics of each node's split, by node id
-        cdef double* child_stats = <double*> malloc(max_nodes * 2 * S * sizeof(double))
-        cdef double* stats = <double*> malloc(3 * S * sizeof(double))
-        cdef double* hist_left
-        cdef double* hist_right
-        cdef HistCandidate top, left, right
-        cdef bint left_grows, right_grows
-        cdef int rc = 0
-        if heap == NULL or child_stats == NULL or stats == NULL:
-            free(heap)
-            free(child_stats)
-            free(stats)
-            raise MemoryError()
-        with nogil:
-            self.root_statistics(stats)
-            rc = self.add_candidate(store, 0, self.n, 0, -1, False,
-                                    node_impurity(self.criterion, stats, S, self.root_weight),
-                                    self.root_weight, stats, NULL, child_stats, max_nodes, &top)
-            if rc == 0:
-                frontier_push(heap, &size, &top)
-            while rc == 0 and size > 0 and budget > 0:
-                frontier_pop(heap, &size, &top)
-                if top.is_leaf:
-                    continue
-                budget -= 1
-                if not store.set_split(top.node_id, &top.split):
-                    free(top.hist)
-                    rc = 1
-                    break
-                n = top.end - top.start
-                left_grows = not is_leaf_by_size(&self.lim, top.n_left, top.weights[0],
-                                                 top.depth + 1, top.imps[0])
-                right_grows = not is_leaf_by_size(&self.lim, n - top.n_left, top.weights[1],
-                                                  top.depth + 1, top.imps[1])
-                if left_grows or right_grows:
-                    self.partition(top.start, top.end, top.n_left)
-                hist_left = NULL
-                hist_right = NULL
-                self.children_histograms(top.hist, top.start, top.start + top.n_left, top.end,
-                                         left_grows, right_grows, &hist_left, &hist_right)
-                memcpy(stats, child_stats + top.node_id * 2 * S, 2 * S * sizeof(double))
-                rc = self.add_candidate(store, top.start, top.start + top.n_left,
-                                        top.depth + 1, top.node_id, True, top.imps[0],
-                                        top.weights[0], stats, hist_left, child_stats,
-                                        max_nodes, &left)
-                if rc != 0:
-                    free(hist_right)
-                    break
-                frontier_push(heap, &size, &left)
-                rc = self.add_candidate(store, top.start + top.n_left, top.end, top.depth + 1,
-                                        top.node_id, False, top.imps[1], top.weights[1],
-                                        stats + S, hist_right, child_stats, max_nodes, &right)
-                if rc != 0:
-                    break
-                frontier_push(heap, &size, &right)
-            for k in range(size):
-                free(heap[k].hist)
-        free(heap)
-        free(child_stats)
-        free(stats)
-        return rc
-
-    cdef int add_candidate(self, NodeStore store, intp_t start, intp_t end, intp_t depth,
-                           intp_t parent, bint is_left, double impurity, double weight,
-                           const double* stats, double* hist, double* child_stats,
-                           intp_t max_nodes, HistCandidate* out) noexcept nogil:
-        """Add a node and find its split now; returns 0, or 1 when memory ran out.
-
-        The split's sides are marked at once (the frontier's nodes hold
-        disjoint samples, so the marks stay valid until the node is expanded).
-        ``hist`` is the node's histogram or NULL; the candidate owns it after.
-        """
-        cdef intp_t n = end - start, node_id
-        cdef double* own
-        node_id = store.add(parent, is_left, depth, impurity, n, weight, stats)
-        out.node_id = node_id
-        out.start = start
-        out.end = end
-        out.depth = depth
-        out.hist = hist
-        out.is_leaf = True
-        out.improvement = 0.0
-        if node_id < 0 or node_id >= max_nodes:
-            free(hist)
-            out.hist = NULL
-            return 1
-        own = child_stats + node_id * 2 * self.S
-        if not is_leaf_by_size(&self.lim, n, weight, depth, impurity):
-            if out.hist == NULL:
-                out.hist = <double*> malloc(self.hist_size * sizeof(double))
-                if out.hist == NULL:
-                    return 1
-                self.build_histogram(start, end, out.hist)
-            out.n_left = self.split_node(start, end, stats, weight, impurity, out.hist,
-                                         &out.split, own, own + self.S, out.weights, out.imps,
-                                         &out.improvement)
-            out.is_leaf = out.n_left < 0
-        if out.is_leaf or n < SMALL_NODE:
-            # a small node's children build their own histograms (cheaply):
-            # the frontier holds at most N / SMALL_NODE of them
-            free(out.hist)
-            out.hist = NULL
-        if out.is_leaf:
-            out.improvement = 0.0
-        return 0
-
-    cdef int grow_small(self, NodeStore store, const Pending* top,
-                        const double* top_stats) noexcept nogil:
-        """Grow a small node's whole subtree the exact splitter's way.
-
-        The node's samples are sorted by code once per feature (counting
-        sort); each split then partitions every feature's segment stably, so
-        the segments stay sorted and no node sorts or visits empty bins.
-        Returns 0, or 1 when memory ran out.
-        """
-        cdef intp_t n = top.end - top.start, d = self.d, S = self.S, f, p, c, sp, cap = 32
-        cdef intp_t node_id, n_left
+        cdef intp_t n = end - start, d = self.d, f, p, c
         cdef int* ids = <int*> malloc((d + 1) * n * sizeof(int))
-        cdef intp_t* counts = <intp_t*> malloc((N_CODES + 1) * sizeof(intp_t))
-        cdef Pending* stack = <Pending*> malloc(cap * sizeof(Pending))
-        cdef double* pool = <double*> malloc(cap * S * sizeof(double))
-        cdef double* stats = <double*> malloc(3 * S * sizeof(double))
-        cdef double weights[2]
-        cdef double imps[2]
-        cdef Pending rec
-        cdef SplitRecord split
-        cdef int rc = 0
-        if ids == NULL or counts == NULL or stack == NULL or pool == NULL or stats == NULL:
-            rc = 1
-        else:
-            for f in range(d):
-                memset(counts, 0, (N_CODES + 1) * sizeof(intp_t))
-                for p in range(top.start, top.end):
-                    counts[self.codes[self.samples[p], f] + 1] += 1
-                for c in range(N_CODES):
-                    counts[c + 1] += counts[c]
-                for p in range(top.start, top.end):
-                    c = self.codes[self.samples[p], f]
-                    ids[f * n + counts[c]] = self.samples[p]
-                    counts[c] += 1
-            self.local = ids
-            self.local_n = n
-            stack[0] = top[0]
-            stack[0].start = 0
-            stack[0].end = n
-            memcpy(pool, top_stats, S * sizeof(double))
-            sp = 1
-        while rc == 0 and sp > 0:
-            sp -= 1
-            rec = stack[sp]
-            memcpy(stats, pool + sp * S, S * sizeof(double))
-            n_left = self.expand(store, &rec, stats, NULL, &split, stats + S, stats + 2 * S,
-                                 weights, imps, &node_id)
-            if n_left == -2:
-                rc = 1
-                break
-            if n_left < 0:
-                continue
-            if sp + 2 > cap and not grow_stack(&stack, &pool, &cap, S):
-                rc = 1
-                break
-            self.push(stack, pool, sp, rec.start + n_left, rec.end, rec.depth + 1, node_id,
-                      False, imps[1], weights[1], stats + 2 * S, NULL)
-            self.push(stack, pool, sp + 1, rec.start, rec.start + n_left, rec.depth + 1,
-                      node_id, True, imps[0], weights[0], stats + S, NULL)
-            sp += 2
-        self.local = NULL
-        free(ids)
-        free(counts)
-        free(stack)
-        free(pool)
-        free(stats)
-        return rc
+        cdef intp_t counts[N_CODES + 1]
+        if ids == NULL:
+            return False
+        for f in range(d):
+            memset(counts, 0, (N_CODES + 1) * sizeof(intp_t))
+            for p in range(start, end):
+                counts[self.codes[self.samples[p], f] + 1] += 1
+            for c in range(N_CODES):
+                counts[c + 1] += counts[c]
+            for p in range(start, end):
+                c = self.codes[self.samples[p], f]
+                ids[f * n + counts[c]] = self.samples[p]
+                counts[c] += 1
+        self.local = ids
+        self.local_n = n
+        self.local_base = start
+        return True
 
-    cdef void partition_local(self, intp_t start, intp_t end, const SplitRecord* split,
-                              intp_t n_left) noexcept nogil:
-        """Stable-partition every feature's sorted segment by ``goes_left``."""
+    cdef void leave_local(self) noexcept nogil:
+        free(self.local)
+        self.local = NULL
+        self.local_n = 0
+
+    cdef void partition_local(self, intp_t start, intp_t end) noexcept nogil:
+        """Stable-partition every feature's sorted run by ``goes_left``."""
         cdef intp_t f, p, nl, nr, n = self.local_n
+        cdef intp_t lo_p = start - self.local_base, hi_p = end - self.local_base
         cdef int* seg
         cdef int* tmp = self.local + self.d * n      # scratch row after the features
         for f in range(self.d):
             seg = self.local + f * n
-            if self.codes[seg[start], f] == self.codes[seg[end - 1], f]:
+            if self.codes[seg[lo_p], f] == self.codes[seg[hi_p - 1], f]:
                 continue        # constant here: stays constant and is never split again
-            nl = start
+            nl = lo_p
             nr = 0
-            for p in range(start, end):
+            for p in range(lo_p, hi_p):
                 if self.goes_left[seg[p]]:
                     seg[nl] = seg[p]
                     nl += 1
@@ -745,98 +547,38 @@ cdef class HistGrower:
                     nr += 1
             memcpy(seg + nl, tmp, nr * sizeof(int))
 
-    cdef intp_t expand(self, NodeStore store, const Pending* rec, const double* stats,
-                       const double* hist, SplitRecord* split, double* left_stats,
-                       double* right_stats, double* weights, double* imps,
-                       intp_t* node_out) noexcept nogil:
-        """Add a node and split it if it should be.
-
-        Returns the left child's size (its samples moved first), -1 for a
-        leaf, -2 when memory ran out.
-        """
-        cdef intp_t n = rec.end - rec.start, n_left, node_id
-        cdef double improvement
-        node_id = store.add(rec.parent, rec.is_left, rec.depth, rec.impurity, n, rec.weight,
-                            stats)
-        node_out[0] = node_id
-        if node_id < 0:
-            return -2
-        if is_leaf_by_size(&self.lim, n, rec.weight, rec.depth, rec.impurity):
-            return -1
-        n_left = self.split_node(rec.start, rec.end, stats, rec.weight, rec.impurity, hist,
-                                 split, left_stats, right_stats, weights, imps, &improvement)
-        if n_left < 0:
-            return -1
-        if not store.set_split(node_id, split):
-            return -2
-        if is_leaf_by_size(&self.lim, n_left, weights[0], rec.depth + 1, imps[0]) and \
-                is_leaf_by_size(&self.lim, n - n_left, weights[1], rec.depth + 1, imps[1]):
-            return n_left       # both children are leaves: no need to move samples
-        if self.local != NULL:
-            self.partition_local(rec.start, rec.end, split, n_left)
-        else:
-            self.partition(rec.start, rec.end, n_left)
-        return n_left
-
-    cdef intp_t split_node(self, intp_t start, intp_t end, const double* stats, double weight,
-                           double impurity, const double* hist, SplitRecord* split,
-                           double* left_stats, double* right_stats, double* weights,
-                           double* imps, double* improvement) noexcept nogil:
-        """The node's best split, its sides marked and its children summed.
-
-        Returns the left child's size, or -1 when no split is valid or its
-        improvement falls short of ``min_impurity_decrease``.
-        """
-        cdef intp_t n_left
-        if not self.node_split(start, end, stats, weight, hist, split):
-            return -1
-        n_left = self.mark_sides(start, end, split, left_stats, right_stats, weights)
-        imps[0] = node_impurity(self.criterion, left_stats, self.S, weights[0])
-        imps[1] = node_impurity(self.criterion, right_stats, self.S, weights[1])
-        improvement[0] = (weight / self.root_weight) * (
-            impurity - weights[1] / weight * imps[1] - weights[0] / weight * imps[0])
-        if below_min_decrease(improvement[0], self.lim.min_impurity_decrease):
-            return -1
-        if not self.split_has_missing(start, end, split.feature):
-            # no missing value here: at predict NaN follows the larger child
-            split.missing_left = n_left > (end - start) - n_left
-        return n_left
-
+    # ------------------------------------------------------------ the chosen split
     cdef intp_t mark_sides(self, intp_t start, intp_t end, const SplitRecord* split,
                            double* left_stats, double* right_stats,
                            double* weights) noexcept nogil:
         """Mark each sample's side and sum both children afresh; returns the left size."""
-        cdef intp_t f = split.feature, last = split.pos, p, i, n_left = 0
-        cdef const int* ids = self.local + f * self.local_n if self.local != NULL \
-            else self.samples
+        cdef intp_t f = split.feature, last = split.last_bin, p, i, n_left = 0
+        cdef const int* ids = self.sorted_segment(f, start) if self.local != NULL \
+            else self.samples + start
         cdef code_t c
         cdef bint go_left
         cdef double w
-        cdef double* out
-        memset(left_stats, 0, self.S * sizeof(double))
-        memset(right_stats, 0, self.S * sizeof(double))
+        memset(left_stats, 0, self.n_stats * sizeof(double))
+        memset(right_stats, 0, self.n_stats * sizeof(double))
         weights[0] = 0.0
         weights[1] = 0.0
-        for p in range(start, end):
+        for p in range(end - start):
             i = ids[p]
             c = self.codes[i, f]
             go_left = split.missing_left if c == MISSING else c <= last
             self.goes_left[i] = go_left
             n_left += go_left
             w = self.weight_of(i)
-            out = left_stats if go_left else right_stats
             weights[0 if go_left else 1] += w
-            if self.is_classifier:
-                out[self.yc[i]] += w
-            else:
-                out[0] += w * self.yv[i]
-                out[1] += w * self.yv[i] * self.yv[i]
+            add_sample(left_stats if go_left else right_stats, self.is_classifier,
+                       self.yc[i] if self.is_classifier else 0,
+                       0.0 if self.is_classifier else self.yv[i], w)
         return n_left
 
     cdef bint split_has_missing(self, intp_t start, intp_t end, intp_t f) noexcept nogil:
         cdef intp_t p
         if self.local != NULL:     # sorted: missing values (code 255) come last
-            return self.codes[self.local[f * self.local_n + end - 1], f] == MISSING
+            return self.codes[self.sorted_segment(f, start)[end - 1 - start], f] == MISSING
         for p in range(start, end):
             if self.codes[self.samples[p], f] == MISSING:
                 return True
@@ -881,68 +623,8 @@ cdef class HistGrower:
             left[0] = hist
             right[0] = small
 
-    cdef void root_statistics(self, double* stats) noexcept nogil:
-        """The whole training set's statistics (S values), and ``root_weight``."""
-        cdef intp_t k
-        memset(stats, 0, self.S * sizeof(double))
-        self.root_weight = 0.0
-        for k in range(self.n):
-            self.add_root(stats, k)
-            self.root_weight += self.weight_of(k)
-
-    cdef inline void add_root(self, double* stats, intp_t i) noexcept nogil:
-        cdef double w = self.weight_of(i)
-        if self.is_classifier:
-            stats[self.yc[i]] += w
-        else:
-            stats[0] += w * self.yv[i]
-            stats[1] += w * self.yv[i] * self.yv[i]
-
-    cdef inline void push(self, Pending* stack, double* pool, intp_t at, intp_t start,
-                          intp_t end, intp_t depth, intp_t parent, bint is_left,
-                          double impurity, double weight, const double* stats,
-                          double* hist) noexcept nogil:
-        stack[at].start = start
-        stack[at].end = end
-        stack[at].depth = depth
-        stack[at].parent = parent
-        stack[at].is_left = is_left
-        stack[at].impurity = impurity
-        stack[at].weight = weight
-        stack[at].hist = hist
-        memcpy(pool + at * self.S, stats, self.S * sizeof(double))
-
-
-cdef bint grow_stack(Pending** stack, double** pool, intp_t* cap, intp_t S) noexcept nogil:
-    """Double a builder's stack and its statistics pool; False when memory ran out."""
-    cdef void* grown = realloc(stack[0], 2 * cap[0] * sizeof(Pending))
-    if grown == NULL:
-        return False
-    stack[0] = <Pending*> grown
-    grown = realloc(pool[0], 2 * cap[0] * S * sizeof(double))
-    if grown == NULL:
-        return False
-    pool[0] = <double*> grown
-    cap[0] *= 2
-    return True
-
 
 cdef inline void subtract(double* hist, const double* part, intp_t size) noexcept nogil:
     cdef intp_t i
     for i in range(size):
         hist[i] -= part[i]
-
-
-def build_hist_tree(codes, lo, hi, y, sample_weight, *, n_classes, criterion, max_depth,
-                    min_samples_split, min_samples_leaf, min_weight_leaf,
-                    min_impurity_decrease, max_features, seed=1, n_threads=1,
-                    max_leaf_nodes=-1):
-    """Grow a tree on binned features; returns ``NodeStore.to_arrays``'s dict.
-
-    Depth-first, or best-first when ``max_leaf_nodes`` > 0.
-    """
-    cdef Limits lim = make_limits(max_depth, min_samples_split, min_samples_leaf,
-                                  min_weight_leaf, min_impurity_decrease)
-    grower = HistGrower(codes, lo, hi, y, sample_weight, n_classes, criterion, lim,
-                        max_features, seed, n_threads)
-    return grower.grow(max_leaf_nodes)

@@ -1,62 +1,12 @@
 # cython: language_level=3
 """Exact splitter over presorted feature columns (see _splitter.pyx)."""
 
-from libc.math cimport INFINITY
-
-from ._common cimport CAT_WORDS, MAX_CATEGORIES, DTYPE_t, class_t, word_t
+from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, Node, SplitRecord, class_t,
+                      word_t)
 
 cdef enum:
     MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
     MAX_CLASSES = 65535     # class codes are stored in two bytes
-
-
-cdef struct SplitRecord:
-    Py_ssize_t feature      # split feature, -1 while no valid candidate was seen
-    Py_ssize_t pos          # left child is the segment [start, pos), right [pos, end)
-    double threshold        # x <= threshold goes left
-    bint missing_left       # NaN goes left (learnt, or the larger child when none was seen)
-    bint categorical        # a category-set split: the codes in cat_left go left
-    word_t cat_left[CAT_WORDS]  # bitset of category codes going left
-    bint multiway           # head of a multiway split: one child per category group
-    word_t cat_rest[CAT_WORDS]  # multiway: codes still to peel off after cat_left
-    double multiway_impurity    # multiway: sum over groups of w_g * impurity_g
-    double proxy            # the criterion's proxy score of this split (larger is better)
-    double num              # proxy = num / den; the scan compares cross-multiplied, so
-    double den              # candidates with identical statistics tie exactly
-    double improvement      # scikit-learn's weighted impurity decrease
-    double impurity_left    # impurity of the left child
-    double impurity_right   # impurity of the right child
-    double weight_left      # weighted number of samples in the left child
-    double weight_right     # weighted number of samples in the right child
-
-
-cdef inline unsigned long long rng_next(unsigned long long* state) noexcept nogil:
-    # xorshift64*: enough for drawing feature orders, and reproducible everywhere
-    cdef unsigned long long x = state[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    state[0] = x
-    return x * 2685821657736338717ULL
-
-
-cdef inline Py_ssize_t draw_feature(Py_ssize_t* features, Py_ssize_t i, Py_ssize_t d,
-                                    unsigned long long* state) noexcept nogil:
-    # step i of a Fisher-Yates draw without replacement: the i-th feature drawn
-    cdef Py_ssize_t j = i + <Py_ssize_t>(rng_next(state) % <unsigned long long>(d - i))
-    cdef Py_ssize_t chosen = features[j]
-    features[j] = features[i]
-    features[i] = chosen
-    return chosen
-
-
-cdef inline double midpoint(DTYPE_t a, DTYPE_t b) noexcept nogil:
-    # Halves first so two large values cannot overflow; if rounding lands the
-    # midpoint on b, fall back to a so that b still goes right.
-    cdef double t = a / 2.0 + b / 2.0
-    if t >= b or t == INFINITY or t == -INFINITY:
-        t = a
-    return t
 
 
 cdef struct Scratch:
@@ -108,12 +58,22 @@ cdef class Splitter:
     cdef SplitRecord* feature_best        # parallel search: best split of each feature
     cdef object _owned                    # numpy arrays that own the memory above
 
+    # --- the growers' protocol (the same methods as _hist.HistSplitter's; see _grow) ---
+    cdef void begin(self, bint best_first) noexcept nogil
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil
+    cdef int split(self, Node* node, const double* stats, double weight_root,
+                   SplitRecord* split, double* child_stats) noexcept nogil
+    cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil
+    cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
+                        bint right_grows, Node* left, Node* right) noexcept nogil
+    cdef void release(self, Node* node) noexcept nogil
+    cdef void finish(self) noexcept nogil
+    # --- the search ---
     cdef bint node_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                          double weight, double impurity, double weight_root,
                          SplitRecord* best, double* child_stats) noexcept nogil
-    cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
-                        const SplitRecord* split) noexcept nogil
+    cdef void _partition(self, Py_ssize_t start, Py_ssize_t end,
+                         const SplitRecord* split) noexcept nogil
     cdef void _consider_multiway(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const double* stats,
                                  double weight, double w_node_entropy, double wlogw,
                                  SplitRecord* best) noexcept nogil
@@ -156,24 +116,6 @@ cdef class Splitter:
                                 double* right_stats, double* weights) noexcept nogil
     cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil
-
-
-cdef inline bint better(double num, double den, Py_ssize_t f,
-                        const SplitRecord* best) noexcept nogil:
-    # num/den > best.num/best.den with positive denominators; on an exact tie
-    # the smaller feature index wins (within a feature the first position does).
-    cdef double lhs = num * best.den, rhs = best.num * den
-    return lhs > rhs or (lhs == rhs and f < best.feature)
-
-
-cdef inline void clear_split(SplitRecord* best, Py_ssize_t end) noexcept nogil:
-    best.feature = -1
-    best.missing_left = False
-    best.categorical = False
-    best.multiway = False
-    best.pos = end
-    best.num = -INFINITY
-    best.den = 1.0
 
 
 cdef enum:

@@ -21,9 +21,13 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport bit_is_set, put_bit, set_bit
-from ._criterion cimport (CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side,
-                          clf_move, clf_proxy, clogc, mse_proxy, node_impurity)
+from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear_bit,
+                      clear_split, count_bits, draw_feature, lowest_bit, midpoint, put_bit,
+                      seed_state, set_bit, tiny_weight)
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Side, multiway_proxy, add_sample, clf_move, clf_proxy,
+                          clf_rest_acc, clf_side_acc, clogc, is_classification, mse_proxy,
+                          node_entropy_terms, node_impurity, stats_size)
+from ._criterion import xlogx_table
 
 
 cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
@@ -197,13 +201,13 @@ cdef class Splitter:
         self.n_samples = n
         self.n_features = d
         self.criterion = criterion
-        self.is_classifier = criterion != CRIT_SQUARED_ERROR
-        self.n_stats = n_classes if self.is_classifier else 2
+        self.is_classifier = is_classification(criterion)
+        self.n_stats = stats_size(criterion, n_classes)
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_leaf = min_weight_leaf
         self.max_features = max_features
         self.multiway = multiway
-        self.rng_state = seed if seed != 0 else 0x9E3779B97F4A7C15ULL
+        self.rng_state = seed_state(seed)
 
         vals = np.empty((d, n), dtype=np.float32)
         idx = np.empty((d, n), dtype=np.int32)
@@ -271,11 +275,8 @@ cdef class Splitter:
             self.sw = &sw_view[0]
 
         self.xlogx_table = NULL
-        if self.is_classifier and criterion != CRIT_GINI and sample_weight is None:
-            # Unit weights make every count an integer <= n: tabulate n ln n.
-            grid = np.arange(n + 1, dtype=np.float64)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                table = np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
+        table = xlogx_table(criterion, n, sample_weight is not None)
+        if table is not None:
             owned.append(table)
             table_view = table
             self.xlogx_table = &table_view[0]
@@ -332,21 +333,71 @@ cdef class Splitter:
             self.scratch[t].tmp_yc = &tyc[t, 0] if self.is_classifier else NULL
             self.scratch[t].tmp_yv = NULL if self.is_classifier else &tyv[t, 0]
 
+    # ------------------------------------------------------------ the growers' protocol
+    cdef void begin(self, bint best_first) noexcept nogil:
+        pass
+
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil:
         """Statistics of the whole training set, summed in sample order."""
         cdef Py_ssize_t i
-        cdef double w, yv, total = 0.0
+        cdef double w, total = 0.0
         memset(stats, 0, self.n_stats * sizeof(double))
         for i in range(self.n_samples):
             w = self.sw[i] if self.sw != NULL else 1.0
             total += w
-            if self.is_classifier:
-                stats[self.y_by_sample[i]] += w
-            else:
-                yv = self.yv_by_sample[i]
-                stats[0] += w * yv
-                stats[1] += w * yv * yv
+            add_sample(stats, self.is_classifier,
+                       self.y_by_sample[i] if self.is_classifier else 0,
+                       0.0 if self.is_classifier else self.yv_by_sample[i], w)
         weight[0] = total
+
+    cdef int split(self, Node* node, const double* stats, double weight_root,
+                   SplitRecord* split, double* child_stats) noexcept nogil:
+        """The node's best split (or its multiway cascade's next step), sides marked.
+
+        Returns 1 with ``split`` and the children's statistics filled, 0 when
+        no split is valid.
+        """
+        cdef int code
+        if node.forced_feature < 0:
+            return self.node_split(node.start, node.end, stats, node.weight, node.impurity,
+                                   weight_root, split, child_stats)
+        # a step of a multiway split: peel off the lowest remaining code
+        split.feature = node.forced_feature
+        split.categorical = True
+        split.multiway = False
+        split.missing_left = False
+        split.threshold = NAN
+        memset(split.cat_left, 0, CAT_WORDS * sizeof(word_t))
+        code = lowest_bit(node.rest)
+        set_bit(split.cat_left, code)
+        clear_bit(node.rest, code)
+        memcpy(split.cat_rest, node.rest, CAT_WORDS * sizeof(word_t))
+        self.finish_split(node.start, node.end, stats, node.weight, node.impurity,
+                          weight_root, split, child_stats)
+        return 1
+
+    cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil:
+        self._partition(node.start, node.end, split)
+
+    cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
+                        bint right_grows, Node* left, Node* right) noexcept nogil:
+        """A multiway split's right child is the cascade's next step while it holds two groups."""
+        cdef DTYPE_t v_last
+        if not (split.multiway or node.forced_feature >= 0):
+            return
+        # NaN (the missing group, always sent right) stays last in the segment
+        v_last = self.vals[split.feature * self.n_samples + node.end - 1]
+        if count_bits(split.cat_rest) + (v_last != v_last) >= 2:
+            right.forced_feature = split.feature
+            memcpy(right.rest, split.cat_rest, CAT_WORDS * sizeof(word_t))
+
+    cdef void release(self, Node* node) noexcept nogil:
+        pass
+
+    cdef void finish(self) noexcept nogil:
+        pass
+
+    # ------------------------------------------------------------ the search
 
     cdef bint node_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                          double weight, double impurity, double weight_root,
@@ -416,7 +467,7 @@ cdef class Splitter:
                 if self.sw != NULL:
                     w0 = self.sw[self.idx[f * n + start]]
                     w1 = self.sw[self.idx[f * n + start + 1]]
-                if w0 <= weight * 1e-12 or w1 <= weight * 1e-12:
+                if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
                     return False
                 y0 = self.yval[f * n + start]
                 y1 = self.yval[f * n + start + 1]
@@ -501,9 +552,10 @@ cdef class Splitter:
         cdef Py_ssize_t min_leaf = self.min_samples_leaf
         cdef double min_wleaf = self.min_weight_leaf
         # Both children need a weight clearly above rounding noise to be real.
-        cdef double tiny = weight * 1e-12
+        cdef double tiny = tiny_weight(weight)
         cdef double w = 1.0, wr, num, den
-        cdef double w_node_entropy = 0.0, wlogw = 0.0
+        cdef double w_node_entropy, wlogw
+        cdef int cut
         cdef Side left, right
 
         memset(cl, 0, K * sizeof(double))
@@ -511,15 +563,8 @@ cdef class Splitter:
         left.w = 0.0
         left.acc = 0.0
         right.w = weight
-        right.acc = 0.0
-        for k in range(K):
-            if crit == CRIT_GINI:
-                right.acc += stats[k] * stats[k]
-            else:
-                right.acc += clogc(stats[k], table)
-        if crit == CRIT_GAIN_RATIO:
-            wlogw = clogc(weight, table)
-            w_node_entropy = wlogw - right.acc
+        right.acc = clf_side_acc(crit, stats, K, table)
+        node_entropy_terms(crit, stats, K, weight, table, False, &wlogw, &w_node_entropy)
         if missing_left:
             for p in range(end_known, end):
                 if sw != NULL:
@@ -535,14 +580,11 @@ cdef class Splitter:
             if p + 1 < end_known and v[p + 1] <= v[p]:
                 continue
             n_left = p + 1 - start + (n_missing if missing_left else 0)
-            if n_left < min_leaf:
-                continue
-            if n_node - n_left < min_leaf:
-                break
             wr = weight - left.w
-            if wr < min_wleaf or wr <= tiny:
+            cut = check_cut(n_left, n_node, left.w, wr, min_leaf, min_wleaf, tiny)
+            if cut == CUT_STOP:
                 break
-            if left.w < min_wleaf or left.w <= tiny:
+            if cut != CUT_SCORE:
                 continue
             num = clf_proxy(crit, left.w, left.acc, wr, right.acc,
                             w_node_entropy, wlogw, table, &den)
@@ -567,8 +609,9 @@ cdef class Splitter:
         cdef const class_t* yc = self.ycode + f * n_samples
         cdef Py_ssize_t min_leaf = self.min_samples_leaf
         cdef double min_wleaf = self.min_weight_leaf
-        cdef double tiny = weight * 1e-12
+        cdef double tiny = tiny_weight(weight)
         cdef double ones = stats[1]
+        cdef int cut
         cdef Py_ssize_t ones_left = 0, base = n_missing if missing_left else 0
         cdef double wl, wr, l1, l0, r1, r0, num, den
         if missing_left:
@@ -580,15 +623,12 @@ cdef class Splitter:
             if p + 1 < end_known and v[p + 1] <= v[p]:
                 continue
             n_left = p + 1 - start + base
-            if n_left < min_leaf:
-                continue
-            if n_node - n_left < min_leaf:
-                break
             wl = <double>n_left
             wr = weight - wl
-            if wr < min_wleaf or wr <= tiny:
+            cut = check_cut(n_left, n_node, wl, wr, min_leaf, min_wleaf, tiny)
+            if cut == CUT_STOP:
                 break
-            if wl < min_wleaf or wl <= tiny:
+            if cut != CUT_SCORE:
                 continue
             l1 = <double>ones_left
             l0 = wl - l1
@@ -611,9 +651,10 @@ cdef class Splitter:
         cdef const double* sw = self.sw
         cdef Py_ssize_t min_leaf = self.min_samples_leaf
         cdef double min_wleaf = self.min_weight_leaf
-        cdef double tiny = weight * 1e-12
+        cdef double tiny = tiny_weight(weight)
         cdef double total = stats[0]
         cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den
+        cdef int cut
 
         if missing_left:
             for p in range(end_known, end):
@@ -630,14 +671,11 @@ cdef class Splitter:
             if p + 1 < end_known and v[p + 1] <= v[p]:
                 continue
             n_left = p + 1 - start + (n_missing if missing_left else 0)
-            if n_left < min_leaf:
-                continue
-            if n_node - n_left < min_leaf:
-                break
             wr = weight - wl
-            if wr < min_wleaf or wr <= tiny:
+            cut = check_cut(n_left, n_node, wl, wr, min_leaf, min_wleaf, tiny)
+            if cut == CUT_STOP:
                 break
-            if wl < min_wleaf or wl <= tiny:
+            if cut != CUT_SCORE:
                 continue
             num = mse_proxy(wl, sl, wr, total - sl, &den)
             if better(num, den, f, best):
@@ -689,11 +727,9 @@ cdef class Splitter:
             m += 1
         if m < 2:
             return False
-        if not regression and (self.criterion == CRIT_GAIN_RATIO or self.multiway):
-            wlogw = clogc(weight, self.xlogx_table)
-            w_node_entropy = wlogw
-            for k in range(K):
-                w_node_entropy -= clogc(stats[k], self.xlogx_table)
+        if not regression:
+            node_entropy_terms(self.criterion, stats, K, weight, self.xlogx_table,
+                               self.multiway, &wlogw, &w_node_entropy)
         if self.multiway and not regression:
             self._consider_multiway(s, f, m, stats, weight, w_node_entropy, wlogw, best)
             return True
@@ -761,19 +797,12 @@ cdef class Splitter:
         for g in range(m):
             gstats = s.group_stats + g * K
             wg = s.group_weight[g]
-            acc = 0.0
-            for k in range(K):
-                acc += clogc(gstats[k], table)
+            acc = clf_side_acc(CRIT_ENTROPY, gstats, K, table)
             children += acc - clogc(wg, table)
             split_info -= clogc(wg, table)
             impurity_sum += wg * node_impurity(self.criterion, gstats, K, wg)
-        if self.criterion == CRIT_GAIN_RATIO:
-            if split_info <= 0.0:
-                return
-            num = w_node_entropy + children
-            den = split_info
-        else:
-            num = children
+        if not multiway_proxy(self.criterion, children, split_info, w_node_entropy, &num, &den):
+            return
         if not better(num, den, f, best):
             return
         record_category_split(best, num, den, f, True)
@@ -805,26 +834,17 @@ cdef class Splitter:
         """Score the current category subset and keep it if it is the best so far."""
         cdef Py_ssize_t n_left = s.group_left_count, K = self.n_stats, k, g
         cdef double wl = s.group_left_weight, wr = weight - wl, num, den
-        cdef double accl = 0.0, accr = 0.0, c
         cdef const double* table = self.xlogx_table
         cdef int code
-        if n_left < self.min_samples_leaf or n_node - n_left < self.min_samples_leaf:
-            return
-        if wl < self.min_weight_leaf or wr < self.min_weight_leaf:
-            return
-        if wl <= weight * 1e-12 or wr <= weight * 1e-12:
+        # a subset is not a cut of a scan: any rule failing just passes it
+        if check_cut(n_left, n_node, wl, wr, self.min_samples_leaf, self.min_weight_leaf,
+                     tiny_weight(weight)) != CUT_SCORE:
             return
         if self.is_classifier:
-            for k in range(K):
-                c = s.count_left[k]
-                if self.criterion == CRIT_GINI:
-                    accl += c * c
-                    accr += (stats[k] - c) * (stats[k] - c)
-                else:
-                    accl += clogc(c, table)
-                    accr += clogc(stats[k] - c, table)
-            num = clf_proxy(self.criterion, wl, accl, wr, accr, w_node_entropy, wlogw,
-                            table, &den)
+            num = clf_proxy(self.criterion, wl,
+                            clf_side_acc(self.criterion, s.count_left, K, table), wr,
+                            clf_rest_acc(self.criterion, stats, s.count_left, K, table),
+                            w_node_entropy, wlogw, table, &den)
         else:
             num = mse_proxy(wl, s.count_left[0], wr, stats[0] - s.count_left[0], &den)
         if not better(num, den, f, best):
@@ -874,9 +894,8 @@ cdef class Splitter:
         cdef Py_ssize_t offset = split.feature * self.n_samples, p, n_left = 0
         cdef const DTYPE_t* v = self.vals + offset
         cdef const int* ix = self.idx + offset
-        cdef double w = 1.0, yv
+        cdef double w = 1.0
         cdef bint go_left
-        cdef double* out
         memset(left_stats, 0, self.n_stats * sizeof(double))
         memset(right_stats, 0, self.n_stats * sizeof(double))
         weights[0] = 0.0
@@ -887,18 +906,14 @@ cdef class Splitter:
             go_left = routes_left(split, v[p])
             put_bit(self.goes_left, ix[p], go_left)
             n_left += go_left
-            out = left_stats if go_left else right_stats
             weights[0 if go_left else 1] += w
-            if self.is_classifier:
-                out[self.ycode[offset + p]] += w
-            else:
-                yv = self.yval[offset + p]
-                out[0] += w * yv
-                out[1] += w * yv * yv
+            add_sample(left_stats if go_left else right_stats, self.is_classifier,
+                       self.ycode[offset + p] if self.is_classifier else 0,
+                       0.0 if self.is_classifier else self.yval[offset + p], w)
         return n_left
 
-    cdef void partition(self, Py_ssize_t start, Py_ssize_t end,
-                        const SplitRecord* split) noexcept nogil:
+    cdef void _partition(self, Py_ssize_t start, Py_ssize_t end,
+                         const SplitRecord* split) noexcept nogil:
         """Stable-partition every feature's segment into left part + right part."""
         cdef Py_ssize_t n_samples = self.n_samples, f, d = self.n_features
         cdef bint parallel = self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK

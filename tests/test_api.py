@@ -239,7 +239,7 @@ def test_node_columns_grow_from_a_small_capacity(max_leaf_nodes):
     # the pending children statistics with them): the tree must not change.
     from dtree._criterion import CRITERIA
     from dtree._splitter import Splitter
-    from dtree._tree import build_tree
+    from dtree._grow import build_tree
 
     X, y = tie_free_data(3, 500, 4, n_classes=3)
     y = y.astype(np.int32)

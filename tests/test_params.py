@@ -49,7 +49,8 @@ def test_builders_bound_the_frontier_by_the_data_themselves():
         import numpy as np
         from dtree._criterion import CRITERIA
         from dtree._splitter import Splitter
-        from dtree._tree import build_tree, bound_leaves
+        from dtree._grow import build_tree
+        from dtree._tree import bound_leaves
         assert bound_leaves(2**62, 10) == 10 and bound_leaves(-1, 10) == -1
         assert bound_leaves(5, 10) == 5 and bound_leaves(7, 1) == 2
         X = np.arange(10, dtype=np.float32).reshape(-1, 1)

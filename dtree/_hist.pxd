@@ -1,0 +1,92 @@
+# cython: language_level=3
+"""Histogram splitter on binned features (see _hist.pyx)."""
+
+from ._common cimport Node, SplitRecord
+
+ctypedef Py_ssize_t intp_t
+ctypedef unsigned char code_t
+
+
+cdef struct Work:
+    # one per thread: a feature's scan
+    double* left          # statistics (see HistSplitter) of the left side
+    double* groups        # the codes present in the node, in order: H values each
+    intp_t* group_code
+    double* missing       # the missing values' H values
+
+
+cdef class HistSplitter:
+    # --- problem ---
+    cdef readonly intp_t n_samples
+    cdef readonly intp_t n_stats          # node statistics: K class weights, or (sum wy, sum wy^2)
+    cdef readonly int criterion
+    cdef bint is_classifier
+    cdef intp_t d
+    cdef intp_t H                         # values per histogram bin: see add_to_bin
+    cdef const code_t[:, ::1] codes       # (n, d) bin codes, MISSING for NaN
+    cdef const float[:, ::1] lo, hi       # each bin's smallest and largest training value
+    cdef const intp_t[::1] n_codes        # per feature: numeric codes in use (excl. MISSING)
+    cdef const int[::1] yc
+    cdef const double[::1] yv
+    cdef const double* sw
+    cdef const double* table              # n ln n for unit weights (entropy), else NULL
+    # --- constraints ---
+    cdef intp_t min_samples_leaf
+    cdef double min_weight_leaf
+    cdef intp_t max_features
+    cdef unsigned long long rng_state
+    cdef intp_t n_threads
+    cdef bint best_first                  # set by begin(): the growth order
+    # --- layout and scratch ---
+    cdef intp_t* offset                   # feature f's bins start at offset[f] * H in a histogram
+    cdef intp_t hist_size
+    cdef int* samples                     # sample ids, each node's a contiguous segment
+    cdef intp_t* features
+    cdef Work* work
+    cdef SplitRecord* per_feature
+    cdef unsigned char* goes_left         # the side of each sample in the last marked split
+    cdef int* local                       # small subtree: per feature, its samples sorted by code
+    cdef intp_t local_n                   # ... its size (the stride of local)
+    cdef intp_t local_base                # ... and its segment's start
+    cdef object buffers
+
+    # --- the growers' protocol (the same methods as _splitter.Splitter's; see _grow) ---
+    cdef void begin(self, bint best_first) noexcept nogil
+    cdef void root_stats(self, double* stats, double* weight) noexcept nogil
+    cdef int split(self, Node* node, const double* stats, double weight_root,
+                   SplitRecord* split, double* child_stats) noexcept nogil
+    cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil
+    cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
+                        bint right_grows, Node* left, Node* right) noexcept nogil
+    cdef void release(self, Node* node) noexcept nogil
+    cdef void finish(self) noexcept nogil
+    # --- internals ---
+    cdef double weight_of(self, intp_t i) noexcept nogil
+    cdef void add_to_bin(self, double* row, intp_t i, double w) noexcept nogil
+    cdef void build_histogram(self, intp_t start, intp_t end, double* hist) noexcept nogil
+    cdef void _build_features(self, intp_t start, intp_t end, intp_t f_lo, intp_t f_hi,
+                              double* hist) noexcept nogil
+    cdef bint node_split(self, intp_t start, intp_t end, const double* stats, double weight,
+                         const double* hist, SplitRecord* best) noexcept nogil
+    cdef bint scan_feature(self, Work* w, intp_t f, intp_t start, intp_t end,
+                           const double* stats, double weight, const double* hist,
+                           SplitRecord* best) noexcept nogil
+    cdef intp_t groups_from_histogram(self, Work* w, intp_t f, const double* fh) noexcept nogil
+    cdef intp_t groups_from_sorted(self, Work* w, intp_t f, const int* ids,
+                                   intp_t n) noexcept nogil
+    cdef void scan_groups(self, Work* w, intp_t f, intp_t n_groups, const double* stats,
+                          double weight, intp_t n_node, bint missing_left,
+                          SplitRecord* best) noexcept nogil
+    cdef double side_weight(self, const double* side) noexcept nogil
+    cdef const int* sorted_segment(self, intp_t f, intp_t start) noexcept nogil
+    cdef bint enter_local(self, intp_t start, intp_t end) noexcept nogil
+    cdef void leave_local(self) noexcept nogil
+    cdef void partition_samples(self, intp_t start, intp_t end) noexcept nogil
+    cdef void partition_local(self, intp_t start, intp_t end) noexcept nogil
+    cdef intp_t mark_sides(self, intp_t start, intp_t end, const SplitRecord* split,
+                           double* left_stats, double* right_stats,
+                           double* weights) noexcept nogil
+    cdef bint split_has_missing(self, intp_t start, intp_t end, intp_t f) noexcept nogil
+    cdef void children_histograms(self, double* hist, intp_t start, intp_t mid, intp_t end,
+                                  bint left_grows, bint right_grows, double** left,
+                                  double** right) noexcept nogil
