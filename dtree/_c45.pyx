@@ -23,7 +23,9 @@ from libc.math cimport NAN, log2
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from ._common cimport CAT_WORDS, below_min_decrease
+from ._common cimport CAT_WORDS, SplitRecord, below_min_decrease, set_bit, word_t
+from ._criterion cimport entropy_impurity
+from ._tree cimport NodeStore
 
 ctypedef Py_ssize_t intp_t
 
@@ -32,31 +34,13 @@ cdef double MIN_SPLIT_CAP = 25.0   # C4.5's upper bound on MinSplit for threshol
 cdef double WEIGHT_SLACK = 1e-9    # relative: rounding of shared weights at the limits
 
 
-cdef inline double entropy(const double* counts, intp_t K, double total) noexcept nogil:
-    cdef double h = 0.0, p
-    cdef intp_t k
-    if total <= 0.0:
-        return 0.0
-    for k in range(K):
-        if counts[k] > 0.0:
-            p = counts[k] / total
-            h -= p * log2(p)
-    return h
-
-
 cdef inline double entropy_rest(const double* total, const double* part, intp_t K,
-                                double weight) noexcept nogil:
-    """Entropy of ``total - part`` (the right side of a cut)."""
-    cdef double h = 0.0, p, c
+                                double weight, double* scratch) noexcept nogil:
+    """Entropy (bits) of ``total - part``: the right side of a cut."""
     cdef intp_t k
-    if weight <= 0.0:
-        return 0.0
     for k in range(K):
-        c = total[k] - part[k]
-        if c > 0.0:
-            p = c / weight
-            h -= p * log2(p)
-    return h
+        scratch[k] = total[k] - part[k]
+    return entropy_impurity(scratch, K, weight)
 
 
 cdef inline double share_info(double part, double whole) noexcept nogil:
@@ -78,7 +62,7 @@ cdef Candidate eval_numeric(const float[:, ::1] X, intp_t f, const int[::1] orde
                             intp_t n_known, const int[::1] samples,
                             const double[::1] weights, const intp_t[::1] y, intp_t K,
                             double W, double min_objs, double* known_counts,
-                            double* left) noexcept nogil:
+                            double* left, double* scratch) noexcept nogil:
     cdef Candidate c
     cdef intp_t i, j, tries = 0
     cdef double known = 0.0, lw = 0.0, rw, info, best_info = 0.0, min_split, base
@@ -100,7 +84,7 @@ cdef Candidate eval_numeric(const float[:, ::1] X, intp_t f, const int[::1] orde
     if min_split > MIN_SPLIT_CAP:
         min_split = MIN_SPLIT_CAP
     min_split -= WEIGHT_SLACK * W
-    base = entropy(known_counts, K, known)
+    base = entropy_impurity(known_counts, K, known)
     for i in range(n_known - 1):
         j = order[i]
         left[y[samples[j]]] += weights[j]
@@ -110,8 +94,8 @@ cdef Candidate eval_numeric(const float[:, ::1] X, intp_t f, const int[::1] orde
         rw = known - lw
         if v < v_next and lw >= min_split and rw >= min_split:
             tries += 1
-            info = (lw * entropy(left, K, lw)
-                    + rw * entropy_rest(known_counts, left, K, rw)) / known
+            info = (lw * entropy_impurity(left, K, lw)
+                    + rw * entropy_rest(known_counts, left, K, rw, scratch)) / known
             if not c.valid or info < best_info:
                 c.valid = True
                 best_info = info
@@ -158,12 +142,12 @@ cdef Candidate eval_categorical(const float[:, ::1] X, intp_t f, intp_t n_codes,
             continue
         if wb + WEIGHT_SLACK * W >= min_objs:
             reasonable += 1
-        info += wb * entropy(counts + code * K, K, wb)
+        info += wb * entropy_impurity(counts + code * K, K, wb)
         si += share_info(wb, W)
     if reasonable < 2:
         return c
     c.valid = True
-    c.raw_gain = entropy(known_counts, K, known) - info / known
+    c.raw_gain = entropy_impurity(known_counts, K, known) - info / known
     c.gain = known / W * c.raw_gain
     c.split_info = si + share_info(W - known, W)
     c.threshold = NAN
@@ -181,8 +165,7 @@ cdef class _Grower:
     cdef const unsigned char[::1] is_cat
     cdef const int[::1] n_codes
     cdef intp_t[::1] numeric_slot        # feature -> row of the order arrays, or -1
-    cdef list left, right, feature, threshold, impurity, n_samples, weighted, depth
-    cdef list missing_left, cat_row, stats, sets
+    cdef NodeStore store
 
     def __init__(self, X, y, is_cat, n_codes, intp_t n_classes, intp_t max_depth,
                  intp_t min_samples_split, double min_objs, double min_decrease,
@@ -203,42 +186,32 @@ cdef class _Grower:
         numeric = np.flatnonzero(np.asarray(is_cat) == 0)
         slots[numeric] = np.arange(numeric.shape[0])
         self.numeric_slot = slots
-        self.left, self.right, self.feature, self.threshold = [], [], [], []
-        self.impurity, self.n_samples, self.weighted, self.depth = [], [], [], []
-        self.missing_left, self.cat_row, self.stats, self.sets = [], [], [], []
+        self.store = NodeStore(n_classes, 64)
 
     # ------------------------------------------------------------ storage
     cdef intp_t add_node(self, intp_t parent, bint is_left, intp_t depth, object stats,
-                         intp_t n):
-        cdef intp_t node = len(self.left)
+                         intp_t n) except -1:
+        cdef const double[::1] sv = stats
         cdef double w = float(stats.sum())
-        self.left.append(-1)
-        self.right.append(-1)
-        self.feature.append(-2)
-        self.threshold.append(-2.0)
-        self.impurity.append(_entropy_of(stats))
-        self.n_samples.append(n)
-        self.weighted.append(w)
-        self.depth.append(depth)
-        self.missing_left.append(0)
-        self.cat_row.append(-1)
-        self.stats.append(stats)
-        if parent >= 0:
-            if is_left:
-                self.left[parent] = node
-            else:
-                self.right[parent] = node
+        cdef intp_t node = self.store.add(parent, is_left, depth,
+                                          entropy_impurity(&sv[0], self.K, w), n, w, &sv[0])
+        if node < 0:
+            raise MemoryError("could not allocate memory for the tree")
         return node
 
-    cdef set_category_split(self, intp_t node, intp_t f, intp_t code, double w_left,
-                            double w_right):
-        words = np.zeros(CAT_WORDS, dtype=np.uint64)
-        words[code // 64] = np.uint64(1) << np.uint64(code % 64)
-        self.sets.append(words)
-        self.feature[node] = f
-        self.threshold[node] = NAN
-        self.cat_row[node] = len(self.sets) - 1
-        self.missing_left[node] = 1 if w_left > w_right else 0
+    cdef set_split(self, intp_t node, intp_t f, double threshold, intp_t code,
+                   double w_left, double w_right):
+        """Record a threshold split, or (``code`` >= 0) one category against the rest."""
+        cdef SplitRecord split
+        split.feature = f
+        split.threshold = threshold
+        split.categorical = code >= 0
+        split.missing_left = w_left > w_right
+        memset(split.cat_left, 0, CAT_WORDS * sizeof(word_t))
+        if code >= 0:
+            set_bit(split.cat_left, code)
+        if not self.store.set_split(node, &split):
+            raise MemoryError("could not allocate memory for the tree")
 
     # ------------------------------------------------------------ growth
     def grow(self, samples, weights):
@@ -252,7 +225,7 @@ cdef class _Grower:
                 self.grow_node(stack, item[1], item[2], item[3], item[4])
             else:
                 self.cascade_node(stack, item[1], item[2], item[3], item[4], item[5])
-        return self.arrays()
+        return self.store.to_arrays()
 
     def root_instances(self, samples, weights):
         numeric = np.flatnonzero(np.asarray(self.numeric_slot) >= 0)
@@ -301,7 +274,7 @@ cdef class _Grower:
         cdef const intp_t[::1] n_known = inst[3]
         cdef intp_t n = samples.shape[0], f, slot, best_f = -1, possible = 0
         cdef intp_t max_codes = self.max_codes
-        cdef double* buf = <double*> malloc((max_codes + 2) * self.K * sizeof(double))
+        cdef double* buf = <double*> malloc((max_codes + 3) * self.K * sizeof(double))
         cdef Candidate* cands = <Candidate*> malloc(self.n_features * sizeof(Candidate))
         cdef double average = 0.0, score, best_score = 0.0
         if buf == NULL or cands == NULL:
@@ -314,7 +287,7 @@ cdef class _Grower:
                 if slot >= 0:
                     cands[f] = eval_numeric(self.X, f, order[slot], n_known[slot], samples,
                                             weights, self.y, self.K, W, self.min_objs,
-                                            buf, buf + self.K)
+                                            buf, buf + self.K, buf + 2 * self.K)
                 else:
                     cands[f] = eval_categorical(self.X, f, self.n_codes[f], n, samples,
                                                 weights, self.y, self.K, W, self.min_objs,
@@ -354,11 +327,8 @@ cdef class _Grower:
         for i in range(n_known):
             bv[order[slot, i]] = 0 if i <= cut else 1
         left, right = self.split_instances(inst, branch, 2)
-        wl = float(np.sum(left[1]))
-        wr = float(np.sum(right[1]))
-        self.feature[node] = f
-        self.threshold[node] = best["threshold"]
-        self.missing_left[node] = 1 if wl > wr else 0
+        self.set_split(node, f, best["threshold"], -1, float(np.sum(left[1])),
+                       float(np.sum(right[1])))
         stack.append(("grow", right, node, False, depth + 1))
         stack.append(("grow", left, node, True, depth + 1))
 
@@ -391,7 +361,7 @@ cdef class _Grower:
         rest = branches[1:]
         w_first = float(np.sum(first[1]))
         w_rest = float(sum(np.sum(b[1][1]) for b in rest))
-        self.set_category_split(node, f, code, w_first, w_rest)
+        self.set_split(node, f, NAN, code, w_first, w_rest)
         if len(rest) == 1:
             stack.append(("grow", rest[0][1], node, False, depth + 1))
         else:
@@ -487,30 +457,6 @@ cdef class _Grower:
             children.append((all_samples[lo:hi].copy(), all_weights[lo:hi].copy(),
                              np.ascontiguousarray(all_order[:, lo:hi]), child_known[b].copy()))
         return children
-
-    def arrays(self):
-        n = len(self.left)
-        sets = (np.vstack(self.sets) if self.sets else np.zeros((0, CAT_WORDS), dtype=np.uint64))
-        return dict(children_left=np.asarray(self.left, dtype=np.intp),
-                    children_right=np.asarray(self.right, dtype=np.intp),
-                    feature=np.asarray(self.feature, dtype=np.intp),
-                    threshold=np.asarray(self.threshold, dtype=np.float64),
-                    impurity=np.asarray(self.impurity, dtype=np.float64),
-                    n_node_samples=np.asarray(self.n_samples, dtype=np.intp),
-                    weighted_n_node_samples=np.asarray(self.weighted, dtype=np.float64),
-                    depth=np.asarray(self.depth, dtype=np.intp),
-                    stats=np.vstack(self.stats).reshape(n, self.K),
-                    missing_go_to_left=np.asarray(self.missing_left, dtype=np.uint8),
-                    categorical_set=np.asarray(self.cat_row, dtype=np.intp),
-                    category_sets=sets.astype(np.uint64))
-
-
-def _entropy_of(stats):
-    total = stats.sum()
-    if total <= 0:
-        return 0.0
-    p = stats[stats > 0] / total
-    return float(-(p * np.log2(p)).sum())
 
 
 def grow_c45(X, y, weights, n_classes, is_categorical, n_codes, *, max_depth,
