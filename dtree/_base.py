@@ -12,6 +12,33 @@ import inspect
 ESTIMATORS = {}
 
 
+X_PARAMETER = "X : array-like of shape (n_samples, n_features)"
+XY_PARAMETERS = (X_PARAMETER, "y : array-like of shape (n_samples,)",
+                 "sample_weight : array-like of shape (n_samples,), default=None")
+
+
+def documented(summary, returns, parameters=(X_PARAMETER,)):
+    """Give a method its numpydoc docstring from parts.
+
+    The estimators' predict-like methods share their parameter text; written
+    once here, it cannot drift between them.
+
+    Parameters
+    ----------
+    summary : str
+        The summary line, and any paragraphs after it.
+    returns : str
+        The Returns section's body (type line, then indented description).
+    parameters : sequence of str, default=(X_PARAMETER,)
+        The Parameters section's entries.
+    """
+    def attach(method):
+        method.__doc__ = (f"{summary}\n\nParameters\n----------\n" + "\n".join(parameters)
+                          + f"\n\nReturns\n-------\n{returns}\n")
+        return method
+    return attach
+
+
 def register(cls):
     """Class decorator: make ``cls`` loadable from model files by its name."""
     ESTIMATORS[cls.__name__] = cls

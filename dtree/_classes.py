@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import _validation as val
-from ._base import ParamsMixin, register
+from ._base import XY_PARAMETERS, ParamsMixin, documented, register
 from ._encode import (check_fitted, check_label_kinds, class_weighted, encode_fit_X,
                       encode_labels, encode_predict_X, numeric_target)
 from ._fit import fit_tree, resolve_params
@@ -21,9 +21,6 @@ from ._params import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
 from ._presets import splits_text
 from ._pruning import RISKS, cost_complexity_path, prune_ccp
 from ._scaling import power_of_two_scale, scaled
-
-CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "gain_ratio")
-REGRESSION_CRITERIA = ("squared_error",)
 
 
 class PathResult(dict):
@@ -39,7 +36,6 @@ class PathResult(dict):
 class BaseDecisionTree(ParamsMixin):
     """Shared fit / apply / inspection logic of the two estimators."""
 
-    _criteria = ()
 
     def _tags(self, kind):
         """scikit-learn's tags (imported only when scikit-learn asks for them)."""
@@ -134,6 +130,14 @@ class BaseDecisionTree(ParamsMixin):
         return to_dict(self)
 
     # ------------------------------------------------------------- predict
+    @documented("Score of the predictions on the given data, as scikit-learn's mixins "
+                "define it.\n\nClassifiers: the mean (weighted) accuracy. Regressors: the "
+                "coefficient of determination R^2.", "float", XY_PARAMETERS)
+    def score(self, X, y, sample_weight=None):
+        pred = self.predict(X)
+        y = val.check_y(y, pred.shape[0], estimator_name=type(self).__name__)
+        return self._score(y, pred, val.check_sample_weight(sample_weight, pred.shape[0]))
+
     def __sklearn_is_fitted__(self):
         return hasattr(self, "tree_")
 
@@ -143,33 +147,16 @@ class BaseDecisionTree(ParamsMixin):
     def _validate_X_predict(self, X):
         return encode_predict_X(self, X)
 
+    @documented("Index of the leaf each sample ends up in.",
+                "ndarray of shape (n_samples,)\n    Node ids in ``tree_``.")
     def apply(self, X):
-        """Index of the leaf each sample ends up in.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Node ids in ``tree_``.
-        """
         X = self._validate_X_predict(X)
         return self.tree_.apply(X, self._n_threads())
 
+    @documented("Nodes each sample passes through.",
+                "scipy.sparse.csr_matrix of shape (n_samples, n_nodes)\n"
+                "    Entry (i, j) is 1 when sample i goes through node j.")
     def decision_path(self, X):
-        """Nodes each sample passes through.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
-            Entry (i, j) is 1 when sample i goes through node j.
-        """
         X = self._validate_X_predict(X)
         return self.tree_.decision_path(X)
 
@@ -372,7 +359,6 @@ class DecisionTreeClassifier(BaseDecisionTree):
     ['b']
     """
 
-    _criteria = CLASSIFICATION_CRITERIA
     _is_classifier = True
     _parameter_constraints = CLASSIFIER
 
@@ -412,46 +398,21 @@ class DecisionTreeClassifier(BaseDecisionTree):
         self.n_classes_ = int(classes.shape[0])
         return fit_tree(self, X, codes, weights, self.n_classes_)
 
+    @documented("Class probabilities: the weighted class fractions of each sample's leaf.",
+                "ndarray of shape (n_samples, n_classes)\n    Columns follow ``classes_``.")
     def predict_proba(self, X):
-        """Class probabilities: the weighted class fractions of each sample's leaf.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns follow ``classes_``.
-        """
         X = self._validate_X_predict(X)
         return self.tree_.leaf_values(X, self._n_threads())[:, 0, :]
 
+    @documented("Logarithm of ``predict_proba`` (-inf for a zero probability).",
+                "ndarray of shape (n_samples, n_classes)")
     def predict_log_proba(self, X):
-        """Logarithm of ``predict_proba`` (-inf for a zero probability).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
+    @documented("Most probable class of each sample (the first in ``classes_`` on ties).",
+                "ndarray of shape (n_samples,)")
     def predict(self, X):
-        """Most probable class of each sample (the first in ``classes_`` on ties).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
         X = self._validate_X_predict(X)
         if self.tree_.mixes_leaves(X):
             proba = self.tree_.leaf_values(X)[:, 0, :]
@@ -460,22 +421,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         node_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
         return self.classes_.take(node_class.take(self.tree_.apply(X, self._n_threads())))
 
-    def score(self, X, y, sample_weight=None):
-        """Mean (weighted) accuracy on the given data.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        float
-        """
-        pred = self.predict(X)
-        y = val.check_y(y, pred.shape[0], estimator_name=type(self).__name__)
-        sw = val.check_sample_weight(sample_weight, pred.shape[0])
+    def _score(self, y, pred, sw):
+        # accuracy
         return float(np.average(pred == y, weights=sw))
 
     def __sklearn_tags__(self):
@@ -520,7 +467,6 @@ class DecisionTreeRegressor(BaseDecisionTree):
     [3.0]
     """
 
-    _criteria = REGRESSION_CRITERIA
     _is_classifier = False
     _parameter_constraints = REGRESSOR
 
@@ -557,36 +503,14 @@ class DecisionTreeRegressor(BaseDecisionTree):
         weights = val.check_sample_weight(sample_weight, X.shape[0])
         return fit_tree(self, X, y, weights, 0)
 
+    @documented("Mean target of each sample's leaf.", "ndarray of shape (n_samples,)")
     def predict(self, X):
-        """Mean target of each sample's leaf.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
         X = self._validate_X_predict(X)
         return self.tree_.value[:, 0, 0].take(self.tree_.apply(X, self._n_threads()))
 
-    def score(self, X, y, sample_weight=None):
-        """Coefficient of determination R^2 of the prediction.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        float
-        """
-        pred = self.predict(X)
-        y = numeric_target(val.check_y(y, pred.shape[0], estimator_name=type(self).__name__))
-        sw = val.check_sample_weight(sample_weight, pred.shape[0])
+    def _score(self, y, pred, sw):
+        # R^2
+        y = numeric_target(y)
         w = np.ones_like(y) if sw is None else sw
         # R^2 is a ratio: compute it in units where neither squares nor sums overflow
         exponent = power_of_two_scale(np.r_[y, pred]) + 1 + math.ceil(math.log2(y.shape[0]))

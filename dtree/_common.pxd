@@ -59,6 +59,7 @@ cdef struct Node:
 cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssize_t depth,
                            Py_ssize_t parent, bint is_left, double impurity,
                            double weight) noexcept nogil:
+    # (kept duplicate, by shape only: field-by-field like record_candidate below)
     node.start = start
     node.end = end
     node.depth = depth
@@ -78,14 +79,22 @@ cdef inline bint better(double num, double den, Py_ssize_t f,
     return lhs > rhs or (lhs == rhs and f < best.feature)
 
 
+cdef inline void record_candidate(SplitRecord* best, double num, double den, Py_ssize_t f,
+                                  bint missing_left, bint categorical,
+                                  bint multiway) noexcept nogil:
+    """Make a candidate the best so far (the scan then sets where it cuts)."""
+    best.num = num
+    best.den = den
+    best.feature = f
+    best.missing_left = missing_left
+    best.categorical = categorical
+    best.multiway = multiway
+
+
 cdef inline void clear_split(SplitRecord* best, Py_ssize_t end) noexcept nogil:
-    best.feature = -1
-    best.missing_left = False
-    best.categorical = False
-    best.multiway = False
+    # no candidate yet: any valid one is better
+    record_candidate(best, -INFINITY, 1.0, -1, False, False, False)
     best.pos = end
-    best.num = -INFINITY
-    best.den = 1.0
 
 
 cdef inline bint below_min_decrease(double improvement, double min_decrease) noexcept nogil:
@@ -144,6 +153,29 @@ cdef inline int check_cut(Py_ssize_t n_left, Py_ssize_t n_node, double wl, doubl
     if wl < min_wleaf or wl <= tiny:
         return CUT_PASS
     return CUT_SCORE
+
+
+cdef inline int scan_cut(const DTYPE_t* v, Py_ssize_t p, Py_ssize_t end_known,
+                         Py_ssize_t n_left, Py_ssize_t n_node, double wl, double wr,
+                         Py_ssize_t min_leaf, double min_wleaf, double tiny) noexcept nogil:
+    """A sorted scan's verdict on the cut after position p (``v``: the values).
+
+    Between two equal values there is no cut; past the last number (p + 1 ==
+    end_known) is the cut "numbers | missing values".
+    """
+    if p + 1 < end_known and v[p + 1] <= v[p]:
+        return CUT_PASS
+    return check_cut(n_left, n_node, wl, wr, min_leaf, min_wleaf, tiny)
+
+
+cdef inline const double* keep_doubles(object array, list owners):
+    """A pointer to a float64 array's data (NULL for None), the array kept alive in ``owners``."""
+    cdef const double[::1] view
+    if array is None:
+        return NULL
+    owners.append(array)
+    view = array
+    return &view[0] if view.shape[0] > 0 else NULL
 
 
 cdef inline unsigned long long seed_state(unsigned long long seed) noexcept nogil:

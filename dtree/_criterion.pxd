@@ -11,6 +11,8 @@ true decrease is computed once, for the chosen split only.
 """
 from libc.math cimport log
 
+from ._common cimport SplitRecord
+
 # Criterion codes, fixed: the Python layer maps names to these numbers.
 cdef enum:
     CRIT_GINI = 0
@@ -199,3 +201,20 @@ cdef inline double mse_impurity(double w, double s, double ss) noexcept nogil:
 
 cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
                           double w) noexcept nogil
+
+
+cdef inline void record_children(SplitRecord* split, int crit, Py_ssize_t pos,
+                                 const double* child_stats, Py_ssize_t S,
+                                 const double* weights, double weight, double impurity,
+                                 double weight_root) noexcept nogil:
+    """A chosen split's children (from their statistics, left then right) and its
+    improvement: scikit-learn's weighted impurity decrease."""
+    split.pos = pos
+    split.weight_left = weights[0]
+    split.weight_right = weights[1]
+    split.impurity_left = node_impurity(crit, child_stats, S, weights[0])
+    split.impurity_right = node_impurity(crit, child_stats + S, S, weights[1])
+    split.improvement = (weight / weight_root) * (
+        impurity
+        - split.weight_right / weight * split.impurity_right
+        - split.weight_left / weight * split.impurity_left)

@@ -123,6 +123,15 @@ cdef int _grow(splitter_t sp, NodeStore store, const Limits* lim,
     return _grow_depth_first(sp, store, lim)
 
 
+cdef inline void _start(splitter_t sp, bint best_first, Node* root, double* stats,
+                        double* weight_root) noexcept nogil:
+    """Begin a fit: the root node, its statistics and weight."""
+    sp.begin(best_first)
+    sp.root_stats(stats, weight_root)
+    init_node(root, 0, sp.n_samples, 0, -1, False,
+              node_impurity(sp.criterion, stats, sp.n_stats, weight_root[0]), weight_root[0])
+
+
 # ---------------------------------------------------------------- depth-first
 cdef int _grow_depth_first(splitter_t sp, NodeStore store, const Limits* lim) except -1:
     cdef Py_ssize_t S = sp.n_stats, cap = 64, top = 0, node_id
@@ -143,10 +152,7 @@ cdef int _grow_depth_first(splitter_t sp, NodeStore store, const Limits* lim) ex
         raise MemoryError()
 
     with nogil:
-        sp.begin(False)
-        sp.root_stats(pool, &weight_root)
-        init_node(&stack[0], 0, sp.n_samples, 0, -1, False,
-                  node_impurity(sp.criterion, pool, S, weight_root), weight_root)
+        _start(sp, False, &stack[0], pool, &weight_root)
         top = 1
         while top > 0:
             top -= 1
@@ -310,10 +316,7 @@ cdef int _grow_best_first(splitter_t sp, NodeStore store, const Limits* lim,
         raise MemoryError()
 
     with nogil:
-        sp.begin(True)
-        sp.root_stats(child_stats, &weight_root)
-        init_node(&left, 0, sp.n_samples, 0, -1, False,
-                  node_impurity(sp.criterion, child_stats, S, weight_root), weight_root)
+        _start(sp, True, &left, child_stats, &weight_root)
         rc = _add_frontier_node(sp, store, lim, &left, child_stats, weight_root, &top)
         if rc == 0 and not top.is_leaf:
             frontier_push(heap, &size, &top)

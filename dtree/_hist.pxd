@@ -51,6 +51,8 @@ cdef class HistSplitter:
     cdef object buffers
 
     # --- the growers' protocol (the same methods as _splitter.Splitter's; see _grow) ---
+    # (kept duplicate: declared in each splitter, not in a shared base class, so that
+    # _grow's fused type compiles one loop per splitter with direct calls)
     cdef void begin(self, bint best_first) noexcept nogil
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil
     cdef int split(self, Node* node, const double* stats, double weight_root,

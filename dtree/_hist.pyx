@@ -26,9 +26,9 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from ._common cimport (CUT_SCORE, CUT_STOP, better, check_cut, clear_split, draw_feature,
-                      midpoint, seed_state, tiny_weight)
+                      keep_doubles, midpoint, record_candidate, seed_state, tiny_weight)
 from ._criterion cimport (add_sample, clf_proxy, clf_rest_acc, clf_side_acc,
-                          is_classification, mse_proxy, node_entropy_terms, node_impurity,
+                          is_classification, mse_proxy, node_entropy_terms, record_children,
                           stats_size)
 from ._criterion import xlogx_table
 
@@ -138,19 +138,10 @@ cdef class HistSplitter:
             self.yc = np.ascontiguousarray(y, dtype=np.int32)
         else:
             self.yv = np.ascontiguousarray(y, dtype=np.float64)
-        self.sw = NULL
-        cdef const double[::1] view
-        if sample_weight is not None:
-            owner = np.ascontiguousarray(sample_weight, dtype=np.float64)
-            buffers.append(owner)
-            view = owner
-            self.sw = &view[0]
-        self.table = NULL
-        table = xlogx_table(criterion, self.n_samples, sample_weight is not None)
-        if table is not None:
-            buffers.append(table)
-            view = table
-            self.table = &view[0]
+        self.sw = keep_doubles(None if sample_weight is None else
+                               np.ascontiguousarray(sample_weight, dtype=np.float64), buffers)
+        self.table = keep_doubles(
+            xlogx_table(criterion, self.n_samples, sample_weight is not None), buffers)
         # codes in use per feature: the highest numeric code seen + 1
         used = np.zeros(self.d, dtype=np.intp)
         for f in range(self.d):
@@ -241,14 +232,8 @@ cdef class HistSplitter:
                                node.hist if self.local == NULL else NULL, split):
             return 0
         n_left = self.mark_sides(start, end, split, child_stats, child_stats + S, weights)
-        split.pos = start + n_left
-        split.weight_left = weights[0]
-        split.weight_right = weights[1]
-        split.impurity_left = node_impurity(self.criterion, child_stats, S, weights[0])
-        split.impurity_right = node_impurity(self.criterion, child_stats + S, S, weights[1])
-        split.improvement = (weight / weight_root) * (
-            node.impurity - weights[1] / weight * split.impurity_right
-            - weights[0] / weight * split.impurity_left)
+        record_children(split, self.criterion, start + n_left, child_stats, S, weights,
+                        weight, node.impurity, weight_root)
         if not self.split_has_missing(start, end, split.feature):
             # no missing value here: at predict NaN follows the larger child
             split.missing_left = n_left > n - n_left
@@ -452,12 +437,7 @@ cdef class HistSplitter:
             else:
                 num = mse_proxy(wl, left[1], wr, stats[0] - left[1], &den)
             if better(num, den, f, best):
-                best.num = num
-                best.den = den
-                best.feature = f
-                best.missing_left = missing_left
-                best.categorical = False
-                best.multiway = False
+                record_candidate(best, num, den, f, missing_left, False, False)
                 best.last_bin = w.group_code[g]
                 if g == n_groups - 1:
                     best.threshold = INFINITY

@@ -187,10 +187,12 @@ def from_dict(data):
     Parameters
     ----------
     data : dict
+        As ``to_dict`` returns it (plain lists, numbers and strings).
 
     Returns
     -------
     DecisionTreeClassifier or DecisionTreeRegressor
+        The fitted estimator the dict describes.
 
     Raises
     ------

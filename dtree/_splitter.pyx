@@ -22,11 +22,13 @@ from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
 from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear_bit,
-                      clear_split, count_bits, draw_feature, lowest_bit, midpoint, put_bit,
-                      seed_state, set_bit, tiny_weight)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Side, multiway_proxy, add_sample, clf_move, clf_proxy,
+                      clear_split, count_bits, draw_feature, keep_doubles, lowest_bit,
+                      midpoint, put_bit, record_candidate, scan_cut, seed_state, set_bit,
+                      tiny_weight)
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Side, add_sample, clf_move, clf_proxy,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, mse_proxy,
-                          node_entropy_terms, node_impurity, stats_size)
+                          multiway_proxy, node_entropy_terms, node_impurity, record_children,
+                          stats_size)
 from ._criterion import xlogx_table
 
 
@@ -34,25 +36,15 @@ cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_
                             bint missing_left, const DTYPE_t* v, Py_ssize_t p,
                             Py_ssize_t end_known) noexcept nogil:
     # the cut after position p; past the last number it is "numbers | missing"
-    best.num = num
-    best.den = den
-    best.feature = f
-    best.categorical = False
-    best.multiway = False
-    best.missing_left = missing_left
+    record_candidate(best, num, den, f, missing_left, False, False)
     best.threshold = midpoint(v[p], v[p + 1]) if p + 1 < end_known else INFINITY
 
 
 cdef inline void record_category_split(SplitRecord* best, double num, double den,
                                        Py_ssize_t f, bint multiway) noexcept nogil:
     # the caller then fills cat_left (and cat_rest) and missing_left
-    best.num = num
-    best.den = den
-    best.feature = f
-    best.categorical = True
-    best.multiway = multiway
+    record_candidate(best, num, den, f, False, True, multiway)
     best.threshold = NAN
-    best.missing_left = False
     memset(best.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
     memset(best.cat_rest, 0, CAT_WORDS * sizeof(unsigned long long))
 
@@ -242,7 +234,7 @@ cdef class Splitter:
         cdef class_t[:, ::1] yc_view
         cdef double[:, ::1] yv_view
         cdef const int[::1] y_code
-        cdef const double[::1] y_val, sw_view, table_view
+        cdef const double[::1] y_val
         cdef unsigned long long[::1] gl_view = goes_left
         cdef Py_ssize_t[::1] feat_view = features
         cdef const int[::1] ncat_view = n_categories
@@ -267,19 +259,10 @@ cdef class Splitter:
         self.features = &feat_view[0]
         self.n_categories = &ncat_view[0] if d > 0 else NULL
 
-        self.sw = NULL
-        if sample_weight is not None:
-            sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
-            owned.append(sw)
-            sw_view = sw
-            self.sw = &sw_view[0]
-
-        self.xlogx_table = NULL
-        table = xlogx_table(criterion, n, sample_weight is not None)
-        if table is not None:
-            owned.append(table)
-            table_view = table
-            self.xlogx_table = &table_view[0]
+        self.sw = keep_doubles(None if sample_weight is None else
+                               np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
+        self.xlogx_table = keep_doubles(
+            xlogx_table(criterion, n, sample_weight is not None), owned)
         self._owned = owned
 
     def __dealloc__(self):
@@ -471,12 +454,8 @@ cdef class Splitter:
                     return False
                 y0 = self.yval[f * n + start]
                 y1 = self.yval[f * n + start + 1]
-                best.num = mse_proxy(w0, w0 * y0, w1, w1 * y1, &den)
-                best.den = den
-                best.feature = f
-                best.categorical = False
-                best.multiway = False
-                best.missing_left = False
+                record_candidate(best, mse_proxy(w0, w0 * y0, w1, w1 * y1, &den), den, f,
+                                 False, False, False)
                 best.threshold = midpoint(a, b)
                 return True
         return False
@@ -540,7 +519,8 @@ cdef class Splitter:
                                    const double* stats, double weight,
                                    SplitRecord* best) noexcept nogil:
         cdef Py_ssize_t n_samples = self.n_samples, K = self.n_stats, k, p, last
-        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start, n_left
+        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start
+        cdef Py_ssize_t base = n_missing if missing_left else 0   # missing values left first
         cdef const DTYPE_t* v = self.vals + f * n_samples
         cdef const class_t* yc = self.ycode + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
@@ -577,15 +557,13 @@ cdef class Splitter:
             if sw != NULL:
                 w = sw[ix[p]]
             clf_move(crit, &left, &right, cl, cr, yc[p], w, table)
-            if p + 1 < end_known and v[p + 1] <= v[p]:
-                continue
-            n_left = p + 1 - start + (n_missing if missing_left else 0)
-            wr = weight - left.w
-            cut = check_cut(n_left, n_node, left.w, wr, min_leaf, min_wleaf, tiny)
+            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, left.w,
+                           weight - left.w, min_leaf, min_wleaf, tiny)
             if cut == CUT_STOP:
                 break
             if cut != CUT_SCORE:
                 continue
+            wr = weight - left.w
             num = clf_proxy(crit, left.w, left.acc, wr, right.acc,
                             w_node_entropy, wlogw, table, &den)
             if better(num, den, f, best):
@@ -603,7 +581,7 @@ cdef class Splitter:
         gain is that no count lives in memory, which in the general scan makes
         a store-to-load chain from one sample to the next.
         """
-        cdef Py_ssize_t n_samples = self.n_samples, p, last, n_left
+        cdef Py_ssize_t n_samples = self.n_samples, p, last
         cdef Py_ssize_t end_known = end - n_missing, n_node = end - start
         cdef const DTYPE_t* v = self.vals + f * n_samples
         cdef const class_t* yc = self.ycode + f * n_samples
@@ -618,18 +596,18 @@ cdef class Splitter:
             for p in range(end_known, end):
                 ones_left += yc[p]
         last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        # (kept duplicate: the cut handling below is the same in the three scans, each
+        # its criterion family's hot loop; one shared loop would branch per sample)
         for p in range(start, last + 1):
             ones_left += yc[p]
-            if p + 1 < end_known and v[p + 1] <= v[p]:
-                continue
-            n_left = p + 1 - start + base
-            wl = <double>n_left
-            wr = weight - wl
-            cut = check_cut(n_left, n_node, wl, wr, min_leaf, min_wleaf, tiny)
+            wl = <double>(p + 1 - start + base)
+            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
+                           min_leaf, min_wleaf, tiny)
             if cut == CUT_STOP:
                 break
             if cut != CUT_SCORE:
                 continue
+            wr = weight - wl
             l1 = <double>ones_left
             l0 = wl - l1
             r1 = ones - l1
@@ -643,8 +621,9 @@ cdef class Splitter:
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
                                SplitRecord* best) noexcept nogil:
-        cdef Py_ssize_t n_samples = self.n_samples, p, last, n_left
+        cdef Py_ssize_t n_samples = self.n_samples, p, last
         cdef Py_ssize_t end_known = end - n_missing, n_node = end - start
+        cdef Py_ssize_t base = n_missing if missing_left else 0
         cdef const DTYPE_t* v = self.vals + f * n_samples
         cdef const double* yv = self.yval + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
@@ -668,15 +647,13 @@ cdef class Splitter:
                 w = sw[ix[p]]
             wl += w
             sl += w * yv[p]
-            if p + 1 < end_known and v[p + 1] <= v[p]:
-                continue
-            n_left = p + 1 - start + (n_missing if missing_left else 0)
-            wr = weight - wl
-            cut = check_cut(n_left, n_node, wl, wr, min_leaf, min_wleaf, tiny)
+            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
+                           min_leaf, min_wleaf, tiny)
             if cut == CUT_STOP:
                 break
             if cut != CUT_SCORE:
                 continue
+            wr = weight - wl
             num = mse_proxy(wl, sl, wr, total - sl, &den)
             if better(num, den, f, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
@@ -877,15 +854,8 @@ cdef class Splitter:
         if v[end - 1] == v[end - 1]:
             # no missing value here: at predict NaN follows the larger child
             best.missing_left = n_left > end - start - n_left
-        best.pos = start + n_left
-        best.weight_left = weights[0]
-        best.weight_right = weights[1]
-        best.impurity_left = node_impurity(self.criterion, child_stats, S, weights[0])
-        best.impurity_right = node_impurity(self.criterion, child_stats + S, S, weights[1])
-        best.improvement = (weight / weight_root) * (
-            impurity
-            - best.weight_right / weight * best.impurity_right
-            - best.weight_left / weight * best.impurity_left)
+        record_children(best, self.criterion, start + n_left, child_stats, S, weights,
+                        weight, impurity, weight_root)
 
     cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
                                 const SplitRecord* split, double* left_stats,

@@ -19,6 +19,12 @@ def _fitted_tree(estimator):
     return estimator.tree_
 
 
+def _fitted_and_named(estimator, feature_names, class_names):
+    """The fitted tree, and the names its text shows for features and classes."""
+    return (_fitted_tree(estimator), _names(estimator, feature_names),
+            _class_names(estimator, class_names))
+
+
 def _names(estimator, feature_names):
     n = estimator.n_features_in_
     if feature_names is None:
@@ -89,9 +95,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     -------
     str
     """
-    tree = _fitted_tree(estimator)
-    names = _names(estimator, feature_names)
-    classes = _class_names(estimator, class_names)
+    tree, names, classes = _fitted_and_named(estimator, feature_names, class_names)
     if not isinstance(max_depth, int) or max_depth < 0:
         raise ValueError(f"max_depth must be an int >= 0; got {max_depth!r}")
     if not isinstance(decimals, int) or decimals < 0:
@@ -177,9 +181,7 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2)
         Lines such as ``if petal_width <= 0.80 then class = setosa
         (proba 1.00) [samples 50]``.
     """
-    tree = _fitted_tree(estimator)
-    names = _names(estimator, feature_names)
-    classes = _class_names(estimator, class_names)
+    tree, names, classes = _fitted_and_named(estimator, feature_names, class_names)
     rules = []
     path = _PathBounds(tree)
     # pops in this order for a split: test left, left subtree, undo, test right,
@@ -320,9 +322,7 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, filled=T
     -------
     str
     """
-    tree = _fitted_tree(estimator)
-    names = _names(estimator, feature_names)
-    classes = _class_names(estimator, class_names)
+    tree, names, classes = _fitted_and_named(estimator, feature_names, class_names)
     criterion = getattr(estimator, "criterion", "impurity")
     value_range = (tree.value[:, 0, 0].min(), tree.value[:, 0, 0].max())
     out = ["digraph Tree {",
@@ -380,9 +380,7 @@ def plot_tree(estimator, *, feature_names=None, class_names=None, max_depth=None
     -------
     matplotlib Axes
     """
-    tree = _fitted_tree(estimator)
-    names = _names(estimator, feature_names)
-    classes = _class_names(estimator, class_names)
+    tree, names, classes = _fitted_and_named(estimator, feature_names, class_names)
     value_range = (tree.value[:, 0, 0].min(), tree.value[:, 0, 0].max())
     # x position: leaves evenly spaced in order, parents centred over children
     positions, next_leaf = {}, 0

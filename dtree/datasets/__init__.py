@@ -92,11 +92,15 @@ def load_Xy(name, **read_csv_kwargs):
     ----------
     name : str
         One of ``available()``.
+    **read_csv_kwargs
+        Passed on to ``pandas.read_csv`` (see ``load``).
 
     Returns
     -------
     X : pandas.DataFrame
+        Every column but the target.
     y : pandas.Series
+        The dataset's target column (``TARGETS[name]``).
     """
     frame = load(name, **read_csv_kwargs)
     target = TARGETS[name]
