@@ -6,7 +6,8 @@ multiplied by the branch's share of the known weight. A sample can then sit in
 several nodes at once, which the core splitter's one-segment-per-node layout
 cannot hold, so C4.5 grows here: each node owns its instances (sample id,
 weight) and, for every numeric feature, the instances' order by value (NaN
-last), filtered from the parent's order so no node ever sorts.
+last), filtered from the parent's order so no node ever sorts. The nodes go
+into the growers' shared ``NodeStore``; entropies are ``_criterion``'s.
 
 Split choice (C4.5 release 8): for each feature its best split by information
 gain on the known cases, scaled by the known fraction; a numeric threshold pays

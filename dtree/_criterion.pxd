@@ -1,6 +1,10 @@
 # cython: language_level=3
-"""Impurity kernels shared by the splitter and the builder.
+"""Every criterion's kernels: the only place a criterion is spelt out.
 
+A node's statistics (``add_sample``), a scan's O(1) move and a side's
+accumulator, the proxy score of a candidate, the node impurity and the chosen
+split's children (``record_children``), for both splitters, the growers and
+C4.5. Adding a criterion means a kernel here plus an entry in ``CRITERIA``.
 Everything here is an inline ``cdef`` function so the C compiler inlines the
 O(1) per-sample update into the splitter's scan loop: no virtual call per
 sample (the design's answer to scikit-learn's ``Criterion.update`` vtable).

@@ -7,6 +7,7 @@ targets scaled to near 1, then pruning (C4.5's pessimistic, reduced error on a
 hold-out, cost-complexity at an alpha, or alpha chosen by cross-validation
 with rpart's CP table, every fold grown by the same ``grow``).
 """
+import dataclasses
 import math
 
 import numpy as np
@@ -16,7 +17,7 @@ from ._c45 import grow_c45
 from ._criterion import CRITERIA
 from ._hist import HistSplitter, bin_codes
 from ._nodes import Tree
-from ._params import InvalidParameterError, clamp_to_data, is_int, n_threads
+from ._params import GrowthParams, InvalidParameterError, clamp_to_data, is_int, n_threads
 from ._presets import algorithm, criterion, pruning_method
 from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
                        pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row)
@@ -95,7 +96,7 @@ def check_fold(pair, k, n_samples):
 
 
 def resolve_params(est, n_samples, n_features, total_weight):
-    """Turn the (validated) hyperparameters into the builder's numbers.
+    """Turn the (validated) hyperparameters into the grower's numbers (``GrowthParams``).
 
     Sizes are clamped to what ``n_samples`` allows (see
     ``_params.clamp_to_data``): the tree is the same and no size reaching
@@ -137,10 +138,11 @@ def resolve_params(est, n_samples, n_features, total_weight):
     max_leaf_nodes = -1 if est.max_leaf_nodes is None else \
         max(2, clamp_to_data(est.max_leaf_nodes, n_samples))
     decrease = float(est.min_impurity_decrease)
-    return dict(max_depth=max_depth, min_samples_split=min_samples_split,
-                min_samples_leaf=min_samples_leaf, min_weight_leaf=float(min_weight_leaf),
-                min_impurity_decrease=decrease, max_leaf_nodes=max_leaf_nodes,
-                max_features=n_draw)
+    return GrowthParams(max_depth=int(max_depth), min_samples_split=int(min_samples_split),
+                        min_samples_leaf=int(min_samples_leaf),
+                        min_weight_leaf=float(min_weight_leaf),
+                        min_impurity_decrease=decrease, max_leaf_nodes=int(max_leaf_nodes),
+                        max_features=int(n_draw))
 
 
 def grow(est, X, encoded_y, weights, n_classes, y_exp=None):
@@ -164,41 +166,39 @@ def grow(est, X, encoded_y, weights, n_classes, y_exp=None):
     if y_exp is None:  # (a fit passes one exponent to all its trees: folds too)
         y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
     encoded_y = scaled(encoded_y, y_exp)
-    limits = resolve_params(est, X.shape[0], X.shape[1],
-                                  float(weights.sum()) if weights is not None
-                                  else float(X.shape[0]))
+    params = resolve_params(est, X.shape[0], X.shape[1],
+                            float(weights.sum()) if weights is not None else float(X.shape[0]))
     # impurities are in squared target units
-    limits["min_impurity_decrease"] = scale_limit(limits["min_impurity_decrease"],
-                                                  2 * y_exp)
-    tree = _grow_scaled(est, X, encoded_y, weights, n_classes, limits, w_exp)
+    params = dataclasses.replace(params, min_impurity_decrease=scale_limit(
+        params.min_impurity_decrease, 2 * y_exp))
+    tree = _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp)
     return unscale_tree(tree, w_unit, y_exp)
 
 
-def _grow_scaled(est, X, encoded_y, weights, n_classes, limits, w_exp):
-    """The builder for this configuration, on weights and targets scaled near 1."""
-    n_draw = limits.pop("max_features")
+def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
+    """The grower for this configuration, on weights and targets scaled near 1."""
+    n_draw = params.max_features
     seed = draw_seed(est.random_state) if n_draw < X.shape[1] else 1
     n_categories = np.array([0 if c is None else max(1, len(c))
                              for c in est.categories_], dtype=np.int32)
     if est.splitter == "hist":
-        return _grow_hist(est, X, encoded_y, weights, n_classes, limits, n_draw, seed)
+        return _grow_hist(est, X, encoded_y, weights, n_classes, params, seed)
     if algorithm(est) == "c4.5":
-        return _grow_c45(est, X, encoded_y, weights, n_classes, limits, n_draw,
-                              n_categories, w_exp)
+        return _grow_c45(est, X, encoded_y, weights, n_classes, params, n_categories, w_exp)
     multiway = algorithm(est) == "id3"
-    if multiway and limits["max_leaf_nodes"] > 0:
+    if multiway and params.max_leaf_nodes > 0:
         raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
                          "supported with it")
     splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[criterion(est)],
-                        limits["min_samples_leaf"], limits["min_weight_leaf"],
+                        params.min_samples_leaf, params.min_weight_leaf,
                         n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)))
-    arrays = build_tree(splitter, **limits)
+    arrays = build_tree(splitter, **params.limits())
     del splitter  # free the presorted columns before building the Tree object
     est.max_features_ = n_draw
     return Tree.from_builder(arrays, X.shape[1], n_classes)
 
 
-def _grow_hist(est, X, encoded_y, weights, n_classes, limits, n_draw, seed):
+def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed):
     """The histogram splitter's tree (``_hist``): features binned, then grown."""
     max_bins = est.max_bins
     unsupported = [name for name, used in (
@@ -210,16 +210,16 @@ def _grow_hist(est, X, encoded_y, weights, n_classes, limits, n_draw, seed):
     threads = n_threads(getattr(est, "n_jobs", 1))
     codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
     splitter = HistSplitter(codes, lo, hi, encoded_y, weights, n_classes,
-                            CRITERIA[criterion(est)], limits["min_samples_leaf"],
-                            limits["min_weight_leaf"], n_draw, seed, threads)
-    arrays = build_tree(splitter, **limits)
-    est.max_features_ = n_draw
+                            CRITERIA[criterion(est)], params.min_samples_leaf,
+                            params.min_weight_leaf, params.max_features, seed, threads)
+    arrays = build_tree(splitter, **params.limits())
+    est.max_features_ = params.max_features
     return Tree.from_builder(arrays, X.shape[1], n_classes)
 
 
-def _grow_c45(est, X, encoded_y, weights, n_classes, limits, n_draw, n_codes, w_exp):
+def _grow_c45(est, X, encoded_y, weights, n_classes, params, n_codes, w_exp):
     """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
-    if limits["max_leaf_nodes"] > 0 or n_draw < X.shape[1]:
+    if params.max_leaf_nodes > 0 or params.max_features < X.shape[1]:
         raise ValueError("algorithm='c4.5' grows depth-first on every feature: "
                          "max_leaf_nodes and max_features are not supported with it")
     if criterion(est) not in ("gain_ratio", "entropy", "log_loss"):
@@ -228,17 +228,17 @@ def _grow_c45(est, X, encoded_y, weights, n_classes, limits, n_draw, n_codes, w_
     if weights is None:
         weights = np.ones(X.shape[0])
     # C4.5's MINOBJS is 2; scikit-learn's default min_samples_leaf of 1 means "preset"
-    min_objs = 2 if est.min_samples_leaf == 1 else limits["min_samples_leaf"]
+    min_objs = 2 if est.min_samples_leaf == 1 else params.min_samples_leaf
     # a weight of cases: in the scaled units of the weights
-    min_objs = max(scale_limit(float(min_objs), w_exp), limits["min_weight_leaf"])  # min_weight_fraction_leaf
+    min_objs = max(scale_limit(float(min_objs), w_exp), params.min_weight_leaf)  # min_weight_fraction_leaf
     arrays = grow_c45(X, encoded_y, weights, n_classes,
                       est.categorical_features_.astype(np.uint8), n_codes,
-                      max_depth=limits["max_depth"],
-                      min_samples_split=limits["min_samples_split"],
+                      max_depth=params.max_depth,
+                      min_samples_split=params.min_samples_split,
                       min_objs=float(min_objs),
-                      min_impurity_decrease=limits["min_impurity_decrease"],
+                      min_impurity_decrease=params.min_impurity_decrease,
                       use_ratio=criterion(est) == "gain_ratio")
-    est.max_features_ = n_draw
+    est.max_features_ = params.max_features
     tree = Tree.from_builder(arrays, X.shape[1], n_classes)
     tree.fractional_missing = True
     return tree

@@ -13,6 +13,7 @@ Sizes that follow from the data (a tree has at most as many leaves as
 samples, and no deeper than that) are clamped by ``clamp_to_data`` so that
 arbitrarily large but valid integers never reach a C size computation.
 """
+import dataclasses
 import math
 import numbers
 import os
@@ -233,6 +234,32 @@ def validate_params(estimator):
         raise InvalidParameterError(
             f"The {name!r} parameter of {type(estimator).__name__} must be "
             f"{_describe(allowed)}. Got {value!r} instead.")
+
+
+@dataclasses.dataclass(frozen=True)
+class GrowthParams:
+    """The numbers a grower works with, resolved from the hyperparameters.
+
+    Sizes are clamped to the data (see ``clamp_to_data``); weights and the
+    impurity decrease are in the units the grower sees (``_fit.grow`` scales
+    them with the data).
+    """
+
+    max_depth: int
+    min_samples_split: int
+    min_samples_leaf: int
+    min_weight_leaf: float
+    min_impurity_decrease: float
+    max_leaf_nodes: int     # -1: depth-first growth
+    max_features: int       # features drawn per node
+
+    def limits(self):
+        """The growth limits, as ``_grow.build_tree`` takes them."""
+        return dict(max_depth=self.max_depth, min_samples_split=self.min_samples_split,
+                    min_samples_leaf=self.min_samples_leaf,
+                    min_weight_leaf=self.min_weight_leaf,
+                    min_impurity_decrease=self.min_impurity_decrease,
+                    max_leaf_nodes=self.max_leaf_nodes)
 
 
 def clamp_to_data(value, n_samples):

@@ -13,6 +13,8 @@ twice.
 
 Ties between candidates: the first (smallest threshold) position of a feature
 wins, and across features the smallest feature index wins.
+
+``Splitter`` serves the growers of ``_grow`` (see its protocol there).
 """
 import numpy as np
 

@@ -159,5 +159,5 @@ def test_sizes_are_clamped_to_what_the_data_allows():
     assert clamp_to_data(2**70, 2**40) == C_INT_MAX
     limits = DecisionTreeClassifier(max_leaf_nodes=2**63, max_depth=2**63,
                                     min_samples_split=2**63)._resolve_params(10, 1, 10.0)
-    assert limits["max_leaf_nodes"] == 11 and limits["max_depth"] == 11
-    assert limits["min_samples_split"] == 11
+    assert limits.max_leaf_nodes == 11 and limits.max_depth == 11
+    assert limits.min_samples_split == 11
