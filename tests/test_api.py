@@ -92,6 +92,9 @@ def test_class_weight_balanced_equals_explicit_sample_weights(data):
     a = DecisionTreeClassifier(class_weight="balanced", max_depth=4).fit(X, y)
     b = DecisionTreeClassifier(max_depth=4).fit(X, y, sample_weight=weights)
     np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    # the weights' size too, not only their ratios: the node weights sum them
+    np.testing.assert_allclose(a.tree_.weighted_n_node_samples,
+                               b.tree_.weighted_n_node_samples, rtol=1e-12)
     c = DecisionTreeClassifier(class_weight={0: 5.0}, max_depth=4).fit(X, y)
     d = DecisionTreeClassifier(max_depth=4).fit(X, y, sample_weight=np.where(y == 0, 5.0, 1.0))
     np.testing.assert_array_equal(c.tree_.threshold, d.tree_.threshold)
@@ -101,6 +104,21 @@ def test_max_leaf_nodes_limits_the_leaves(data):
     X, y = data
     for n in (2, 5, 17):
         assert DecisionTreeClassifier(max_leaf_nodes=n).fit(X, y).get_n_leaves() == n
+
+
+@pytest.mark.parametrize("splitter", ["best", "hist"])
+def test_best_first_expands_the_smaller_node_id_on_equal_improvements(splitter):
+    # Two halves that mirror each other with the classes swapped: after the
+    # root, both children's best splits have the same improvement to the bit.
+    half = np.arange(10.0)
+    X = np.column_stack([np.r_[np.zeros(10), np.ones(10)], np.r_[half, half]])
+    y = np.r_[(half >= 7).astype(int), (half < 7).astype(int)]
+    tree = DecisionTreeClassifier(max_leaf_nodes=3, splitter=splitter).fit(X, y).tree_
+    assert tree.feature[0] == 0
+    assert tree.children_left[1] != -1 and tree.children_left[2] == -1
+    # with room for both, both are split: the tie was real
+    full = DecisionTreeClassifier(max_leaf_nodes=4, splitter=splitter).fit(X, y).tree_
+    assert full.children_left[1] != -1 and full.children_left[2] != -1
 
 
 def test_fractional_min_samples(data):

@@ -1,4 +1,4 @@
-"""The house: no import cycle among the package's modules, none of them too long."""
+"""The house: no import cycle, no module too long, each criterion and the growth written once."""
 import ast
 from pathlib import Path
 
@@ -50,3 +50,36 @@ def test_readers_do_not_import_builders():
     graph = _imports()
     for reader in ("_nodes", "_io", "export", "_onnx", "_pruning"):
         assert not graph[reader] & builders, reader
+
+
+def _cython_sources():
+    return {p.name: p.read_text(encoding="utf-8")
+            for pattern in ("*.pyx", "*.pxd") for p in PACKAGE.glob(pattern)}
+
+
+def test_each_criterion_is_spelt_out_in_its_kernel_module_and_one_specialised_scan():
+    import re
+
+    sources = _cython_sources()
+    codes = set(re.findall(r"\bCRIT_[A-Z_]+\b", sources["_criterion.pxd"]))
+    assert {"CRIT_GINI", "CRIT_ENTROPY", "CRIT_GAIN_RATIO", "CRIT_SQUARED_ERROR"} <= codes
+    for code in codes:
+        modules = {name.split(".")[0] for name, text in sources.items()
+                   if re.search(rf"\b{code}\b", text)}
+        assert modules - {"_criterion"} <= {"_splitter"}, (code, modules)
+    # the histogram splitter, the growers and C4.5 name no criterion at all
+    for name in ("_hist.pyx", "_grow.pyx", "_c45.pyx", "_tree.pyx"):
+        assert "CRIT_" not in sources[name], name
+
+
+def test_growth_is_written_once():
+    # nodes are added to the store by the growers only, and only _grow grows
+    # over the splitters (C4.5's fractional cases have their own grower)
+    sources = _cython_sources()
+    adders = {name for name, text in sources.items() if "store.add(" in text}
+    assert adders == {"_grow.pyx", "_c45.pyx"}
+    heaps = {name for name, text in sources.items() if "frontier_push" in text}
+    assert heaps == {"_grow.pyx"}
+    # C4.5 keeps its nodes in the shared store, not in Python lists
+    assert "cdef NodeStore store" in sources["_c45.pyx"]
+    assert "cdef list" not in sources["_c45.pyx"].split("cdef class _Grower")[1].split("def __init__")[0]
