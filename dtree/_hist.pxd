@@ -7,7 +7,7 @@ ctypedef Py_ssize_t intp_t
 ctypedef unsigned char code_t
 
 
-cdef struct Work:
+cdef struct Scratch:
     # one per thread: a feature's scan
     double* left          # statistics (see HistSplitter) of the left side
     double* groups        # the codes present in the node, in order: H values each
@@ -29,7 +29,7 @@ cdef class HistSplitter:
     cdef const int[::1] yc
     cdef const double[::1] yv
     cdef const double* sw
-    cdef const double* table              # n ln n for unit weights (entropy), else NULL
+    cdef const double* xlogx_table        # n ln n for unit weights (entropy), else NULL
     # --- constraints ---
     cdef intp_t min_samples_leaf
     cdef double min_weight_leaf
@@ -42,13 +42,13 @@ cdef class HistSplitter:
     cdef intp_t hist_size
     cdef int* samples                     # sample ids, each node's a contiguous segment
     cdef intp_t* features
-    cdef Work* work
-    cdef SplitRecord* per_feature
+    cdef Scratch* scratch                 # one per thread
+    cdef SplitRecord* feature_best        # parallel search: best split of each feature
     cdef unsigned char* goes_left         # the side of each sample in the last marked split
     cdef int* local                       # small subtree: per feature, its samples sorted by code
     cdef intp_t local_n                   # ... its size (the stride of local)
     cdef intp_t local_base                # ... and its segment's start
-    cdef object buffers
+    cdef object _owned                    # numpy arrays that own the memory above
 
     # --- the growers' protocol (the same methods as _splitter.Splitter's; see _grow) ---
     # (kept duplicate: declared in each splitter, not in a shared base class, so that
@@ -70,13 +70,13 @@ cdef class HistSplitter:
                               double* hist) noexcept nogil
     cdef bint node_split(self, intp_t start, intp_t end, const double* stats, double weight,
                          const double* hist, SplitRecord* best) noexcept nogil
-    cdef bint scan_feature(self, Work* w, intp_t f, intp_t start, intp_t end,
+    cdef bint scan_feature(self, Scratch* w, intp_t f, intp_t start, intp_t end,
                            const double* stats, double weight, const double* hist,
                            SplitRecord* best) noexcept nogil
-    cdef intp_t groups_from_histogram(self, Work* w, intp_t f, const double* fh) noexcept nogil
-    cdef intp_t groups_from_sorted(self, Work* w, intp_t f, const int* ids,
+    cdef intp_t groups_from_histogram(self, Scratch* w, intp_t f, const double* fh) noexcept nogil
+    cdef intp_t groups_from_sorted(self, Scratch* w, intp_t f, const int* ids,
                                    intp_t n) noexcept nogil
-    cdef void scan_groups(self, Work* w, intp_t f, intp_t n_groups, const double* stats,
+    cdef void scan_groups(self, Scratch* w, intp_t f, intp_t n_groups, const double* stats,
                           double weight, intp_t n_node, bint missing_left,
                           SplitRecord* best) noexcept nogil
     cdef double side_weight(self, const double* side) noexcept nogil

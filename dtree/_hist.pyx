@@ -133,15 +133,15 @@ cdef class HistSplitter:
         self.n_threads = max(1, n_threads)
         self.rng_state = seed_state(seed)
         self.best_first = False
-        buffers = []
+        owned = []
         if self.is_classifier:
             self.yc = np.ascontiguousarray(y, dtype=np.int32)
         else:
             self.yv = np.ascontiguousarray(y, dtype=np.float64)
         self.sw = keep_doubles(None if sample_weight is None else
-                               np.ascontiguousarray(sample_weight, dtype=np.float64), buffers)
-        self.table = keep_doubles(
-            xlogx_table(criterion, self.n_samples, sample_weight is not None), buffers)
+                               np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
+        self.xlogx_table = keep_doubles(
+            xlogx_table(criterion, self.n_samples, sample_weight is not None), owned)
         # codes in use per feature: the highest numeric code seen + 1
         used = np.zeros(self.d, dtype=np.intp)
         for f in range(self.d):
@@ -165,26 +165,26 @@ cdef class HistSplitter:
         self.local = NULL
         self.local_n = 0
         self.local_base = 0
-        buffers += [samples, offsets, feature_order, left, best, groups, group_code, goes_left]
-        self.buffers = buffers
+        owned += [samples, offsets, feature_order, left, best, groups, group_code, goes_left]
+        self._owned = owned
         cdef intp_t[::1] ov = offsets, fv = feature_order
         cdef double[:, ::1] lv = left, gv = groups
         cdef intp_t[:, ::1] gcv = group_code
         cdef unsigned char[::1] bv = best
         self.offset = &ov[0]
         self.features = &fv[0]
-        self.per_feature = <SplitRecord*> &bv[0]
-        self.work = <Work*> malloc(self.n_threads * sizeof(Work))
-        if self.work == NULL:
+        self.feature_best = <SplitRecord*> &bv[0]
+        self.scratch = <Scratch*> malloc(self.n_threads * sizeof(Scratch))
+        if self.scratch == NULL:
             raise MemoryError()
         for t in range(self.n_threads):
-            self.work[t].left = &lv[t, 0]
-            self.work[t].groups = &gv[t, 0]
-            self.work[t].missing = &gv[t, N_CODES * self.H]
-            self.work[t].group_code = &gcv[t, 0]
+            self.scratch[t].left = &lv[t, 0]
+            self.scratch[t].groups = &gv[t, 0]
+            self.scratch[t].missing = &gv[t, N_CODES * self.H]
+            self.scratch[t].group_code = &gcv[t, 0]
 
     def __dealloc__(self):
-        free(self.work)
+        free(self.scratch)
         free(self.local)
 
     # ------------------------------------------------------------ the growers' protocol
@@ -316,27 +316,27 @@ cdef class HistSplitter:
                 and end - start >= PARALLEL_ROWS
             if parallel:
                 for f in prange(d, nogil=True, num_threads=self.n_threads, schedule="dynamic"):
-                    clear_split(&self.per_feature[f], end)
-                    self.scan_feature(&self.work[threadid()], f, start, end, stats, weight,
-                                      hist, &self.per_feature[f])
+                    clear_split(&self.feature_best[f], end)
+                    self.scan_feature(&self.scratch[threadid()], f, start, end, stats, weight,
+                                      hist, &self.feature_best[f])
                 for f in range(d):
-                    if self.per_feature[f].feature >= 0 and better(
-                            self.per_feature[f].num, self.per_feature[f].den, f, best):
-                        best[0] = self.per_feature[f]
+                    if self.feature_best[f].feature >= 0 and better(
+                            self.feature_best[f].num, self.feature_best[f].den, f, best):
+                        best[0] = self.feature_best[f]
             else:
                 for f in range(d):
-                    self.scan_feature(&self.work[0], f, start, end, stats, weight, hist, best)
+                    self.scan_feature(&self.scratch[0], f, start, end, stats, weight, hist, best)
         else:
             # the exact splitter's draw: constant features do not use up the budget
             for i in range(d):
                 f = draw_feature(self.features, i, d, &self.rng_state)
-                if self.scan_feature(&self.work[0], f, start, end, stats, weight, hist, best):
+                if self.scan_feature(&self.scratch[0], f, start, end, stats, weight, hist, best):
                     visited += 1
                     if visited >= self.max_features:
                         break
         return best.feature >= 0
 
-    cdef bint scan_feature(self, Work* w, intp_t f, intp_t start, intp_t end,
+    cdef bint scan_feature(self, Scratch* w, intp_t f, intp_t start, intp_t end,
                            const double* stats, double weight, const double* hist,
                            SplitRecord* best) noexcept nogil:
         """Best cut of feature f; False when the feature is constant in the node."""
@@ -353,7 +353,7 @@ cdef class HistSplitter:
             self.scan_groups(w, f, n_groups, stats, weight, end - start, True, best)
         return True
 
-    cdef intp_t groups_from_histogram(self, Work* w, intp_t f,
+    cdef intp_t groups_from_histogram(self, Scratch* w, intp_t f,
                                       const double* fh) noexcept nogil:
         """The feature's present codes, in order, from its histogram."""
         cdef intp_t H = self.H, nb = self.n_codes[f], b, g = 0
@@ -365,7 +365,7 @@ cdef class HistSplitter:
         memcpy(w.missing, fh + nb * H, H * sizeof(double))
         return g
 
-    cdef intp_t groups_from_sorted(self, Work* w, intp_t f, const int* ids,
+    cdef intp_t groups_from_sorted(self, Scratch* w, intp_t f, const int* ids,
                                    intp_t n) noexcept nogil:
         """The same from a small subtree's samples, kept sorted by code."""
         cdef intp_t p, i, g = 0, H = self.H
@@ -386,7 +386,7 @@ cdef class HistSplitter:
             self.add_to_bin(row, i, self.weight_of(i))
         return g
 
-    cdef void scan_groups(self, Work* w, intp_t f, intp_t n_groups, const double* stats,
+    cdef void scan_groups(self, Scratch* w, intp_t f, intp_t n_groups, const double* stats,
                           double weight, intp_t n_node, bint missing_left,
                           SplitRecord* best) noexcept nogil:
         """Cuts after each present code, missing values on one side.
@@ -413,7 +413,7 @@ cdef class HistSplitter:
                 left[k] = w.missing[k]
             n_left = w.missing[S]
         if self.is_classifier:
-            node_entropy_terms(self.criterion, stats, S, weight, self.table, False, &wlogw,
+            node_entropy_terms(self.criterion, stats, S, weight, self.xlogx_table, False, &wlogw,
                                &w_node_entropy)
         for g in range(n_groups):
             row = w.groups + g * H
@@ -431,9 +431,9 @@ cdef class HistSplitter:
                 continue
             if self.is_classifier:
                 num = clf_proxy(self.criterion, wl,
-                                clf_side_acc(self.criterion, left, S, self.table), wr,
-                                clf_rest_acc(self.criterion, stats, left, S, self.table),
-                                w_node_entropy, wlogw, self.table, &den)
+                                clf_side_acc(self.criterion, left, S, self.xlogx_table), wr,
+                                clf_rest_acc(self.criterion, stats, left, S, self.xlogx_table),
+                                w_node_entropy, wlogw, self.xlogx_table, &den)
             else:
                 num = mse_proxy(wl, left[1], wr, stats[0] - left[1], &den)
             if better(num, den, f, best):

@@ -437,7 +437,7 @@ cdef class Splitter:
         """
         cdef Py_ssize_t f, n = self.n_samples
         cdef DTYPE_t a, b
-        cdef double w0 = 1.0, w1 = 1.0, y0, y1, den
+        cdef double w0 = 1.0, w1 = 1.0, y0, y1, num, den
         if self.is_classifier or self.max_features < self.n_features or \
                 self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0:
             return False
@@ -456,8 +456,8 @@ cdef class Splitter:
                     return False
                 y0 = self.yval[f * n + start]
                 y1 = self.yval[f * n + start + 1]
-                record_candidate(best, mse_proxy(w0, w0 * y0, w1, w1 * y1, &den), den, f,
-                                 False, False, False)
+                num = mse_proxy(w0, w0 * y0, w1, w1 * y1, &den)   # (den first, then read)
+                record_candidate(best, num, den, f, False, False, False)
                 best.threshold = midpoint(a, b)
                 return True
         return False
