@@ -13,8 +13,9 @@ import numpy as np
 
 from . import _validation as val
 from ._base import XY_PARAMETERS, ParamsMixin, documented, register
-from ._encode import (check_fitted, check_label_kinds, class_weighted, encode_fit_X,
-                      encode_labels, encode_predict_X, numeric_target)
+from ._encode import (check_fitted, check_label_kinds, check_regression_target,
+                      class_weighted, encode_fit_X, encode_labels, encode_predict_X,
+                      numeric_target)
 from ._fit import fit_tree, resolve_params
 from ._io import save, to_dict
 from ._params import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
@@ -431,12 +432,17 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
 @register
 class DecisionTreeRegressor(BaseDecisionTree):
-    """Exact CART decision tree regressor (squared error).
+    """Exact CART decision tree regressor.
 
     Parameters
     ----------
-    criterion : {"squared_error"}, default="squared_error"
-        Variance reduction. (absolute_error and poisson are not available yet.)
+    criterion : {"squared_error", "poisson", "friedman_mse"}, default="squared_error"
+        "squared_error": variance reduction, leaves predict the mean.
+        "poisson": reduction of the half Poisson deviance (y >= 0 with a positive
+        sum; no split leaves a child whose mean is 0), leaves predict the mean.
+        "friedman_mse": deprecated, as in scikit-learn 1.9; the same as
+        "squared_error" (a FutureWarning says so). (absolute_error is not
+        available yet.)
     splitter : {"best", "hist"}, default="best"
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
@@ -499,7 +505,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         validate_params(self)
         X = encode_fit_X(self, X)
         y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
-        y = numeric_target(y)
+        y = check_regression_target(self, numeric_target(y))
         weights = val.check_sample_weight(sample_weight, X.shape[0])
         return fit_tree(self, X, y, weights, 0)
 

@@ -13,7 +13,8 @@ A split candidate is scored by a *proxy*: a quantity that orders candidates
 exactly as the true impurity decrease does but is cheaper to evaluate. The
 true decrease is computed once, for the chosen split only.
 """
-from libc.math cimport log
+from libc.float cimport DBL_EPSILON
+from libc.math cimport INFINITY, log
 
 from ._common cimport SplitRecord
 
@@ -23,22 +24,30 @@ cdef enum:
     CRIT_ENTROPY = 1
     CRIT_GAIN_RATIO = 2
     CRIT_SQUARED_ERROR = 3
+    CRIT_POISSON = 4
 
 
 cdef inline bint is_classification(int crit) noexcept nogil:
-    return crit != CRIT_SQUARED_ERROR
+    return crit <= CRIT_GAIN_RATIO
 
 
 cdef inline Py_ssize_t stats_size(int crit, Py_ssize_t n_classes) noexcept nogil:
-    """Values of a node's statistics: the class weights, or (sum w*y, sum w*y^2)."""
+    """Values of a node's statistics: the class weights, or two sums of the targets.
+
+    squared error: (sum w*y, sum w*y^2); poisson: (sum w*y, sum w*y*ln y).
+    """
     return n_classes if is_classification(crit) else 2
 
 
-cdef inline void add_sample(double* stats, bint classification, Py_ssize_t code, double y,
+cdef inline void add_sample(double* stats, int crit, Py_ssize_t code, double y,
                             double w) noexcept nogil:
     """Add one sample (class ``code`` or target ``y``, weight ``w``) to a node's statistics."""
-    if classification:
+    if crit <= CRIT_GAIN_RATIO:
         stats[code] += w
+    elif crit == CRIT_POISSON:
+        stats[0] += w * y
+        if y > 0.0:     # y ln y -> 0 at 0
+            stats[1] += w * y * log(y)
     else:
         stats[0] += w * y
         stats[1] += w * y * y
@@ -175,6 +184,23 @@ cdef inline double mse_proxy(double wl, double sl, double wr, double sr,
     return sl * sl * wr + sr * sr * wl
 
 
+cdef inline double reg_proxy(int crit, double wl, double sl, double wr, double sr,
+                             double* denominator) noexcept nogil:
+    """Score of a regression candidate from each side's weight and sum of w*y.
+
+    squared error: ``mse_proxy``. poisson (scikit-learn's proxy): sum_sides
+    (sum w*y) ln(mean), which orders candidates as the half Poisson deviance
+    does; a side whose sum is not positive makes no candidate (its mean would
+    predict 0): -inf.
+    """
+    if crit == CRIT_POISSON:
+        denominator[0] = 1.0
+        if sl <= DBL_EPSILON or sr <= DBL_EPSILON:
+            return -INFINITY
+        return sl * log(sl / wl) + sr * log(sr / wr)
+    return mse_proxy(wl, sl, wr, sr, denominator)
+
+
 cdef inline double gini_impurity(const double* counts, Py_ssize_t n_classes,
                                  double w) noexcept nogil:
     cdef double sq = 0.0
@@ -201,6 +227,14 @@ cdef inline double entropy_impurity(const double* counts, Py_ssize_t n_classes,
 cdef inline double mse_impurity(double w, double s, double ss) noexcept nogil:
     cdef double mean = s / w
     return ss / w - mean * mean
+
+
+cdef inline double poisson_impurity(double w, double s, double sylogy) noexcept nogil:
+    # half Poisson deviance per unit weight: (sum w y ln y - s ln(s / w)) / w;
+    # infinite for a node whose mean is 0 (scikit-learn's convention)
+    if s <= DBL_EPSILON:
+        return INFINITY
+    return (sylogy - s * log(s / w)) / w
 
 
 cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,

@@ -13,6 +13,8 @@ CRITERIA = {
     "log_loss": CRIT_ENTROPY,
     "gain_ratio": CRIT_GAIN_RATIO,
     "squared_error": CRIT_SQUARED_ERROR,
+    "friedman_mse": CRIT_SQUARED_ERROR,   # scikit-learn 1.9: the same splits (deprecated)
+    "poisson": CRIT_POISSON,
 }
 
 
@@ -22,12 +24,14 @@ cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
 
     Classification: ``stats`` holds the weighted class counts. Gain ratio nodes
     report entropy (the ratio belongs to a split, not to a node).
-    Squared error: ``stats`` is (sum w*y, sum w*y^2).
+    Regression: ``stats`` as ``stats_size`` says.
     """
     if crit == CRIT_GINI:
         return gini_impurity(stats, n_stats, w)
     if crit == CRIT_SQUARED_ERROR:
         return mse_impurity(w, stats[0], stats[1])
+    if crit == CRIT_POISSON:
+        return poisson_impurity(w, stats[0], stats[1])
     return entropy_impurity(stats, n_stats, w)
 
 
@@ -53,7 +57,8 @@ def impurity(counts, criterion="gini"):
         Weighted class counts; for ``"squared_error"`` pass the target values.
     criterion : str
         One of "gini", "entropy"/"log_loss" (in bits), "gain_ratio" (entropy),
-        "squared_error" (population variance of the values).
+        "squared_error" (population variance of the values), "poisson" (half
+        Poisson deviance of the values about their mean).
 
     Returns
     -------
@@ -63,11 +68,12 @@ def impurity(counts, criterion="gini"):
     values = np.ascontiguousarray(counts, dtype=np.float64).ravel()
     cdef double[::1] v
     cdef double stats[2]
-    if crit == CRIT_SQUARED_ERROR:
+    if not is_classification(crit):
         if values.size == 0:
             raise ValueError("impurity of an empty node is undefined")
-        stats[0] = values.sum()
-        stats[1] = (values * values).sum()
+        stats[0] = stats[1] = 0.0
+        for value in values:
+            add_sample(stats, crit, 0, value, 1.0)
         return node_impurity(crit, stats, 2, <double>values.size)
     if values.size == 0 or values.sum() <= 0 or (values < 0).any():
         raise ValueError("counts must be non-negative with a positive sum")

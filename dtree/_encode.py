@@ -6,6 +6,7 @@ into the sample weights. The fitted estimator keeps what predict needs to
 encode new X the same way (its columns, categories and names).
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -219,4 +220,25 @@ def numeric_target(y):
         raise ValueError("Input y contains NaN")
     if not np.isfinite(y).all():
         raise ValueError("Input y contains infinity or a value too large for dtype('float64')")
+    return y
+
+
+def check_regression_target(est, y):
+    """The criterion's own demands on y, in scikit-learn's order and words.
+
+    ``friedman_mse`` is accepted with scikit-learn 1.9's FutureWarning.
+    """
+    if est.criterion == "friedman_mse":
+        warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated (as in '
+                      'scikit-learn 1.9, which will remove it in 1.11). It maps to '
+                      '`"squared_error"` as both were always equivalent. Use '
+                      '`criterion="squared_error"` to remove this warning.', FutureWarning,
+                      stacklevel=3)
+    if est.criterion == "poisson":
+        if np.any(y < 0):
+            raise ValueError("Some value(s) of y are negative which is not allowed for "
+                             "Poisson regression.")
+        if np.sum(y) <= 0:
+            raise ValueError("Sum of y is not positive which is necessary for Poisson "
+                             "regression.")
     return y

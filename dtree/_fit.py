@@ -18,7 +18,7 @@ from ._criterion import CRITERIA
 from ._hist import HistSplitter, bin_codes
 from ._nodes import Tree
 from ._params import GrowthParams, InvalidParameterError, clamp_to_data, is_int, n_threads
-from ._presets import algorithm, criterion, pruning_method
+from ._presets import algorithm, criterion, impurity_degree, pruning_method
 from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
                        pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row)
 from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, uniform_weight,
@@ -168,11 +168,12 @@ def grow(est, X, encoded_y, weights, n_classes, y_exp=None):
     encoded_y = scaled(encoded_y, y_exp)
     params = resolve_params(est, X.shape[0], X.shape[1],
                             float(weights.sum()) if weights is not None else float(X.shape[0]))
-    # impurities are in squared target units
+    # impurities are in (squared) target units
+    degree = impurity_degree(est)
     params = dataclasses.replace(params, min_impurity_decrease=scale_limit(
-        params.min_impurity_decrease, 2 * y_exp))
+        params.min_impurity_decrease, degree * y_exp))
     tree = _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp)
-    return unscale_tree(tree, w_unit, y_exp)
+    return unscale_tree(tree, w_unit, y_exp, degree)
 
 
 def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
@@ -285,6 +286,11 @@ def _check_pruning_params(est, encoded_y, weights, n_classes):
                          "ccp_alpha or pruning='reduced_error' for regression")
     if est.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
         raise ValueError("use either ccp_alpha or pruning, not both")
+    if criterion(est) == "poisson" and (isinstance(alpha, str)
+                                        or est.pruning == "reduced_error"):
+        raise ValueError("ccp_alpha='cv' and pruning='reduced_error' score held-out "
+                         "data by squared error: not supported with criterion='poisson' "
+                         "yet; use a number for ccp_alpha")
     if isinstance(alpha, str) and _is_int(est.cv):
         n = encoded_y.shape[0] if weights is None else int(np.count_nonzero(weights > 0))
         if est.cv > n:

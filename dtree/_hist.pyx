@@ -28,7 +28,7 @@ from libc.string cimport memcpy, memset
 from ._common cimport (CUT_SCORE, CUT_STOP, better, check_cut, clear_split, draw_feature,
                       keep_doubles, midpoint, record_candidate, seed_state, tiny_weight)
 from ._criterion cimport (add_sample, clf_proxy, clf_rest_acc, clf_side_acc,
-                          is_classification, mse_proxy, node_entropy_terms, record_children,
+                          is_classification, node_entropy_terms, reg_proxy, record_children,
                           stats_size)
 from ._criterion import xlogx_table
 
@@ -201,7 +201,7 @@ cdef class HistSplitter:
         weight[0] = 0.0
         for i in range(self.n_samples):
             w = self.weight_of(i)
-            add_sample(stats, self.is_classifier, self.yc[i] if self.is_classifier else 0,
+            add_sample(stats, self.criterion, self.yc[i] if self.is_classifier else 0,
                        0.0 if self.is_classifier else self.yv[i], w)
             weight[0] += w
 
@@ -435,7 +435,7 @@ cdef class HistSplitter:
                                 clf_rest_acc(self.criterion, stats, left, S, self.xlogx_table),
                                 w_node_entropy, wlogw, self.xlogx_table, &den)
             else:
-                num = mse_proxy(wl, left[1], wr, stats[0] - left[1], &den)
+                num = reg_proxy(self.criterion, wl, left[1], wr, stats[0] - left[1], &den)
             if better(num, den, f, best):
                 record_candidate(best, num, den, f, missing_left, False, False)
                 best.last_bin = w.group_code[g]
@@ -550,7 +550,7 @@ cdef class HistSplitter:
             n_left += go_left
             w = self.weight_of(i)
             weights[0 if go_left else 1] += w
-            add_sample(left_stats if go_left else right_stats, self.is_classifier,
+            add_sample(left_stats if go_left else right_stats, self.criterion,
                        self.yc[i] if self.is_classifier else 0,
                        0.0 if self.is_classifier else self.yv[i], w)
         return n_left

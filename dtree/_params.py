@@ -202,7 +202,7 @@ CLASSIFIER = dict(COMMON, **{
     "algorithm": [Options("cart", "id3", "c4.5")],
 })
 REGRESSOR = dict(COMMON, **{
-    "criterion": [Options("squared_error")],
+    "criterion": [Options("squared_error", "friedman_mse", "poisson")],
 })
 
 

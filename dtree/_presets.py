@@ -11,10 +11,24 @@ def algorithm(est):
 
 
 def criterion(est):
-    """The criterion: a preset's applies unless another than the default was chosen."""
+    """The criterion: a preset's applies unless another than the default was chosen.
+
+    "friedman_mse" is "squared_error", as in scikit-learn 1.9 (which deprecated
+    it: the two always chose the same splits).
+    """
     if est.criterion == "gini":
         return {"id3": "entropy", "c4.5": "gain_ratio"}.get(algorithm(est), "gini")
+    if est.criterion == "friedman_mse":
+        return "squared_error"
     return est.criterion
+
+
+def impurity_degree(est):
+    """The power of the target's unit in the impurity: squared error 2, poisson 1.
+
+    (Classifiers' impurities have no unit: their targets are never scaled.)
+    """
+    return 1 if criterion(est) == "poisson" else 2
 
 
 def pruning_method(est):

@@ -80,18 +80,19 @@ def scale_limit(value, exponent):
         return math.inf
 
 
-def unscale_tree(tree, weight_unit, target_exponent):
+def unscale_tree(tree, weight_unit, target_exponent, degree=2):
     """Put a tree grown on scaled weights and targets back into the user's units.
 
     ``weight_unit`` is what one unit of the builder's weights weighs for the
-    user (a uniform weight, or a power of two).
+    user (a uniform weight, or a power of two); ``degree`` is the power of the
+    target's unit in the impurity (2 for squared error, 1 for poisson).
     """
     # the tree keeps the builder's weighted counts and the unit apart, so they
     # stay finite for readers that need ratios (importances, C4.5's pruning)
     tree.weight_unit = tree.weight_unit * weight_unit
     if target_exponent:
         tree.value = unscaled(tree.value, target_exponent)
-        # impurities are squared target units; the tree keeps them scaled with
-        # their factor, so readers that need ratios never see an overflow
-        tree.impurity_exponent += 2 * target_exponent
+        # the tree keeps impurities scaled with their factor, so readers that
+        # need ratios never see an overflow
+        tree.impurity_exponent += degree * target_exponent
     return tree

@@ -28,7 +28,7 @@ from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear
                       midpoint, put_bit, record_candidate, scan_cut, seed_state, set_bit,
                       tiny_weight)
 from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Side, add_sample, clf_move, clf_proxy,
-                          clf_rest_acc, clf_side_acc, clogc, is_classification, mse_proxy,
+                          clf_rest_acc, clf_side_acc, clogc, is_classification, reg_proxy,
                           multiway_proxy, node_entropy_terms, node_impurity, record_children,
                           stats_size)
 from ._criterion import xlogx_table
@@ -330,7 +330,7 @@ cdef class Splitter:
         for i in range(self.n_samples):
             w = self.sw[i] if self.sw != NULL else 1.0
             total += w
-            add_sample(stats, self.is_classifier,
+            add_sample(stats, self.criterion,
                        self.y_by_sample[i] if self.is_classifier else 0,
                        0.0 if self.is_classifier else self.yv_by_sample[i], w)
         weight[0] = total
@@ -456,7 +456,9 @@ cdef class Splitter:
                     return False
                 y0 = self.yval[f * n + start]
                 y1 = self.yval[f * n + start + 1]
-                num = mse_proxy(w0, w0 * y0, w1, w1 * y1, &den)   # (den first, then read)
+                num = reg_proxy(self.criterion, w0, w0 * y0, w1, w1 * y1, &den)
+                if num == -INFINITY:
+                    return False    # no valid split at all: the scan will say so
                 record_candidate(best, num, den, f, False, False, False)
                 best.threshold = midpoint(a, b)
                 return True
@@ -635,6 +637,7 @@ cdef class Splitter:
         cdef double tiny = tiny_weight(weight)
         cdef double total = stats[0]
         cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den
+        cdef int crit = self.criterion
         cdef int cut
 
         if missing_left:
@@ -656,7 +659,7 @@ cdef class Splitter:
             if cut != CUT_SCORE:
                 continue
             wr = weight - wl
-            num = mse_proxy(wl, sl, wr, total - sl, &den)
+            num = reg_proxy(crit, wl, sl, wr, total - sl, &den)
             if better(num, den, f, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
 
@@ -825,7 +828,8 @@ cdef class Splitter:
                             clf_rest_acc(self.criterion, stats, s.count_left, K, table),
                             w_node_entropy, wlogw, table, &den)
         else:
-            num = mse_proxy(wl, s.count_left[0], wr, stats[0] - s.count_left[0], &den)
+            num = reg_proxy(self.criterion, wl, s.count_left[0], wr,
+                            stats[0] - s.count_left[0], &den)
         if not better(num, den, f, best):
             return
         record_category_split(best, num, den, f, False)
@@ -879,7 +883,7 @@ cdef class Splitter:
             put_bit(self.goes_left, ix[p], go_left)
             n_left += go_left
             weights[0 if go_left else 1] += w
-            add_sample(left_stats if go_left else right_stats, self.is_classifier,
+            add_sample(left_stats if go_left else right_stats, self.criterion,
                        self.ycode[offset + p] if self.is_classifier else 0,
                        0.0 if self.is_classifier else self.yval[offset + p], w)
         return n_left

@@ -114,6 +114,43 @@ def run_row(task, n_samples, max_depth, repeat, sklearn_classes, n_features=10):
     return row
 
 
+def count_target(y, seed=0):
+    """A Poisson count target whose log-rate is the synthetic target: for poisson rows."""
+    return np.random.RandomState(seed).poisson(np.exp(np.asarray(y))).astype(np.float64)
+
+
+# criteria beyond the default, each with the target it is meant for
+CRITERIA_ROWS = (("squared_error", "regression", lambda y: y),
+                 ("poisson", "regression", count_target))
+
+
+def criteria_table(n_samples, repeat, sklearn_classes, out=sys.stdout):
+    """Each regression criterion, full depth, one thread: dtree (exact, hist) vs scikit-learn."""
+    rows = []
+    print(f"\ncriteria, N={n_samples}, d=10, full depth, 1 thread", file=out)
+    print(f"{'criterion':16s} {'fit s':>8s} {'hist s':>8s} {'sk fit':>8s} {'ratio':>7s} "
+          f"{'hist':>7s} {'nodes':>8s}", file=out)
+    for criterion, task, target in CRITERIA_ROWS:
+        X, y = make_data(task, n_samples)
+        y = target(y)
+        cls = _ours(task)
+        fit_t, ours = _best_time(lambda: cls(criterion=criterion, n_jobs=1).fit(X, y), repeat)
+        hist_t, _ = _best_time(
+            lambda: cls(criterion=criterion, n_jobs=1, splitter="hist").fit(X, y), repeat)
+        row = dict(criterion=criterion, task=task, n_samples=n_samples, dtree_fit=fit_t,
+                   dtree_hist_fit=hist_t, dtree_nodes=ours.tree_.node_count)
+        sk_cls = sklearn_classes[task] if sklearn_classes is not None else None
+        if sk_cls is not None:
+            sk_t, _ = _best_time(lambda: sk_cls(criterion=criterion, random_state=0).fit(X, y),
+                                 repeat)
+            row.update(sklearn_fit=sk_t, fit_ratio=fit_t / sk_t, hist_fit_ratio=hist_t / sk_t)
+        rows.append(row)
+        print(f"{criterion:16s} {fit_t:8.3f} {hist_t:8.3f} "
+              f"{_fmt(row.get('sklearn_fit'), 8)} {_fmt(row.get('fit_ratio'), 7)} "
+              f"{_fmt(row.get('hist_fit_ratio'), 7)} {ours.tree_.node_count:8d}", file=out)
+    return rows
+
+
 def loglog_slope(sizes, times):
     """Least-squares slope of log(time) against log(N)."""
     return float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
@@ -328,6 +365,7 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
                   cpu_count=os.cpu_count(), threads=cores, openmp=openmp_enabled(),
                   repeat=repeat,
                   rows=rows, slopes=slopes, peers=[], memory=[])
+    result["criteria"] = criteria_table(max(sizes), repeat, sklearn_classes, out)
     if peers and with_sklearn:
         n = max(sizes)
         for task in tasks:

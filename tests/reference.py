@@ -18,8 +18,9 @@ def _class_impurity(counts, total, criterion):
 def split_score(y, w, left_mask, criterion, n_classes=None):
     """Score of one split of a node; smaller is better.
 
-    gini / entropy / squared_error: the weighted sum of child impurities
-    (w_L * I_L + w_R * I_R). gain_ratio: minus the gain ratio.
+    gini / entropy / squared_error / poisson: the weighted sum of child
+    impurities (w_L * I_L + w_R * I_R); poisson: inf when a side's mean is 0
+    (no such split is valid). gain_ratio: minus the gain ratio.
     """
     y = np.asarray(y)
     w = np.asarray(w, dtype=np.float64)
@@ -29,6 +30,13 @@ def split_score(y, w, left_mask, criterion, n_classes=None):
         if criterion == "squared_error":
             mean = math.fsum(w[mask] * y[mask]) / wt
             parts.append((wt, math.fsum(w[mask] * (y[mask] - mean) ** 2) / wt))
+        elif criterion == "poisson":
+            # half Poisson deviance about the mean: sum w y ln(y / mean) / w
+            mean = math.fsum(w[mask] * y[mask]) / wt
+            if mean <= 0:
+                return math.inf
+            terms = [wi * yi * math.log(yi / mean) for wi, yi in zip(w[mask], y[mask]) if yi > 0]
+            parts.append((wt, math.fsum(terms) / wt))
         else:
             counts = [math.fsum(w[mask & (y == k)]) for k in range(n_classes)]
             kind = "gini" if criterion == "gini" else "entropy"
@@ -80,8 +88,10 @@ def all_candidates(X, y, w, criterion, n_classes=None, min_samples_leaf=1,
                 continue
             if wl <= 1e-12 * total_w or wr <= 1e-12 * total_w:
                 continue
-            out.append((split_score(y, w, left, criterion, n_classes), f, threshold,
-                        missing_left))
+            score = split_score(y, w, left, criterion, n_classes)
+            if score == math.inf:
+                continue
+            out.append((score, f, threshold, missing_left))
     return out
 
 

@@ -48,6 +48,10 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
                                                          "scikit-learn"}
     assert all(m["x_ratio"] > 0 for m in result["memory"]) and result["peers"] == []
     assert result["threads"] >= 1 and isinstance(result["openmp"], bool)
+    assert [r["criterion"] for r in result["criteria"]] == ["squared_error", "poisson"]
+    for row in result["criteria"]:
+        assert row["fit_ratio"] == pytest.approx(row["dtree_fit"] / row["sklearn_fit"])
+        assert row["dtree_nodes"] > 1
 
 
 def test_peer_table_times_every_library_on_the_same_data():
