@@ -15,7 +15,7 @@ from . import _validation as val
 from ._base import XY_PARAMETERS, ParamsMixin, documented, register
 from ._encode import (check_fitted, check_label_kinds, check_regression_target,
                       class_weighted, encode_fit_X, encode_labels, encode_predict_X,
-                      numeric_target)
+                      friedman_alias, numeric_target)
 from ._fit import fit_tree, resolve_params
 from ._io import save, to_dict
 from ._params import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
@@ -483,6 +483,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255):
+        criterion = friedman_alias(criterion)   # as scikit-learn 1.9 does, at construction
         self._store_params(locals())
 
     # C4.5's pessimistic pruning is for classifiers; the shared checks read cf.
@@ -504,8 +505,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         """
         validate_params(self)
         X = encode_fit_X(self, X)
-        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
         y = check_regression_target(self, numeric_target(y))
+        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
         weights = val.check_sample_weight(sample_weight, X.shape[0])
         return fit_tree(self, X, y, weights, 0)
 

@@ -212,6 +212,8 @@ def encode_labels(y):
 
 
 def numeric_target(y):
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None")
     try:
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError):
@@ -223,17 +225,23 @@ def numeric_target(y):
     return y
 
 
-def check_regression_target(est, y):
-    """The criterion's own demands on y, in scikit-learn's order and words.
-
-    ``friedman_mse`` is accepted with scikit-learn 1.9's FutureWarning.
-    """
-    if est.criterion == "friedman_mse":
+def friedman_alias(criterion):
+    """``friedman_mse`` is ``squared_error``, with scikit-learn 1.9's FutureWarning."""
+    if isinstance(criterion, str) and criterion == "friedman_mse":
         warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated (as in '
                       'scikit-learn 1.9, which will remove it in 1.11). It maps to '
                       '`"squared_error"` as both were always equivalent. Use '
                       '`criterion="squared_error"` to remove this warning.', FutureWarning,
                       stacklevel=3)
+        return "squared_error"
+    return criterion
+
+
+def check_regression_target(est, y):
+    """The criterion's own demands on y, in scikit-learn's order and words.
+
+    They come before y's length is checked against X, as in scikit-learn.
+    """
     if est.criterion == "poisson":
         if np.any(y < 0):
             raise ValueError("Some value(s) of y are negative which is not allowed for "

@@ -17,7 +17,8 @@ from ._c45 import grow_c45
 from ._criterion import CRITERIA
 from ._hist import HistSplitter, bin_codes
 from ._nodes import Tree
-from ._params import GrowthParams, InvalidParameterError, clamp_to_data, is_int, n_threads
+from ._params import (GrowthParams, InvalidParameterError, check_leaf_budget, clamp_to_data,
+                      is_int, n_threads)
 from ._presets import algorithm, criterion, impurity_degree, pruning_method
 from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
                        pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row)
@@ -134,6 +135,7 @@ def resolve_params(est, n_samples, n_features, total_weight):
     else:
         n_draw = max(1, int(max_features * n_features))
 
+    check_leaf_budget(est.max_leaf_nodes)
     # a tree on n samples has at most n leaves
     max_leaf_nodes = -1 if est.max_leaf_nodes is None else \
         max(2, clamp_to_data(est.max_leaf_nodes, n_samples))
@@ -249,6 +251,7 @@ def fit_tree(est, X, encoded_y, weights, n_classes):
     """Grow and prune the tree of ``est`` on encoded data; sets ``tree_`` (and pruning's
     ``ccp_alpha_`` / ``cp_table_``)."""
     _check_pruning_params(est, encoded_y, weights, n_classes)
+    est.n_outputs_ = 1
     for name in ("cp_table_", "ccp_alpha_"):
         est.__dict__.pop(name, None)
     pruning = pruning_method(est)

@@ -98,6 +98,7 @@ class Tree:
         # scikit-learn reports 1 "class" for a regression tree
         self.n_classes = np.array([max(int(n_classes), 1)], dtype=np.intp)
         self.n_outputs = 1
+        self.max_n_classes = int(self.n_classes.max())
         self.is_classifier = int(n_classes) > 0
 
     @classmethod
@@ -182,6 +183,11 @@ class Tree:
     @property
     def node_count(self):
         return int(self.children_left.shape[0])
+
+    @property
+    def capacity(self):
+        """Nodes the arrays hold: the node count (scikit-learn trims to it too)."""
+        return self.node_count
 
     @property
     def max_depth(self):

@@ -272,6 +272,37 @@ def clamp_to_data(value, n_samples):
     return int(min(value, n_samples + 1, C_INT_MAX))
 
 
+# the least a node of a fitted tree takes: its columns (9 of 8 bytes, 1 of 1)
+# and one statistic
+NODE_BYTES = 9 * 8 + 1 + 8
+
+
+def physical_memory():
+    """Bytes of memory this machine has (the address space where it cannot tell)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not POSIX
+        return 2**47
+
+
+def check_leaf_budget(max_leaf_nodes):
+    """MemoryError for a ``max_leaf_nodes`` whose tree no memory here could hold.
+
+    scikit-learn sizes its node arrays by ``max_leaf_nodes`` and fails to
+    allocate; dtree allocates by the data, but refuses the same requests,
+    before anything is allocated. Smaller values act as "unlimited" when the
+    data allow fewer leaves.
+    """
+    if max_leaf_nodes is None:
+        return
+    needed = (2 * int(max_leaf_nodes) - 1) * NODE_BYTES
+    if needed > physical_memory():
+        raise MemoryError(
+            f"max_leaf_nodes={max_leaf_nodes} asks for a tree of {2 * max_leaf_nodes - 1} "
+            f"nodes, at least {needed:.3g} bytes: more than this machine's memory "
+            f"({physical_memory():.3g} bytes)")
+
+
 def available_cores():
     """Cores this process may run on."""
     try:

@@ -230,6 +230,10 @@ def check_sample_weight(sample_weight, n_samples):
         sw = np.asarray(sample_weight, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"sample_weight must be numeric: {exc}") from None
+    if sw.ndim == 0:
+        # a 0-d array (a Python number is a constant weight above): scikit-learn's words
+        raise TypeError("Input should have at least 1 dimension i.e. satisfy "
+                        f"`len(x.shape) > 0`, got scalar `{sw!r}` instead.")
     if sw.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {sw.shape}")
     if sw.shape[0] != n_samples:

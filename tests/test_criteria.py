@@ -164,6 +164,9 @@ def test_poisson_refuses_what_scikit_learn_refuses_in_its_order_and_words():
     with pytest.raises(ValueError, match="Some value\\(s\\) of y are negative which is not "
                                          "allowed for Poisson regression."):
         reg.fit(X, [1.0, -1.0, 0.0, 0.0])
+    # before y's length is compared with X's, as in scikit-learn
+    with pytest.raises(ValueError, match="Sum of y is not positive"):
+        reg.fit([[0, 1, 2]], [0, 0, 0])
     with pytest.raises(ValueError, match="Sum of y is not positive which is necessary "
                                          "for Poisson regression."):
         reg.fit(X, [0.0, 0.0, 0.0, 0.0])
@@ -189,12 +192,19 @@ def test_poisson_prunes_by_cost_complexity_in_its_own_units():
 
 def test_friedman_mse_is_squared_error_with_scikit_learns_future_warning():
     X, y = tie_free_data(8, 300, 4, regression=True)
-    with pytest.warns(FutureWarning, match="friedman_mse"):
-        friedman = dtree.DecisionTreeRegressor(criterion="friedman_mse").fit(X, y)
+    with pytest.warns(FutureWarning, match="friedman_mse"):   # at construction, as 1.9
+        friedman = dtree.DecisionTreeRegressor(criterion="friedman_mse")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        friedman.fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mse = dtree.DecisionTreeRegressor(criterion="squared_error").fit(X, y)
     np.testing.assert_array_equal(friedman.tree_.feature, mse.tree_.feature)
     np.testing.assert_array_equal(friedman.tree_.threshold, mse.tree_.threshold)
     np.testing.assert_array_equal(friedman.tree_.impurity, mse.tree_.impurity)
-    assert friedman.get_params()["criterion"] == "friedman_mse"   # params are kept as given
+    # scikit-learn 1.9 stores the criterion it maps to, so clones do not warn again
+    assert friedman.get_params()["criterion"] == "squared_error"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dtree.DecisionTreeRegressor(**friedman.get_params())

@@ -25,21 +25,38 @@ def _run(code):
 
 
 @pytest.mark.parametrize("splitter", ["best", "hist"])
-@pytest.mark.parametrize("leaves", [2**31, 2**60, 2**63 - 1, 2**80])
-def test_huge_max_leaf_nodes_is_the_unlimited_tree(splitter, leaves):
+@pytest.mark.parametrize("leaves", [2**40, 2**60, 2**63 - 1, 2**80])
+def test_max_leaf_nodes_beyond_any_memory_is_a_memory_error_that_harms_nothing(splitter,
+                                                                               leaves):
+    # scikit-learn's contract (its test_huge_allocations): a MemoryError, raised
+    # before anything is allocated; the process then fits as if nothing happened
     proc = _run(f"""
         import gc, numpy as np
         from dtree import DecisionTreeClassifier, DecisionTreeRegressor
         X = np.arange(10.).reshape(-1, 1)
         for E, y in ((DecisionTreeClassifier, [0, 1] * 5), (DecisionTreeRegressor, [0., 1.] * 5)):
-            huge = E(max_leaf_nodes={leaves}, splitter={splitter!r}).fit(X, y)
+            try:
+                E(max_leaf_nodes={leaves}, splitter={splitter!r}).fit(X, y)
+            except MemoryError as exc:
+                assert "max_leaf_nodes" in str(exc), exc
+            else:
+                raise AssertionError("no MemoryError")
             ref = E(max_leaf_nodes=10, splitter={splitter!r}).fit(X, y)
             gc.collect()  # a corrupted heap shows here, or at exit
-            assert huge.tree_.node_count == ref.tree_.node_count == 19
-            assert (huge.predict(X) == np.asarray(y)).all()
+            assert ref.tree_.node_count == 19
+            assert (ref.predict(X) == np.asarray(y)).all()
         print("fine")
     """)
     assert proc.returncode == 0 and proc.stdout.strip() == "fine", proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("splitter", ["best", "hist"])
+@pytest.mark.parametrize("leaves", [2**20, 2**24])
+def test_large_max_leaf_nodes_memory_could_hold_is_the_unlimited_tree(splitter, leaves):
+    for E, y in ((DecisionTreeClassifier, Y), (DecisionTreeRegressor, Y.astype(float))):
+        huge = E(max_leaf_nodes=leaves, splitter=splitter).fit(X, y)
+        assert huge.tree_.node_count == 19
+        assert (huge.predict(X) == y).all()
 
 
 def test_builders_bound_the_frontier_by_the_data_themselves():
@@ -67,7 +84,7 @@ def test_builders_bound_the_frontier_by_the_data_themselves():
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 @pytest.mark.parametrize("name, value", [
-    ("max_depth", 2**63), ("max_depth", 2**100), ("max_leaf_nodes", 2**63),
+    ("max_depth", 2**63), ("max_depth", 2**100), ("max_leaf_nodes", 2**24),
     ("min_samples_split", 2**63), ("min_samples_leaf", 2**62), ("min_samples_leaf", 2**70),
     ("n_jobs", 2**31), ("n_jobs", -(2**63)), ("n_jobs", 2**64),
 ])
@@ -157,7 +174,7 @@ def test_sizes_are_clamped_to_what_the_data_allows():
 
     assert clamp_to_data(2**63, 10) == 11 and clamp_to_data(5, 10) == 5
     assert clamp_to_data(2**70, 2**40) == C_INT_MAX
-    limits = DecisionTreeClassifier(max_leaf_nodes=2**63, max_depth=2**63,
+    limits = DecisionTreeClassifier(max_leaf_nodes=2**24, max_depth=2**63,
                                     min_samples_split=2**63)._resolve_params(10, 1, 10.0)
     assert limits.max_leaf_nodes == 11 and limits.max_depth == 11
     assert limits.min_samples_split == 11
