@@ -372,7 +372,8 @@ cdef class _Grower:
     cdef cascade_node(self, list stack, intp_t f, list branches, intp_t parent, bint is_left,
                       intp_t depth):
         stats = sum(self.class_counts(b[1]) for b in branches)
-        n = sum(b[1][0].shape[0] for b in branches)
+        # a case missing the split value sits in every branch: count it once
+        n = np.unique(np.concatenate([b[1][0] for b in branches])).shape[0]
         cdef intp_t node = self.add_node(parent, is_left, depth, stats, n)
         if depth >= self.max_depth:
             return

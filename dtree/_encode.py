@@ -246,7 +246,7 @@ def check_regression_target(est, y):
         if np.any(y < 0):
             raise ValueError("Some value(s) of y are negative which is not allowed for "
                              "Poisson regression.")
-        if np.sum(y) <= 0:
+        if not np.any(y > 0):  # sum(y) <= 0 once y >= 0; a sum could overflow
             raise ValueError("Sum of y is not positive which is necessary for Poisson "
                              "regression.")
     return y

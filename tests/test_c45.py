@@ -363,3 +363,24 @@ def test_adult_c45_grows_and_prunes_with_missing_values():
     # C4.5 on adult: about 15.5% test error in the dataset's own documentation
     assert clf.score(frame[test], y[test]) > 0.85
     assert clf.score(frame[test], y[test]) > unpruned.score(frame[test], y[test])
+
+
+def test_a_cascade_node_counts_each_missing_case_once():
+    # A case missing the split value goes down every branch of a multiway split;
+    # the cascade node holding several branches must count it once, or a child
+    # would report more samples than its parent (and the model file refuses that).
+    X = np.array([[0.0], [1.0], [2.0], [np.nan], [np.nan], [2.0], [1.0]])
+    y = np.array([0, 1, 1, 0, 1, 1, 0])
+    clf = DecisionTreeClassifier(algorithm="c4.5", categorical_features=[0],
+                                 pruning="none").fit(X, y)
+    tree = clf.tree_
+    inner = np.flatnonzero(tree.children_left != -1)
+    assert inner.size >= 2        # the root and a cascade node below it
+    for node in inner:
+        for child in (tree.children_left[node], tree.children_right[node]):
+            assert tree.n_node_samples[child] <= tree.n_node_samples[node]
+    buffer = io.BytesIO()
+    clf.save(buffer)
+    buffer.seek(0)
+    np.testing.assert_array_equal(dtree.load(buffer).tree_.n_node_samples,
+                                  tree.n_node_samples)

@@ -113,6 +113,9 @@ def fit_cases(draw):
     hostile = draw(st.integers(0, 3)) == 0
     params = {name: draw(st.one_of(VALID[name], ANY) if hostile else VALID[name])
               for name in chosen}
+    if estimator == "reg" and draw(st.booleans()):
+        params["criterion"] = draw(st.sampled_from(["squared_error", "poisson",
+                                                    "friedman_mse"]))
     y_kind = draw(st.sampled_from(["classes", "strings", "big_ints"] if estimator == "clf"
                                   else ["real", "constant"]))
     data = {
