@@ -159,6 +159,7 @@ def main():
             # numpy overflow / invalid-value warnings betray a wrong answer
             warnings.simplefilter("error", RuntimeWarning)
             warnings.simplefilter("ignore", UserWarning)
+            warnings.simplefilter("ignore", FutureWarning)   # friedman_mse says it is deprecated
             try:
                 answer = run_fit(case) if case["kind"] == "fit" else run_load(case)
             except MemoryError as exc:

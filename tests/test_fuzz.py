@@ -13,6 +13,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -35,15 +37,28 @@ class Worker:
 
     def ask(self, case):
         if self.proc is None or self.proc.poll() is not None:
+            # stderr to a file: an unread pipe fills up (warnings) and stalls the worker
+            self.errors = tempfile.TemporaryFile(mode="w+")
             self.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=self.errors,
                                          text=True, cwd=str(WORKER.parent))
         self.proc.stdin.write(json.dumps(case) + "\n")
         self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
+        reader = threading.Thread(target=lambda: answer.append(self.proc.stdout.readline()),
+                                  daemon=True)
+        answer = []
+        reader.start()
+        reader.join(CASE_TIMEOUT)
+        if reader.is_alive():  # a hang: a finding, with the case, not a stalled run
+            self.proc.kill()
+            reader.join(CASE_TIMEOUT)
+            self.proc = None
+            return {"outcome": "hang", "why": f"no answer within {CASE_TIMEOUT} s"}
+        line = answer[0]
         if not line:  # the worker died on this case
             code = self.proc.wait(timeout=CASE_TIMEOUT)
-            error = self.proc.stderr.read()[-2000:]
+            self.errors.seek(0)
+            error = self.errors.read()[-2000:]
             self.proc = None
             return {"outcome": "crash", "why": f"worker exited with {code}: {error}"}
         return json.loads(line)
