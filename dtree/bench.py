@@ -365,7 +365,9 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
                   cpu_count=os.cpu_count(), threads=cores, openmp=openmp_enabled(),
                   repeat=repeat,
                   rows=rows, slopes=slopes, peers=[], memory=[])
-    result["criteria"] = criteria_table(max(sizes), repeat, sklearn_classes, out)
+    # a quarter of the largest N: the quick run stays near a minute
+    result["criteria"] = criteria_table(max(1000, max(sizes) // 4), repeat, sklearn_classes,
+                                        out)
     if peers and with_sklearn:
         n = max(sizes)
         for task in tasks:
