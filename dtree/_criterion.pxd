@@ -16,7 +16,7 @@ true decrease is computed once, for the chosen split only.
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, log
 
-from ._common cimport SplitRecord
+from ._common cimport SplitRecord, tiny_weight
 
 # Criterion codes, fixed: the Python layer maps names to these numbers.
 cdef enum:
@@ -191,11 +191,15 @@ cdef inline double reg_proxy(int crit, double wl, double sl, double wr, double s
     squared error: ``mse_proxy``. poisson (scikit-learn's proxy): sum_sides
     (sum w*y) ln(mean), which orders candidates as the half Poisson deviance
     does; a side whose sum is not positive makes no candidate (its mean would
-    predict 0): -inf.
+    predict 0): -inf. The right sum is the node's minus the left one, so a
+    right side of zeros can keep a residue of rounding: a sum within rounding
+    of the node's counts as 0 too (as a side's weight does, ``tiny_weight``).
     """
+    cdef double zero
     if crit == CRIT_POISSON:
         denominator[0] = 1.0
-        if sl <= DBL_EPSILON or sr <= DBL_EPSILON:
+        zero = max(DBL_EPSILON, tiny_weight(sl + sr))
+        if sl <= zero or sr <= zero:
             return -INFINITY
         return sl * log(sl / wl) + sr * log(sr / wr)
     return mse_proxy(wl, sl, wr, sr, denominator)

@@ -13,7 +13,6 @@ CRITERIA = {
     "log_loss": CRIT_ENTROPY,
     "gain_ratio": CRIT_GAIN_RATIO,
     "squared_error": CRIT_SQUARED_ERROR,
-    "friedman_mse": CRIT_SQUARED_ERROR,   # scikit-learn 1.9: the same splits (deprecated)
     "poisson": CRIT_POISSON,
 }
 

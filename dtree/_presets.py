@@ -11,15 +11,9 @@ def algorithm(est):
 
 
 def criterion(est):
-    """The criterion: a preset's applies unless another than the default was chosen.
-
-    "friedman_mse" is "squared_error", as in scikit-learn 1.9 (which deprecated
-    it: the two always chose the same splits).
-    """
+    """The criterion: a preset's applies unless another than the default was chosen."""
     if est.criterion == "gini":
         return {"id3": "entropy", "c4.5": "gain_ratio"}.get(algorithm(est), "gini")
-    if est.criterion == "friedman_mse":
-        return "squared_error"
     return est.criterion
 
 

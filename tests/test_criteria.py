@@ -60,6 +60,22 @@ def test_poisson_root_split_is_the_brute_force_optimum(problem):
     assert ours and is_tie(ours[0][0], best, best), (found, best)
 
 
+def test_a_right_side_of_zero_targets_is_no_candidate_despite_rounding():
+    # the right sum is the node's minus the left one: here a rounding residue
+    # above DBL_EPSILON once let a child of zeros through (infinite impurity)
+    X = np.array([[np.nan, 0], [1, 0], [0, 0], [np.nan, 0]], dtype=np.float32)
+    y = np.array([3.5, 0.0, 1.0, 1.0])
+    w = np.array([0.571, 1.885, 0.459, 2.559])
+    found = best_split(X, y, w, n_classes=0, criterion=CRITERIA["poisson"])
+    assert math.isfinite(found["improvement"]) and found["impurity_right"] < math.inf
+    candidates = all_candidates(X, y, w, "poisson")
+    assert is_tie(min(c[0] for c in candidates),
+                  found["impurity_left"] * found["weight_left"]
+                  + found["impurity_right"] * found["weight_right"], 1.0)
+    reg = dtree.DecisionTreeRegressor(criterion="poisson").fit(X, y, sample_weight=w)
+    assert np.isfinite(reg.tree_.impurity).all() and (reg.predict(X) > 0).all()
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=count_problems(), splitter=st.sampled_from(["best", "hist"]))
 def test_every_poisson_node_is_split_optimally_and_no_leaf_predicts_zero(problem, splitter):
@@ -208,3 +224,6 @@ def test_friedman_mse_is_squared_error_with_scikit_learns_future_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         dtree.DecisionTreeRegressor(**friedman.get_params())
+    # the alias is made at construction only: set later, the value is refused, as in 1.9
+    with pytest.raises(ValueError, match="'criterion' parameter"):
+        dtree.DecisionTreeRegressor().set_params(criterion="friedman_mse").fit(X, y)
