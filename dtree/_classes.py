@@ -436,13 +436,23 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     Parameters
     ----------
-    criterion : {"squared_error", "poisson", "friedman_mse"}, default="squared_error"
+    criterion : {"squared_error", "absolute_error", "quantile", "poisson", \
+"friedman_mse"}, default="squared_error"
         "squared_error": variance reduction, leaves predict the mean.
+        "absolute_error": reduction of the sum of absolute deviations from the
+        median, leaves predict the weighted median (scikit-learn's definition:
+        where the weight below a target is exactly half, the midpoint).
+        "quantile": reduction of the pinball loss of level ``quantile``, leaves
+        predict the weighted quantile (defined as the median is);
+        ``quantile=0.5`` splits as "absolute_error" (whose loss is twice the
+        pinball loss).
         "poisson": reduction of the half Poisson deviance (y >= 0 with a positive
         sum; no split leaves a child whose mean is 0), leaves predict the mean.
         "friedman_mse": deprecated, as in scikit-learn 1.9; the same as
-        "squared_error" (a FutureWarning says so). (absolute_error is not
-        available yet.)
+        "squared_error" (a FutureWarning says so).
+        The quantile criteria search a categorical feature's subsets along the
+        order of the categories' mean targets (m - 1 candidates, not every
+        subset), and are not available with ``splitter="hist"``.
     splitter : {"best", "hist"}, default="best"
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
@@ -452,6 +462,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
     random_state : int, RandomState, Generator or None, default=None
     max_leaf_nodes : int or None, default=None
     min_impurity_decrease : float, default=0.0
+    quantile : float in (0, 1), default=0.5
+        The level of ``criterion="quantile"`` (other criteria ignore it).
     ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
     categorical_features, handle_unknown, n_jobs, max_bins
         See ``DecisionTreeClassifier`` (``pruning="pessimistic"`` is for
@@ -482,7 +494,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features="auto",
-                 handle_unknown="missing", n_jobs=None, max_bins=255):
+                 handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5):
         criterion = friedman_alias(criterion)   # as scikit-learn 1.9 does, at construction
         self._store_params(locals())
 
@@ -510,7 +522,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         weights = val.check_sample_weight(sample_weight, X.shape[0])
         return fit_tree(self, X, y, weights, 0)
 
-    @documented("Mean target of each sample's leaf.", "ndarray of shape (n_samples,)")
+    @documented("Each sample's leaf value: its mean target (its quantile for the "
+                "quantile criteria).", "ndarray of shape (n_samples,)")
     def predict(self, X):
         X = self._validate_X_predict(X)
         return self.tree_.value[:, 0, 0].take(self.tree_.apply(X, self._n_threads()))

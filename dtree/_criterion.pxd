@@ -15,8 +15,9 @@ true decrease is computed once, for the chosen split only.
 """
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, log
+from libc.string cimport memset
 
-from ._common cimport SplitRecord, tiny_weight
+from ._common cimport SplitRecord, tiny_weight, word_t
 
 # Criterion codes, fixed: the Python layer maps names to these numbers.
 cdef enum:
@@ -25,16 +26,26 @@ cdef enum:
     CRIT_GAIN_RATIO = 2
     CRIT_SQUARED_ERROR = 3
     CRIT_POISSON = 4
+    CRIT_ABSOLUTE_ERROR = 5   # the quantile kernel at 0.5, its loss counted twice
+    CRIT_QUANTILE = 6
 
 
 cdef inline bint is_classification(int crit) noexcept nogil:
     return crit <= CRIT_GAIN_RATIO
 
 
+cdef inline bint is_quantile(int crit) noexcept nogil:
+    """A criterion whose node value is a weighted quantile of the targets (not a mean)."""
+    return crit == CRIT_ABSOLUTE_ERROR or crit == CRIT_QUANTILE
+
+
 cdef inline Py_ssize_t stats_size(int crit, Py_ssize_t n_classes) noexcept nogil:
     """Values of a node's statistics: the class weights, or two sums of the targets.
 
-    squared error: (sum w*y, sum w*y^2); poisson: (sum w*y, sum w*y*ln y).
+    squared error: (sum w*y, sum w*y^2); poisson: (sum w*y, sum w*y*ln y);
+    absolute error and quantile: (the node's quantile, its loss sum), which no
+    running sum gives: the splitter computes them from the node's targets in
+    order (``quantile_of_sorted``), never through ``add_sample``.
     """
     return n_classes if is_classification(crit) else 2
 
@@ -228,6 +239,225 @@ cdef inline double entropy_impurity(const double* counts, Py_ssize_t n_classes,
     return h / 0.6931471805599453
 
 
+# ---------------------------------------------------------------- quantile kernels
+# The pinball loss of level tau about q: sum over y > q of above * w (y - q) plus
+# sum over y < q of below * w (q - y); (above, below) = (tau, 1 - tau) for the
+# quantile criterion, (1, 1) for absolute error (twice the pinball loss at 0.5,
+# so exactly scikit-learn's sum of absolute deviations). Its minimiser is the
+# weighted tau-quantile: the smallest target whose cumulative weight exceeds
+# tau * W, or, where the cumulative weight of the targets below it is exactly
+# tau * W, the midpoint of that target and the one before (scikit-learn's
+# weighted median, ``_weighted_percentile(..., average=True)``). Any q between
+# the two gives the same loss, so the tie rule changes the value, never a split.
+
+cdef struct QuantileLoss:
+    double tau       # the level
+    double above     # weight of the loss on targets above q
+    double below     # ... and below q
+
+
+cdef inline double pinball_loss(const QuantileLoss* ql, double q, double w_total,
+                                double wy_total, double w_below,
+                                double wy_below) noexcept nogil:
+    """The loss about q from the weight and sum of w*y of the whole set and of the
+    part below q (targets equal to q contribute nothing wherever they are counted)."""
+    return (ql.above * ((wy_total - wy_below) - q * (w_total - w_below))
+            + ql.below * (q * w_below - wy_below))
+
+
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static __inline int dtree_ctz64(unsigned long long x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i; }
+    static __inline int dtree_clz64(unsigned long long x) {
+        unsigned long i; _BitScanReverse64(&i, x); return 63 - (int)i; }
+    #else
+    #define dtree_ctz64(x) __builtin_ctzll(x)
+    #define dtree_clz64(x) __builtin_clzll(x)
+    #endif
+    """
+    int dtree_ctz64(unsigned long long x) nogil   # x != 0
+    int dtree_clz64(unsigned long long x) nogil
+
+
+# A quantile scan adds the samples of one side one at a time, by their target's
+# rank in the node (0..n-1), and asks for the side's loss after each: two
+# trackers answer, one per weighting, behind the fused type ``tracker_t``.
+# Neither needs the quantile itself: any q between the candidates the tie rule
+# averages gives the same loss, so the scans skip that rule (``quantile_stats``
+# applies it to the nodes' values).
+
+cdef struct RankSet:
+    # unit weights: a bitset of the ranks present and a pointer to the quantile's
+    # rank with the count and sum of targets below it. One add moves the quantile
+    # by at most one present rank (a word scan of the bitset), so a pass costs
+    # O(n) plus O(n log n / 64) word reads.
+    word_t* present
+    const double* ysorted   # the node's targets in ascending order: y of each rank
+    Py_ssize_t count
+    Py_ssize_t r            # the quantile's rank, -1 while empty
+    Py_ssize_t below        # how many present ranks lie below r
+    double y_below          # ... and the sum of their targets
+    double sy               # the sum of all targets added
+    bint half               # tau is 1/2: the count below is count // 2
+
+
+cdef struct Fenwick:
+    # weighted: prefix sums over the ranks of (w, w*y), interleaved and 1-based
+    # (node i at [2i], [2i+1]); O(log n) per add and per quantile
+    double* sums
+    const double* ysorted
+    Py_ssize_t n
+    Py_ssize_t top          # the highest power of two <= n
+    double w                # total weight added
+    double wy               # total w*y added
+
+
+ctypedef fused tracker_t:
+    RankSet
+    Fenwick
+
+
+cdef inline Py_ssize_t next_present(const word_t* bits, Py_ssize_t r) noexcept nogil:
+    # the smallest present rank above r (the caller knows there is one)
+    cdef Py_ssize_t word = (r + 1) >> 6
+    cdef word_t x = bits[word] & ((~<word_t>0) << ((r + 1) & 63))
+    while x == 0:
+        word += 1
+        x = bits[word]
+    return (word << 6) + dtree_ctz64(x)
+
+
+cdef inline Py_ssize_t prev_present(const word_t* bits, Py_ssize_t r) noexcept nogil:
+    # the largest present rank below r (the caller knows there is one)
+    cdef Py_ssize_t word = r >> 6
+    cdef word_t x = bits[word] & (((<word_t>1) << (r & 63)) - 1)
+    while x == 0:
+        word -= 1
+        x = bits[word]
+    return (word << 6) + 63 - dtree_clz64(x)
+
+
+cdef inline void track_reset(tracker_t* t, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t top = 1
+    if tracker_t is RankSet:
+        memset(t.present, 0, ((n + 63) // 64) * sizeof(word_t))
+        t.count = 0
+        t.r = -1
+        t.below = 0
+        t.y_below = 0.0
+        t.sy = 0.0
+    else:
+        memset(t.sums, 0, 2 * (n + 1) * sizeof(double))
+        while top * 2 <= n:
+            top *= 2
+        t.n = n
+        t.top = top
+        t.w = 0.0
+        t.wy = 0.0
+
+
+cdef inline double track_weight(const tracker_t* t) noexcept nogil:
+    if tracker_t is RankSet:
+        return <double>t.count
+    else:
+        return t.w
+
+
+cdef inline void track_add(tracker_t* t, Py_ssize_t rank, double w, double y,
+                           double tau) noexcept nogil:
+    """Add a sample of target y (the one at ``rank``) and weight w (1 for RankSet)."""
+    cdef Py_ssize_t i, need
+    if tracker_t is Fenwick:
+        t.w += w
+        t.wy += w * y
+        i = rank + 1
+        while i <= t.n:
+            t.sums[2 * i] += w
+            t.sums[2 * i + 1] += w * y
+            i += i & -i
+    else:
+        t.present[rank >> 6] |= (<word_t>1) << (rank & 63)
+        t.count += 1
+        t.sy += y
+        if t.r < 0:
+            t.r = rank
+            return
+        if rank < t.r:
+            t.below += 1
+            t.y_below += y
+        # the quantile has floor(tau * count) present ranks below it (the rule
+        # of fenwick_descend with unit weights)
+        need = (t.count >> 1) if t.half else <Py_ssize_t>(tau * <double>t.count)
+        while t.below > need:
+            t.r = prev_present(t.present, t.r)
+            t.below -= 1
+            t.y_below -= t.ysorted[t.r]
+        while t.below < need:
+            t.below += 1
+            t.y_below += t.ysorted[t.r]
+            t.r = next_present(t.present, t.r)
+
+
+cdef inline Py_ssize_t fenwick_descend(const Fenwick* t, double target, bint inclusive,
+                                       double* w_below, double* wy_below) noexcept nogil:
+    """The 0-based rank where the prefix weight first exceeds ``target``
+    (``inclusive``) or first reaches it, with the sums of the ranks below it."""
+    cdef Py_ssize_t pos = 0, bit = t.top, nxt
+    cdef double acc = 0.0, accy = 0.0, node
+    while bit:
+        nxt = pos + bit
+        if nxt <= t.n:
+            node = t.sums[2 * nxt]
+            if (acc + node <= target) if inclusive else (acc + node < target):
+                pos = nxt
+                acc += node
+                accy += t.sums[2 * nxt + 1]
+        bit >>= 1
+    w_below[0] = acc
+    wy_below[0] = accy
+    return pos if pos < t.n else t.n - 1   # (a rounding guard: the last rank)
+
+
+cdef inline double track_loss(const tracker_t* t, const QuantileLoss* ql) noexcept nogil:
+    """The pinball loss of the samples added, about their weighted quantile."""
+    cdef double w_below, wy_below
+    cdef Py_ssize_t r
+    if tracker_t is RankSet:
+        return pinball_loss(ql, t.ysorted[t.r], <double>t.count, t.sy, <double>t.below,
+                            t.y_below)
+    else:
+        r = fenwick_descend(t, ql.tau * t.w, True, &w_below, &wy_below)
+        return pinball_loss(ql, t.ysorted[r], t.w, t.wy, w_below, wy_below)
+
+
+cdef inline void quantile_stats(const QuantileLoss* ql, const double* yw, Py_ssize_t n,
+                                double* stats) noexcept nogil:
+    """A node's statistics (its quantile, its loss) from its (y, w) pairs, interleaved
+    in ascending order of y: the sequential twin of ``fenwick_loss``."""
+    cdef double w_total = 0.0, wy_total = 0.0, target, acc = 0.0, accy = 0.0
+    cdef double prev = 0.0, q
+    cdef Py_ssize_t i
+    for i in range(n):
+        w_total += yw[2 * i + 1]
+        wy_total += yw[2 * i + 1] * yw[2 * i]
+    target = ql.tau * w_total
+    i = 0
+    while i < n - 1 and acc + yw[2 * i + 1] <= target:
+        acc += yw[2 * i + 1]
+        accy += yw[2 * i + 1] * yw[2 * i]
+        if yw[2 * i + 1] > 0.0:
+            prev = yw[2 * i]
+        i += 1
+    q = yw[2 * i] if n > 0 else 0.0
+    if acc == target and acc > 0.0:
+        q = 0.5 * (prev + q)
+    stats[0] = q
+    stats[1] = pinball_loss(ql, q, w_total, wy_total, acc, accy)
+
+
 cdef inline double mse_impurity(double w, double s, double ss) noexcept nogil:
     cdef double mean = s / w
     return ss / w - mean * mean
@@ -243,6 +473,7 @@ cdef inline double poisson_impurity(double w, double s, double sylogy) noexcept 
 
 cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
                           double w) noexcept nogil
+cdef QuantileLoss quantile_loss(int crit, double tau) noexcept nogil
 
 
 cdef inline void record_children(SplitRecord* split, int crit, Py_ssize_t pos,

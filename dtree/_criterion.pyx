@@ -14,7 +14,23 @@ CRITERIA = {
     "gain_ratio": CRIT_GAIN_RATIO,
     "squared_error": CRIT_SQUARED_ERROR,
     "poisson": CRIT_POISSON,
+    "absolute_error": CRIT_ABSOLUTE_ERROR,
+    "quantile": CRIT_QUANTILE,
 }
+
+
+cdef QuantileLoss quantile_loss(int crit, double tau) noexcept nogil:
+    """The pinball loss a quantile criterion minimises (see ``QuantileLoss``)."""
+    cdef QuantileLoss ql
+    if crit == CRIT_ABSOLUTE_ERROR:
+        ql.tau = 0.5
+        ql.above = 1.0
+        ql.below = 1.0
+    else:
+        ql.tau = tau
+        ql.above = tau
+        ql.below = 1.0 - tau
+    return ql
 
 
 cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
@@ -23,8 +39,11 @@ cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
 
     Classification: ``stats`` holds the weighted class counts. Gain ratio nodes
     report entropy (the ratio belongs to a split, not to a node).
-    Regression: ``stats`` as ``stats_size`` says.
+    Regression: ``stats`` as ``stats_size`` says; a quantile criterion's
+    impurity is its mean loss.
     """
+    if is_quantile(crit):
+        return stats[1] / w
     if crit == CRIT_GINI:
         return gini_impurity(stats, n_stats, w)
     if crit == CRIT_SQUARED_ERROR:
@@ -47,7 +66,7 @@ def xlogx_table(int crit, Py_ssize_t n_samples, bint weighted):
         return np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
 
 
-def impurity(counts, criterion="gini"):
+def impurity(counts, criterion="gini", quantile=0.5):
     """Impurity of one node from its (weighted) class counts.
 
     Parameters
@@ -57,7 +76,11 @@ def impurity(counts, criterion="gini"):
     criterion : str
         One of "gini", "entropy"/"log_loss" (in bits), "gain_ratio" (entropy),
         "squared_error" (population variance of the values), "poisson" (half
-        Poisson deviance of the values about their mean).
+        Poisson deviance of the values about their mean), "absolute_error"
+        (mean absolute deviation from the median), "quantile" (mean pinball loss
+        about the ``quantile``).
+    quantile : float
+        The level of ``criterion="quantile"``.
 
     Returns
     -------
@@ -67,9 +90,17 @@ def impurity(counts, criterion="gini"):
     values = np.ascontiguousarray(counts, dtype=np.float64).ravel()
     cdef double[::1] v
     cdef double stats[2]
+    cdef QuantileLoss ql
     if not is_classification(crit):
         if values.size == 0:
             raise ValueError("impurity of an empty node is undefined")
+        if is_quantile(crit):
+            ql = quantile_loss(crit, quantile)
+            pairs = np.ones((values.size, 2))
+            pairs[:, 0] = np.sort(values)
+            v = pairs.ravel()
+            quantile_stats(&ql, &v[0], values.size, stats)
+            return node_impurity(crit, stats, 2, <double>values.size)
         stats[0] = stats[1] = 0.0
         for value in values:
             add_sample(stats, crit, 0, value, 1.0)

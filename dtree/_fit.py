@@ -27,6 +27,8 @@ from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, unifor
 from ._splitter import Splitter
 from ._grow import build_tree
 
+_QUANTILE_CRITERIA = ("absolute_error", "quantile")
+
 # Depth limit standing in for "unlimited": deeper than any tree a machine holds.
 _NO_DEPTH_LIMIT = 2**31 - 1
 _is_int = is_int
@@ -194,11 +196,13 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
                          "supported with it")
     splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[criterion(est)],
                         params.min_samples_leaf, params.min_weight_leaf,
-                        n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)))
+                        n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)),
+                        quantile=float(getattr(est, "quantile", 0.5)))
     arrays = build_tree(splitter, **params.limits())
     del splitter  # free the presorted columns before building the Tree object
     est.max_features_ = n_draw
-    return Tree.from_builder(arrays, X.shape[1], n_classes)
+    return Tree.from_builder(arrays, X.shape[1], n_classes,
+                             quantile_values=criterion(est) in _QUANTILE_CRITERIA)
 
 
 def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed):
@@ -206,7 +210,9 @@ def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed):
     max_bins = est.max_bins
     unsupported = [name for name, used in (
         ("categorical_features", est.categorical_features_.any()),
-        (f"algorithm={algorithm(est)!r}", algorithm(est) != "cart")) if used]
+        (f"algorithm={algorithm(est)!r}", algorithm(est) != "cart"),
+        # a bin's targets have no running sum that gives a quantile
+        (f"criterion={criterion(est)!r}", criterion(est) in _QUANTILE_CRITERIA)) if used]
     if unsupported:
         raise ValueError(f"splitter='hist' does not support {', '.join(unsupported)} yet; "
                          "use splitter='best'")
@@ -289,11 +295,11 @@ def _check_pruning_params(est, encoded_y, weights, n_classes):
                          "ccp_alpha or pruning='reduced_error' for regression")
     if est.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
         raise ValueError("use either ccp_alpha or pruning, not both")
-    if criterion(est) == "poisson" and (isinstance(alpha, str)
-                                        or est.pruning == "reduced_error"):
-        raise ValueError("ccp_alpha='cv' and pruning='reduced_error' score held-out "
-                         "data by squared error: not supported with criterion='poisson' "
-                         "yet; use a number for ccp_alpha")
+    if criterion(est) not in ("squared_error", "gini", "entropy", "log_loss", "gain_ratio") \
+            and (isinstance(alpha, str) or est.pruning == "reduced_error"):
+        raise ValueError(f"ccp_alpha='cv' and pruning='reduced_error' score held-out "
+                         f"data by squared error: not supported with "
+                         f"criterion={criterion(est)!r} yet; use a number for ccp_alpha")
     if isinstance(alpha, str) and _is_int(est.cv):
         n = encoded_y.shape[0] if weights is None else int(np.count_nonzero(weights > 0))
         if est.cv > n:

@@ -102,14 +102,20 @@ class Tree:
         self.is_classifier = int(n_classes) > 0
 
     @classmethod
-    def from_builder(cls, arrays, n_features, n_classes):
-        """A Tree from the builder's arrays (raw node statistics become ``value``)."""
+    def from_builder(cls, arrays, n_features, n_classes, quantile_values=False):
+        """A Tree from the builder's arrays (raw node statistics become ``value``).
+
+        ``quantile_values``: the first statistic is the node's value itself (the
+        quantile criteria), not a weighted sum to divide.
+        """
         stats = arrays["stats"]
         weights = arrays["weighted_n_node_samples"]
         safe = np.where(weights > 0, weights, 1.0)
         if n_classes > 0:
             # weighted class counts -> fractions (scikit-learn >= 1.4 layout)
             value = (stats / safe[:, None])[:, None, :]
+        elif quantile_values:
+            value = stats[:, 0].copy()[:, None, None]
         else:
             value = (stats[:, 0] / safe)[:, None, None]
         return cls(children_left=arrays["children_left"],

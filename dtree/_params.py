@@ -203,7 +203,8 @@ CLASSIFIER = dict(COMMON, **{
 })
 REGRESSOR = dict(COMMON, **{
     # ("friedman_mse" becomes "squared_error" at construction, as in scikit-learn 1.9)
-    "criterion": [Options("squared_error", "poisson")],
+    "criterion": [Options("squared_error", "absolute_error", "quantile", "poisson")],
+    "quantile": [Interval("real", 0.0, 1.0, "neither")],
 })
 
 

@@ -18,11 +18,12 @@ def criterion(est):
 
 
 def impurity_degree(est):
-    """The power of the target's unit in the impurity: squared error 2, poisson 1.
+    """The power of the target's unit in the impurity: squared error 2, poisson and
+    the quantile criteria (absolute error, pinball loss) 1.
 
     (Classifiers' impurities have no unit: their targets are never scaled.)
     """
-    return 1 if criterion(est) == "poisson" else 2
+    return 2 if criterion(est) == "squared_error" else 1
 
 
 def pruning_method(est):

@@ -3,10 +3,28 @@
 
 from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, Node, SplitRecord, class_t,
                       word_t)
+from ._criterion cimport QuantileLoss
 
 cdef enum:
     MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
     MAX_CLASSES = 65535     # class codes are stored in two bytes
+
+
+cdef struct QuantileScanArgs:
+    # what a quantile scan of one feature in one node reads
+    const QuantileLoss* ql
+    Py_ssize_t f
+    const DTYPE_t* v        # the feature's values, ids and targets in its order
+    const int* ix
+    const double* yv
+    const int* yrank        # per sample: its target's rank in the node
+    const double* ysorted
+    const double* sw
+    double* loss_right      # by position - start: the loss of the right side from there
+    int* ranks              # by position: the sample's target rank (gathered per scan)
+    double weight           # the node's
+    Py_ssize_t min_leaf
+    double min_wleaf
 
 
 cdef struct Scratch:
@@ -25,6 +43,10 @@ cdef struct Scratch:
     int* tmp_i
     class_t* tmp_yc
     double* tmp_yv
+    double* fenwick                 # quantile criteria: a Fenwick tree's 2 (N + 1) sums
+    double* loss_right              # ... and the loss of each right side of a scan (N)
+    word_t* present                 # ... or, with unit weights, a bitset of ranks
+    int* ranks                      # ... and the ranks of a segment's samples (N)
 
 
 cdef class Splitter:
@@ -55,6 +77,12 @@ cdef class Splitter:
     cdef const int* n_categories          # per feature: 0 numeric, else its number of categories
     cdef int n_threads                    # threads of the split search and partition
     cdef Scratch* scratch                 # n_threads of them
+    # --- quantile criteria (absolute_error, quantile): a node's targets in order ---
+    cdef QuantileLoss qloss
+    cdef int* yorder                      # sample ids by ascending target, node segments
+                                          # contiguous (partitioned like a feature)
+    cdef int* yrank                       # per sample: its target's rank in its node
+    cdef double* ysorted                  # the node's targets in ascending order
     cdef SplitRecord* feature_best        # parallel search: best split of each feature
     cdef object _owned                    # numpy arrays that own the memory above
 
@@ -97,6 +125,16 @@ cdef class Splitter:
                                 Py_ssize_t n_missing, bint missing_left,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil
+    cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef void _quantile_args(self, Scratch* s, Py_ssize_t f, double weight,
+                             QuantileScanArgs* a) noexcept nogil
+    cdef void _quantile_stats(self, Scratch* s, Py_ssize_t start, Py_ssize_t end,
+                              Py_ssize_t n_left, double* stats) noexcept nogil
+    cdef void _scan_quantile(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                             Py_ssize_t n_missing, bint missing_left, double weight,
+                             SplitRecord* best) noexcept nogil
+    cdef void _quantile_groups(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, Py_ssize_t start,
+                               Py_ssize_t end, double weight, SplitRecord* best) noexcept nogil
     cdef void _scan_regression(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,

@@ -27,10 +27,11 @@ from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear
                       clear_split, count_bits, draw_feature, keep_doubles, lowest_bit,
                       midpoint, put_bit, record_candidate, scan_cut, seed_state, set_bit,
                       tiny_weight)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Side, add_sample, clf_move, clf_proxy,
-                          clf_rest_acc, clf_side_acc, clogc, is_classification, reg_proxy,
-                          multiway_proxy, node_entropy_terms, node_impurity, record_children,
-                          stats_size)
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Fenwick, RankSet, Side, add_sample, clf_move,
+                          clf_proxy, clf_rest_acc, clf_side_acc, clogc, track_add,
+                          track_loss, track_reset, track_weight, tracker_t, is_classification, is_quantile,
+                          multiway_proxy, node_entropy_terms, node_impurity, quantile_loss,
+                          quantile_stats, record_children, reg_proxy, stats_size)
 from ._criterion import xlogx_table
 
 
@@ -94,6 +95,135 @@ cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y,
     memcpy(v + nl, tmp_v, nr * sizeof(DTYPE_t))
     memcpy(ix + nl, tmp_i, nr * sizeof(int))
     memcpy(y + nl, tmp_y, nr * sizeof(payload_t))
+
+
+cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, int* tmp,
+                               Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+    """Stable partition of a segment of sample ids into left + right (see
+    ``partition_segment``)."""
+    cdef Py_ssize_t p, nl = start, nr = 0
+    cdef int i, side
+    for p in range(start, end):
+        i = ids[p]
+        side = <int>bit_is_set(goes_left, i)
+        ids[nl] = i
+        tmp[nr] = i
+        nl += side
+        nr += 1 - side
+    memcpy(ids + nl, tmp, nr * sizeof(int))
+
+
+cdef inline void add_at(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t p) noexcept nogil:
+    # the sample at position p of the feature's segment (its rank gathered in ranks)
+    track_add(t, a.ranks[p], a.sw[a.ix[p]] if a.sw != NULL else 1.0, a.yv[p], a.ql.tau)
+
+
+cdef inline void gather_ranks(const QuantileScanArgs* a, Py_ssize_t start,
+                              Py_ssize_t end) noexcept nogil:
+    # one loop of independent loads (the passes' own loops each carry a chain
+    # through the tracker, which would serialise these cache misses)
+    cdef Py_ssize_t p
+    for p in range(start, end):
+        a.ranks[p] = a.yrank[a.ix[p]]
+
+
+cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
+                        Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
+                        SplitRecord* best) noexcept nogil:
+    """One numeric feature's cuts under a quantile criterion, missing values on one
+    side: proxy -(left loss + right loss), the right losses from a pass from the end."""
+    cdef Py_ssize_t p, last, end_known = end - n_missing, n_node = end - start
+    cdef Py_ssize_t base = n_missing if missing_left else 0
+    cdef const DTYPE_t* v = a.v
+    cdef double* loss_right = a.loss_right
+    cdef double tiny = tiny_weight(a.weight), num, wl
+    cdef int cut
+    gather_ranks(a, start, end)
+    # right sides, where a cut can fall: before a new value, or before the
+    # missing tail when it goes right
+    track_reset(t, n_node)
+    if not missing_left:
+        for p in range(end - 1, end_known - 1, -1):
+            add_at(t, a, p)
+        if n_missing:
+            loss_right[end_known - start] = track_loss(t, a.ql)
+    for p in range(end_known - 1, start, -1):
+        add_at(t, a, p)
+        if v[p - 1] < v[p]:
+            loss_right[p - start] = track_loss(t, a.ql)
+    # left sides
+    track_reset(t, n_node)
+    if missing_left:
+        for p in range(end_known, end):
+            add_at(t, a, p)
+    last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+    for p in range(start, last + 1):
+        add_at(t, a, p)
+        wl = track_weight(t)
+        cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, a.weight - wl,
+                       a.min_leaf, a.min_wleaf, tiny)
+        if cut == CUT_STOP:
+            break
+        if cut != CUT_SCORE:
+            continue
+        num = -(track_loss(t, a.ql) + loss_right[p + 1 - start])
+        if better(num, 1.0, a.f, best):
+            record_cut(best, num, 1.0, a.f, missing_left, v, p, end_known)
+
+
+cdef void scan_quantile_groups(tracker_t* t, const QuantileScanArgs* a, Scratch* s,
+                               Py_ssize_t m, Py_ssize_t start, Py_ssize_t end,
+                               SplitRecord* best) noexcept nogil:
+    """The m - 1 cuts of a categorical feature's groups in ``group_order``."""
+    cdef Py_ssize_t g, h, j, n = 0, n_node = end - start, p
+    cdef Py_ssize_t first[MAX_CATEGORIES + 1]       # each group's first position
+    cdef int* seq = s.tmp_i                         # positions in group order
+    cdef double* loss_right = a.loss_right          # by group index in the order
+    cdef double num, wl
+    cdef int code
+    cdef unsigned char in_left[MAX_CATEGORIES + 1]
+    gather_ranks(a, start, end)
+    # the positions in group order (groups lie in code order in the segment)
+    first[0] = start
+    for g in range(1, m):
+        first[g] = first[g - 1] + s.group_count[g - 1]
+    for g in range(m):
+        h = s.group_order[g]
+        for p in range(first[h], first[h] + s.group_count[h]):
+            seq[n] = <int>p
+            n += 1
+    track_reset(t, n_node)
+    j = n_node
+    for g in range(m - 1, 0, -1):
+        h = s.group_order[g]
+        for n in range(j - s.group_count[h], j):
+            add_at(t, a, seq[n])
+        j -= s.group_count[h]
+        loss_right[g] = track_loss(t, a.ql)
+    track_reset(t, n_node)
+    memset(in_left, 0, m)
+    j = 0
+    for g in range(m - 1):
+        h = s.group_order[g]
+        for n in range(j, j + s.group_count[h]):
+            add_at(t, a, seq[n])
+        j += s.group_count[h]
+        in_left[h] = 1
+        wl = track_weight(t)
+        if check_cut(j, n_node, wl, a.weight - wl, a.min_leaf, a.min_wleaf,
+                     tiny_weight(a.weight)) != CUT_SCORE:
+            continue
+        num = -(track_loss(t, a.ql) + loss_right[g + 1])
+        if not better(num, 1.0, a.f, best):
+            continue
+        record_category_split(best, num, 1.0, a.f, False)
+        for h in range(m):
+            if in_left[h]:
+                code = s.group_code[h]
+                if code < 0:
+                    best.missing_left = True
+                else:
+                    set_bit(best.cat_left, code)
 
 
 cdef enum:
@@ -189,7 +319,7 @@ cdef class Splitter:
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
                   Py_ssize_t max_features, unsigned long long seed, n_categories=None,
-                  bint multiway=False, int n_threads=1):
+                  bint multiway=False, int n_threads=1, double quantile=0.5):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         self.n_samples = n
@@ -202,6 +332,7 @@ cdef class Splitter:
         self.max_features = max_features
         self.multiway = multiway
         self.rng_state = seed_state(seed)
+        self.qloss = quantile_loss(criterion, quantile)
 
         vals = np.empty((d, n), dtype=np.float32)
         idx = np.empty((d, n), dtype=np.int32)
@@ -228,6 +359,22 @@ cdef class Splitter:
             raise ValueError("n_categories must give, per feature, 0 or a count <= "
                              f"{MAX_CATEGORIES}")
         owned = [vals, idx, payload, goes_left, features, y, n_categories]
+        self.yorder = NULL
+        self.yrank = NULL
+        self.ysorted = NULL
+        cdef int[::1] order_view, rank_view
+        cdef double[::1] sorted_view
+        if is_quantile(criterion) and n > 0:
+            order = np.argsort(y, kind="stable").astype(np.int32)
+            ranks = np.empty(n, dtype=np.int32)
+            ysorted = np.empty(n, dtype=np.float64)
+            owned.extend([order, ranks, ysorted])
+            order_view = order
+            rank_view = ranks
+            sorted_view = ysorted
+            self.yorder = &order_view[0]
+            self.yrank = &rank_view[0]
+            self.ysorted = &sorted_view[0]
         self._allocate_scratch(max(1, n_threads), int(n_categories.max(initial=0)) + 1,
                                owned)
 
@@ -288,8 +435,18 @@ cdef class Splitter:
         tmp_y = np.empty((n_threads, max(n, 1)),
                          dtype=np.uint16 if self.is_classifier else np.float64)
         best = np.zeros(max(self.n_features, 1) * sizeof(SplitRecord), dtype=np.uint8)
+        # quantile criteria, per thread: a Fenwick tree (or, with unit weights, a
+        # bitset of ranks) and the right sides' losses
+        quantile_rows = 3 * n + 2 if is_quantile(self.criterion) else 1
+        quantile_scratch = np.zeros((n_threads, quantile_rows), dtype=np.float64)
+        present = np.zeros((n_threads, n // 64 + 1 if quantile_rows > 1 else 1),
+                           dtype=np.uint64)
+        seg_ranks = np.zeros((n_threads, n if quantile_rows > 1 else 1), dtype=np.int32)
         owned.extend([counts, group_stats, group_real, group_index, group_code, tmp_v,
-                      tmp_i, tmp_y, best])
+                      tmp_i, tmp_y, best, quantile_scratch, present, seg_ranks])
+        cdef double[:, ::1] qv = quantile_scratch
+        cdef word_t[:, ::1] pv = present
+        cdef int[:, ::1] rv = seg_ranks
         cdef double[:, :, ::1] cv = counts, gs = group_stats, gr = group_real
         cdef Py_ssize_t[:, :, ::1] gi = group_index
         cdef int[:, ::1] gc = group_code, ti = tmp_i
@@ -317,6 +474,10 @@ cdef class Splitter:
             self.scratch[t].tmp_i = &ti[t, 0]
             self.scratch[t].tmp_yc = &tyc[t, 0] if self.is_classifier else NULL
             self.scratch[t].tmp_yv = NULL if self.is_classifier else &tyv[t, 0]
+            self.scratch[t].fenwick = &qv[t, 0]
+            self.scratch[t].present = &pv[t, 0]
+            self.scratch[t].ranks = &rv[t, 0]
+            self.scratch[t].loss_right = &qv[t, 2 * n + 2] if quantile_rows > 1 else NULL
 
     # ------------------------------------------------------------ the growers' protocol
     cdef void begin(self, bint best_first) noexcept nogil:
@@ -327,9 +488,13 @@ cdef class Splitter:
         cdef Py_ssize_t i
         cdef double w, total = 0.0
         memset(stats, 0, self.n_stats * sizeof(double))
+        if self.yorder != NULL:
+            self._quantile_stats(&self.scratch[0], 0, self.n_samples, -1, stats)
         for i in range(self.n_samples):
             w = self.sw[i] if self.sw != NULL else 1.0
             total += w
+            if self.yorder != NULL:
+                continue
             add_sample(stats, self.criterion,
                        self.y_by_sample[i] if self.is_classifier else 0,
                        0.0 if self.is_classifier else self.yv_by_sample[i], w)
@@ -396,6 +561,8 @@ cdef class Splitter:
         cdef Py_ssize_t d = self.n_features, i, f, visited = 0
         cdef Scratch* s = &self.scratch[0]
         clear_split(best, end)
+        if self.yorder != NULL:
+            self._rank_node(start, end)
 
         if end - start == 2 and self._split_pair(start, weight, best):
             pass
@@ -456,7 +623,10 @@ cdef class Splitter:
                     return False
                 y0 = self.yval[f * n + start]
                 y1 = self.yval[f * n + start + 1]
-                num = reg_proxy(self.criterion, w0, w0 * y0, w1, w1 * y1, &den)
+                if self.yorder != NULL:
+                    num, den = 0.0, 1.0     # two one-sample children lose nothing
+                else:
+                    num = reg_proxy(self.criterion, w0, w0 * y0, w1, w1 * y1, &den)
                 if num == -INFINITY:
                     return False    # no valid split at all: the scan will say so
                 record_candidate(best, num, den, f, False, False, False)
@@ -512,6 +682,10 @@ cdef class Splitter:
             self._scan_classification(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
                 self._scan_classification(s, f, start, end, n_missing, True, stats, weight, best)
+        elif self.yorder != NULL:
+            self._scan_quantile(s, f, start, end, n_missing, False, weight, best)
+            if n_missing:
+                self._scan_quantile(s, f, start, end, n_missing, True, weight, best)
         else:
             self._scan_regression(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
@@ -621,6 +795,99 @@ cdef class Splitter:
             if better(num, den, f, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
 
+    # ------------------------------------------------------------ quantile criteria
+    # A side's loss needs its weighted quantile, which no running sum gives. The
+    # node's samples are kept in ascending target order too (``yorder``), so their
+    # ranks in the node cost O(n) per node, not a sort per feature; a scan adds
+    # samples one by one to a Fenwick tree over those ranks, which answers the
+    # side's quantile and loss in O(log n). The right sides' losses come from a
+    # pass from the end first, then the left sides' from the start.
+
+    cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+        """Each sample's target rank within the node, and the node's sorted targets."""
+        cdef Py_ssize_t p
+        cdef int i
+        for p in range(start, end):
+            i = self.yorder[p]
+            self.yrank[i] = <int>(p - start)
+            self.ysorted[p - start] = self.yv_by_sample[i]
+
+    cdef void _quantile_stats(self, Scratch* s, Py_ssize_t start, Py_ssize_t end,
+                              Py_ssize_t n_left, double* stats) noexcept nogil:
+        """(quantile, loss) of the node's two sides as ``goes_left`` marks them (left
+        then right in ``stats``), or, with ``n_left`` < 0, of the whole node."""
+        cdef Py_ssize_t p, k = 0, n_right = 0
+        cdef int i
+        cdef double* pairs = s.fenwick      # left's pairs, then right's: both in y order
+        for p in range(start, end):
+            i = self.yorder[p]
+            if n_left < 0 or bit_is_set(self.goes_left, i):
+                k = 2 * (p - start - n_right)
+            else:
+                k = 2 * (n_left + n_right)
+                n_right += 1
+            pairs[k] = self.yv_by_sample[i]
+            pairs[k + 1] = self.sw[i] if self.sw != NULL else 1.0
+        if n_left < 0:
+            quantile_stats(&self.qloss, pairs, end - start, stats)
+            return
+        quantile_stats(&self.qloss, pairs, n_left, stats)
+        quantile_stats(&self.qloss, pairs + 2 * n_left, n_right, stats + self.n_stats)
+
+    cdef void _scan_quantile(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                             Py_ssize_t n_missing, bint missing_left, double weight,
+                             SplitRecord* best) noexcept nogil:
+        """The numeric scan of a quantile criterion: proxy -(left loss + right loss)."""
+        cdef QuantileScanArgs a
+        cdef RankSet unit
+        cdef Fenwick weighted
+        self._quantile_args(s, f, weight, &a)
+        if self.sw == NULL:
+            unit.present = s.present
+            unit.ysorted = self.ysorted
+            unit.half = self.qloss.tau == 0.5
+            scan_quantile(&unit, &a, start, end, n_missing, missing_left, best)
+        else:
+            weighted.sums = s.fenwick
+            weighted.ysorted = self.ysorted
+            scan_quantile(&weighted, &a, start, end, n_missing, missing_left, best)
+
+    cdef void _quantile_groups(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, Py_ssize_t start,
+                               Py_ssize_t end, double weight, SplitRecord* best) noexcept nogil:
+        """A categorical feature under a quantile criterion: the groups in the order
+        of their mean target (``group_order``), the m - 1 cuts of that order scored
+        like numeric cuts (an exhaustive subset search would cost a quantile per
+        subset)."""
+        cdef QuantileScanArgs a
+        cdef RankSet unit
+        cdef Fenwick weighted
+        self._quantile_args(s, f, weight, &a)
+        if self.sw == NULL:
+            unit.present = s.present
+            unit.ysorted = self.ysorted
+            unit.half = self.qloss.tau == 0.5
+            scan_quantile_groups(&unit, &a, s, m, start, end, best)
+        else:
+            weighted.sums = s.fenwick
+            weighted.ysorted = self.ysorted
+            scan_quantile_groups(&weighted, &a, s, m, start, end, best)
+
+    cdef void _quantile_args(self, Scratch* s, Py_ssize_t f, double weight,
+                             QuantileScanArgs* a) noexcept nogil:
+        a.ql = &self.qloss
+        a.f = f
+        a.v = self.vals + f * self.n_samples
+        a.ix = self.idx + f * self.n_samples
+        a.yv = self.yval + f * self.n_samples
+        a.yrank = self.yrank
+        a.ysorted = self.ysorted
+        a.sw = self.sw
+        a.loss_right = s.loss_right
+        a.ranks = s.ranks
+        a.weight = weight
+        a.min_leaf = self.min_samples_leaf
+        a.min_wleaf = self.min_weight_leaf
+
     cdef void _scan_regression(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
@@ -720,7 +987,7 @@ cdef class Splitter:
         memset(s.count_left, 0, (2 if regression else K) * sizeof(double))
         s.group_left_weight = 0.0
         s.group_left_count = 0
-        if m <= MAX_EXHAUSTIVE:
+        if m <= MAX_EXHAUSTIVE and self.yorder == NULL:
             # 2a. every subset with group 0 on the right, in Gray-code order:
             # exact whatever the criterion and the leaf-size limits
             n_subsets = (<unsigned long long>1) << (m - 1)
@@ -747,6 +1014,9 @@ cdef class Splitter:
                     s.group_order[j] = s.group_order[j - 1]
                     j -= 1
                 s.group_order[j] = g
+            if self.yorder != NULL:
+                self._quantile_groups(s, f, m, start, end, weight, best)
+                return True
             for i in range(m - 1):
                 self._move_group(s, s.group_order[i], 1, in_left)
                 self._consider(s, f, m, in_left, stats, weight, end - start,
@@ -857,6 +1127,8 @@ cdef class Splitter:
         cdef const DTYPE_t* v = self.vals + best.feature * self.n_samples
         cdef double weights[2]
         n_left = self._mark_sides(start, end, best, child_stats, child_stats + S, weights)
+        if self.yorder != NULL:
+            self._quantile_stats(&self.scratch[0], start, end, n_left, child_stats)
         if v[end - 1] == v[end - 1]:
             # no missing value here: at predict NaN follows the larger child
             best.missing_left = n_left > end - start - n_left
@@ -902,6 +1174,8 @@ cdef class Splitter:
             for f in range(d):
                 if self._needs_partition(f, start, end, split):
                     self._partition_feature(&self.scratch[0], f, start, end)
+        if self.yorder != NULL:
+            partition_ids(self.yorder, self.goes_left, self.scratch[0].tmp_i, start, end)
 
     cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                       const SplitRecord* split) noexcept nogil:
@@ -979,7 +1253,7 @@ def _gather_rows(y, idx, out):
 
 
 def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
-               min_samples_leaf=1, min_weight_leaf=0.0, n_categories=None):
+               min_samples_leaf=1, min_weight_leaf=0.0, n_categories=None, quantile=0.5):
     """Best split of the root of (X, y): a test hook for the brute-force oracle.
 
     Returns
@@ -991,7 +1265,7 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     X = np.ascontiguousarray(X, dtype=np.float32)
     cdef Splitter sp = Splitter(X, y, sample_weight, n_classes, criterion,
                                 min_samples_leaf, min_weight_leaf, X.shape[1], 1,
-                                n_categories)
+                                n_categories, quantile=quantile)
     stats = np.zeros(sp.n_stats, dtype=np.float64)
     left = np.zeros(2 * sp.n_stats, dtype=np.float64)
     cdef double[::1] sv = stats, lv = left

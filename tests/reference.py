@@ -15,19 +15,62 @@ def _class_impurity(counts, total, criterion):
     return -math.fsum((c / total) * math.log2(c / total) for c in counts if c > 0)
 
 
+def quantile_level(criterion):
+    """(tau, above, below) of "absolute_error" or "quantile:<tau>", else None."""
+    if criterion == "absolute_error":
+        return 0.5, 1.0, 1.0
+    if criterion.startswith("quantile:"):
+        tau = float(criterion.split(":")[1])
+        return tau, tau, 1.0 - tau
+    return None
+
+
+def pinball(y, w, q, above, below):
+    """The weighted loss about q: above * w (y - q) for y > q, below * w (q - y) else."""
+    return math.fsum(wi * (above * (yi - q) if yi > q else below * (q - yi))
+                     for yi, wi in zip(y, w))
+
+
+def least_pinball(y, w, above, below):
+    """The least loss over every q: some target attains it (the loss is piecewise
+    linear with its kinks at the targets), so trying each is exact."""
+    return min(pinball(y, w, q, above, below) for q in set(np.asarray(y).tolist()))
+
+
+def weighted_quantile(y, w, tau):
+    """scikit-learn's weighted median generalised: the smallest target whose
+    cumulative weight exceeds tau * W, the midpoint with the previous one where
+    the weight below it is exactly tau * W."""
+    order = np.argsort(y, kind="stable")
+    ys, ws = np.asarray(y, float)[order], np.asarray(w, float)[order]
+    target = tau * math.fsum(ws)
+    below = 0.0
+    for i in range(len(ys)):
+        if below + ws[i] > target or i == len(ys) - 1:
+            if below == target and below > 0:
+                previous = max(k for k in range(i) if ws[k] > 0)
+                return 0.5 * (ys[previous] + ys[i])
+            return ys[i]
+        below += ws[i]
+
+
 def split_score(y, w, left_mask, criterion, n_classes=None):
     """Score of one split of a node; smaller is better.
 
     gini / entropy / squared_error / poisson: the weighted sum of child
     impurities (w_L * I_L + w_R * I_R); poisson: inf when a side's mean is 0
     (no such split is valid). gain_ratio: minus the gain ratio.
+    absolute_error and "quantile:<tau>": the sum of the sides' least losses.
     """
     y = np.asarray(y)
     w = np.asarray(w, dtype=np.float64)
     parts = []
+    level = quantile_level(criterion)
     for mask in (left_mask, ~left_mask):
         wt = math.fsum(w[mask])
-        if criterion == "squared_error":
+        if level is not None:
+            parts.append((wt, least_pinball(y[mask], w[mask], *level[1:]) / wt))
+        elif criterion == "squared_error":
             mean = math.fsum(w[mask] * y[mask]) / wt
             parts.append((wt, math.fsum(w[mask] * (y[mask] - mean) ** 2) / wt))
         elif criterion == "poisson":

@@ -48,10 +48,16 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
                                                          "scikit-learn"}
     assert all(m["x_ratio"] > 0 for m in result["memory"]) and result["peers"] == []
     assert result["threads"] >= 1 and isinstance(result["openmp"], bool)
-    assert [r["criterion"] for r in result["criteria"]] == ["squared_error", "poisson"]
+    assert [r["criterion"] for r in result["criteria"]] == [
+        "squared_error", "poisson", "absolute_error", "quantile 0.9"]
     for row in result["criteria"]:
         assert row["fit_ratio"] == pytest.approx(row["dtree_fit"] / row["sklearn_fit"])
         assert row["dtree_nodes"] > 1
+    # scikit-learn has no quantile criterion: timed against its absolute_error, once
+    quantile, absolute = result["criteria"][3], result["criteria"][2]
+    assert quantile["sklearn_criterion"] == "absolute_error"
+    assert quantile["sklearn_fit"] == absolute["sklearn_fit"]
+    assert quantile["dtree_hist_fit"] is None and quantile["hist_fit_ratio"] is None
 
 
 def test_peer_table_times_every_library_on_the_same_data():

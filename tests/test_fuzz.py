@@ -130,7 +130,11 @@ def fit_cases(draw):
               for name in chosen}
     if estimator == "reg" and draw(st.booleans()):
         params["criterion"] = draw(st.sampled_from(["squared_error", "poisson",
-                                                    "friedman_mse"]))
+                                                    "friedman_mse", "absolute_error",
+                                                    "quantile"]))
+        if params["criterion"] == "quantile" and draw(st.booleans()):
+            params["quantile"] = draw(st.one_of(st.floats(0, 1), ANY) if hostile
+                                      else st.floats(0.01, 0.99))
     y_kind = draw(st.sampled_from(["classes", "strings", "big_ints"] if estimator == "clf"
                                   else ["real", "constant"]))
     data = {
