@@ -799,9 +799,10 @@ cdef class Splitter:
     # A side's loss needs its weighted quantile, which no running sum gives. The
     # node's samples are kept in ascending target order too (``yorder``), so their
     # ranks in the node cost O(n) per node, not a sort per feature; a scan adds
-    # samples one by one to a Fenwick tree over those ranks, which answers the
-    # side's quantile and loss in O(log n). The right sides' losses come from a
-    # pass from the end first, then the left sides' from the start.
+    # samples one by one to a tracker over those ranks (``_criterion``'s RankSet
+    # with unit weights, Fenwick with weights), which answers the side's loss after
+    # each. The right sides' losses come from a pass from the end first, then the
+    # left sides' from the start (``scan_quantile``).
 
     cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
         """Each sample's target rank within the node, and the node's sorted targets."""
