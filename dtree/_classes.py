@@ -331,6 +331,15 @@ class DecisionTreeClassifier(BaseDecisionTree):
         feature per thread) and predict (blocks of rows). None: one per
         available core; -1 too, -2 all but one, and so on. The tree is the same
         for any number of threads. Builds without OpenMP run on one thread.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        The monotonicity constraint of each feature, as scikit-learn: 1
+        increasing, -1 decreasing, 0 none; here on the probability of the
+        positive class (``classes_[1]``), so binary classification only. A split
+        on a constrained feature is made only if its children's values keep the
+        order and the bounds inherited from above, and every node's value is
+        clipped to its bounds. Numeric features with ``algorithm="cart"`` only
+        (a category set has no order); missing values go to whichever side
+        their split learns, and count in that side's value.
 
     Attributes
     ----------
@@ -369,7 +378,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
-                 handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255):
+                 handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
+                 monotonic_cst=None):
         self._store_params(locals())
 
     def fit(self, X, y, sample_weight=None):
@@ -465,8 +475,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
     quantile : float in (0, 1), default=0.5
         The level of ``criterion="quantile"`` (other criteria ignore it).
     ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
-    categorical_features, handle_unknown, n_jobs, max_bins
-        See ``DecisionTreeClassifier`` (``pruning="pessimistic"`` is for
+    categorical_features, handle_unknown, n_jobs, max_bins, monotonic_cst
+        See ``DecisionTreeClassifier`` (``monotonic_cst`` on the predicted value) (``pruning="pessimistic"`` is for
         classifiers only).
 
     Attributes
@@ -494,7 +504,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features="auto",
-                 handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5):
+                 handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
+                 monotonic_cst=None):
         criterion = friedman_alias(criterion)   # as scikit-learn 1.9 does, at construction
         self._store_params(locals())
 

@@ -54,6 +54,7 @@ cdef struct Node:
     double* hist            # histogram splitter: the node's histogram, or NULL
     Py_ssize_t forced_feature   # exact splitter: >= 0 for a step of a multiway cascade
     word_t rest[CAT_WORDS]      # ... the codes the cascade still has to peel off
+    double lower, upper         # monotonic constraints: the bounds of its value
 
 
 cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssize_t depth,
@@ -69,6 +70,8 @@ cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssiz
     node.weight = weight
     node.hist = NULL
     node.forced_feature = -1
+    node.lower = -INFINITY
+    node.upper = INFINITY
 
 
 cdef inline bint better(double num, double den, Py_ssize_t f,

@@ -216,6 +216,32 @@ cdef inline double reg_proxy(int crit, double wl, double sl, double wr, double s
     return mse_proxy(wl, sl, wr, sr, denominator)
 
 
+# ---------------------------------------------------------------- monotonic constraints
+# As scikit-learn: a constrained feature's split is made only if the children's
+# values keep the constraint's order and stay within the node's bounds; the
+# children's bounds meet at the middle of their values. A classifier's value is
+# the fraction of class 0 (scikit-learn constrains the negative class with the
+# signs flipped), a regressor's its mean or quantile.
+
+cdef inline double node_value(int crit, const double* stats, double w) noexcept nogil:
+    if is_quantile(crit):
+        return stats[0]
+    return stats[0] / w
+
+
+cdef inline double middle_value(int crit, const double* left, double wl, const double* right,
+                                double wr) noexcept nogil:
+    if is_quantile(crit):
+        return (left[0] + right[0]) / 2.0
+    return left[0] / (2.0 * wl) + right[0] / (2.0 * wr)
+
+
+cdef inline bint monotonic_ok(signed char cst, double lower, double upper, double value_left,
+                              double value_right) noexcept nogil:
+    return (value_left >= lower and value_right >= lower and value_left <= upper
+            and value_right <= upper and (value_left - value_right) * cst <= 0.0)
+
+
 cdef inline double gini_impurity(const double* counts, Py_ssize_t n_classes,
                                  double w) noexcept nogil:
     cdef double sq = 0.0
@@ -431,6 +457,25 @@ cdef inline double track_loss(const tracker_t* t, const QuantileLoss* ql) noexce
     else:
         r = fenwick_descend(t, ql.tau * t.w, True, &w_below, &wy_below)
         return pinball_loss(ql, t.ysorted[r], t.w, t.wy, w_below, wy_below)
+
+
+cdef inline double track_value(const tracker_t* t, const QuantileLoss* ql) noexcept nogil:
+    """The weighted quantile of the samples added, with the tie rule (for the
+    monotonic constraints, which compare the sides' values)."""
+    cdef double target, w_below, wy_below, q
+    cdef Py_ssize_t r
+    if tracker_t is RankSet:
+        q = t.ysorted[t.r]
+        if t.below > 0 and <double>t.below == ql.tau * <double>t.count:
+            q = 0.5 * (t.ysorted[prev_present(t.present, t.r)] + q)
+        return q
+    else:
+        target = ql.tau * t.w
+        r = fenwick_descend(t, target, True, &w_below, &wy_below)
+        q = t.ysorted[r]
+        if w_below == target and w_below > 0.0:
+            q = 0.5 * (t.ysorted[fenwick_descend(t, target, False, &w_below, &wy_below)] + q)
+        return q
 
 
 cdef inline void quantile_stats(const QuantileLoss* ql, const double* yw, Py_ssize_t n,

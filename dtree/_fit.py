@@ -16,6 +16,7 @@ from ._binning import fit_bins
 from ._c45 import grow_c45
 from ._criterion import CRITERIA
 from ._hist import HistSplitter, bin_codes
+from ._monotonic import monotonic_constraints
 from ._nodes import Tree
 from ._params import (GrowthParams, InvalidParameterError, check_leaf_budget, clamp_to_data,
                       is_int, n_threads)
@@ -186,8 +187,9 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     seed = draw_seed(est.random_state) if n_draw < X.shape[1] else 1
     n_categories = np.array([0 if c is None else max(1, len(c))
                              for c in est.categories_], dtype=np.int32)
+    monotonic = monotonic_constraints(est, X.shape[1], n_classes)
     if est.splitter == "hist":
-        return _grow_hist(est, X, encoded_y, weights, n_classes, params, seed)
+        return _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic)
     if algorithm(est) == "c4.5":
         return _grow_c45(est, X, encoded_y, weights, n_classes, params, n_categories, w_exp)
     multiway = algorithm(est) == "id3"
@@ -197,7 +199,8 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[criterion(est)],
                         params.min_samples_leaf, params.min_weight_leaf,
                         n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)),
-                        quantile=float(getattr(est, "quantile", 0.5)))
+                        quantile=float(getattr(est, "quantile", 0.5)),
+                        monotonic_cst=monotonic)
     arrays = build_tree(splitter, **params.limits())
     del splitter  # free the presorted columns before building the Tree object
     est.max_features_ = n_draw
@@ -205,7 +208,7 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
                              quantile_values=criterion(est) in _QUANTILE_CRITERIA)
 
 
-def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed):
+def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic):
     """The histogram splitter's tree (``_hist``): features binned, then grown."""
     max_bins = est.max_bins
     unsupported = [name for name, used in (
@@ -220,7 +223,8 @@ def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed):
     codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
     splitter = HistSplitter(codes, lo, hi, encoded_y, weights, n_classes,
                             CRITERIA[criterion(est)], params.min_samples_leaf,
-                            params.min_weight_leaf, params.max_features, seed, threads)
+                            params.min_weight_leaf, params.max_features, seed, threads,
+                            monotonic)
     arrays = build_tree(splitter, **params.limits())
     est.max_features_ = params.max_features
     return Tree.from_builder(arrays, X.shape[1], n_classes)
@@ -257,6 +261,7 @@ def fit_tree(est, X, encoded_y, weights, n_classes):
     """Grow and prune the tree of ``est`` on encoded data; sets ``tree_`` (and pruning's
     ``ccp_alpha_`` / ``cp_table_``)."""
     _check_pruning_params(est, encoded_y, weights, n_classes)
+    monotonic_constraints(est, X.shape[1], n_classes)   # its errors before any growth
     est.n_outputs_ = 1
     for name in ("cp_table_", "ccp_alpha_"):
         est.__dict__.pop(name, None)

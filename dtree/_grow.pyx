@@ -25,7 +25,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from ._common cimport Node, SplitRecord, below_min_decrease, init_node
-from ._criterion cimport node_impurity
+from ._criterion cimport middle_value, node_impurity
 from ._hist cimport HistSplitter
 from ._splitter cimport Splitter
 from ._tree cimport NodeStore, bound_leaves
@@ -61,6 +61,31 @@ cdef inline void children_of(const Node* node, Py_ssize_t node_id, const SplitRe
               split.impurity_left, split.weight_left)
     init_node(right, split.pos, node.end, node.depth + 1, node_id, False,
               split.impurity_right, split.weight_right)
+
+
+cdef inline void bound_children(splitter_t sp, const Node* node, const SplitRecord* split,
+                                const double* child_stats, Node* left,
+                                Node* right) noexcept nogil:
+    """The bounds the children's values inherit (monotonic constraints, scikit-learn's
+    rule): the node's, split at the middle of the children's values by a split on a
+    constrained feature."""
+    cdef signed char cst
+    cdef double middle
+    left.lower = node.lower
+    right.lower = node.lower
+    left.upper = node.upper
+    right.upper = node.upper
+    if sp.monotonic == NULL or sp.monotonic[split.feature] == 0:
+        return
+    cst = sp.monotonic[split.feature]
+    middle = middle_value(sp.criterion, child_stats, split.weight_left,
+                          child_stats + sp.n_stats, split.weight_right)
+    if cst > 0:
+        left.upper = middle
+        right.lower = middle
+    else:
+        left.lower = middle
+        right.upper = middle
 
 
 cdef inline bint grows(const Limits* lim, const Node* child) noexcept nogil:
@@ -102,7 +127,8 @@ def build_tree(splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
     max_leaf_nodes = bound_leaves(max_leaf_nodes, n_samples)
     if capacity is None:
         capacity = initial_capacity(n_samples, max_depth, min_samples_leaf, max_leaf_nodes)
-    store = NodeStore(splitter.n_stats, capacity, max_leaf_nodes > 0)
+    store = NodeStore(splitter.n_stats, capacity, max_leaf_nodes > 0,
+                      splitter.monotonic_cst is not None)
     cdef int rc
     if isinstance(splitter, Splitter):
         rc = _grow[Splitter](<Splitter> splitter, store, &lim, max_leaf_nodes)
@@ -164,6 +190,7 @@ cdef int _grow_depth_first(splitter_t sp, NodeStore store, const Limits* lim) ex
                 sp.release(&node)
                 rc = 1
                 break
+            store.set_bounds(node_id, node.lower, node.upper)
             if not grows(lim, &node):
                 sp.release(&node)
                 continue
@@ -194,6 +221,7 @@ cdef int _grow_depth_first(splitter_t sp, NodeStore store, const Limits* lim) ex
                 cap *= 2
             # right below left, so the left child is popped (and numbered) first
             children_of(&node, node_id, &split, &stack[top + 1], &stack[top])
+            bound_children(sp, &node, &split, child_stats, &stack[top + 1], &stack[top])
             left_grows = grows(lim, &stack[top + 1])
             right_grows = grows(lim, &stack[top])
             if left_grows or right_grows:
@@ -282,6 +310,7 @@ cdef int _add_frontier_node(splitter_t sp, NodeStore store, const Limits* lim, N
     if node_id < 0:
         sp.release(&out.node)
         return 1
+    store.set_bounds(node_id, node.lower, node.upper)
     if grows(lim, node):
         found = sp.split(&out.node, store.stats + node_id * store.n_stats, weight_root,
                          &out.split, store.child_stats + 2 * node_id * store.n_stats)
@@ -328,6 +357,8 @@ cdef int _grow_best_first(splitter_t sp, NodeStore store, const Limits* lim,
                 rc = 1
                 break
             children_of(&top.node, top.node_id, &top.split, &left, &right)
+            bound_children(sp, &top.node, &top.split,
+                           store.child_stats + 2 * top.node_id * S, &left, &right)
             left_grows = grows(lim, &left)
             right_grows = grows(lim, &right)
             if left_grows or right_grows:

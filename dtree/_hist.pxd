@@ -37,6 +37,9 @@ cdef class HistSplitter:
     cdef unsigned long long rng_state
     cdef intp_t n_threads
     cdef bint best_first                  # set by begin(): the growth order
+    cdef readonly object monotonic_cst    # per feature -1, 0, 1 (int8), or None
+    cdef const signed char* monotonic     # ... its data, NULL without constraints
+    cdef double lower, upper              # the bounds of the node being split
     # --- layout and scratch ---
     cdef intp_t* offset                   # feature f's bins start at offset[f] * H in a histogram
     cdef intp_t hist_size

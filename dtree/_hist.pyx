@@ -27,7 +27,7 @@ from libc.string cimport memcpy, memset
 
 from ._common cimport (CUT_SCORE, CUT_STOP, better, check_cut, clear_split, draw_feature,
                       keep_doubles, midpoint, record_candidate, seed_state, tiny_weight)
-from ._criterion cimport (add_sample, clf_proxy, clf_rest_acc, clf_side_acc,
+from ._criterion cimport (add_sample, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
                           is_classification, node_entropy_terms, reg_proxy, record_children,
                           stats_size)
 from ._criterion import xlogx_table
@@ -116,8 +116,20 @@ cdef class HistSplitter:
 
     def __cinit__(self, codes, lo, hi, y, sample_weight, intp_t n_classes, int criterion,
                   intp_t min_samples_leaf, double min_weight_leaf, intp_t max_features,
-                  unsigned long long seed, int n_threads):
+                  unsigned long long seed, int n_threads, monotonic_cst=None):
         cdef intp_t f, t
+        cdef const signed char[::1] cst_view
+        self.monotonic = NULL
+        self.monotonic_cst = None
+        self.lower = -INFINITY
+        self.upper = INFINITY
+        if monotonic_cst is not None:
+            self.monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+            if self.monotonic_cst.shape != (codes.shape[1],):
+                raise ValueError("monotonic_cst must give one constraint per feature")
+            if codes.shape[1] > 0:
+                cst_view = self.monotonic_cst
+                self.monotonic = &cst_view[0]
         self.codes = codes
         self.lo = lo
         self.hi = hi
@@ -216,6 +228,8 @@ cdef class HistSplitter:
         cdef intp_t S = self.n_stats
         cdef double weights[2]
         cdef double weight = node.weight
+        self.lower = node.lower
+        self.upper = node.upper
         if self.local != NULL and (start < self.local_base
                                    or end > self.local_base + self.local_n):
             self.leave_local()      # depth-first growth has left the small subtree
@@ -407,6 +421,8 @@ cdef class HistSplitter:
         cdef double min_wleaf = self.min_weight_leaf
         cdef bint has_missing = w.missing[S] > 0
         cdef int cut
+        cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
+        cdef double value_left, value_right
         memset(left, 0, S * sizeof(double))
         if missing_left:
             for k in range(S):
@@ -436,6 +452,12 @@ cdef class HistSplitter:
                                 w_node_entropy, wlogw, self.xlogx_table, &den)
             else:
                 num = reg_proxy(self.criterion, wl, left[1], wr, stats[0] - left[1], &den)
+            if mono != 0:
+                # the class-0 fraction or the mean of each side (see _criterion)
+                value_left = (left[0] if self.is_classifier else left[1]) / wl
+                value_right = (stats[0] - (left[0] if self.is_classifier else left[1])) / wr
+                if not monotonic_ok(mono, self.lower, self.upper, value_left, value_right):
+                    continue
             if better(num, den, f, best):
                 record_candidate(best, num, den, f, missing_left, False, False)
                 best.last_bin = w.group_code[g]

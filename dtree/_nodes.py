@@ -7,6 +7,7 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
+from ._monotonic import clip_values
 from ._scaling import unscaled
 from ._predict import (CATEGORY_SET_WORDS, apply_packed, decision_path_packed, pack_nodes,
                        predict_fractional)
@@ -118,6 +119,9 @@ class Tree:
             value = stats[:, 0].copy()[:, None, None]
         else:
             value = (stats[:, 0] / safe)[:, None, None]
+        if "lower_bound" in arrays:   # monotonic constraints
+            value = clip_values(value, arrays["lower_bound"], arrays["upper_bound"],
+                                n_classes)
         return cls(children_left=arrays["children_left"],
                    children_right=arrays["children_right"], feature=arrays["feature"],
                    threshold=arrays["threshold"], value=value,

@@ -155,6 +155,12 @@ def _cv_iterable(value):
     return hasattr(value, "split") or hasattr(value, "__iter__")
 
 
+def _array_like(value):
+    # scikit-learn's "array-like": a length, a shape or __array__, and not a scalar
+    return (hasattr(value, "__len__") or hasattr(value, "__array__")
+            or hasattr(value, "shape")) and not np.isscalar(value)
+
+
 def _column_spec(value):
     # indices, names or a boolean mask: checked against the columns at fit
     return hasattr(value, "__iter__") and not isinstance(value, (str, bytes, dict))
@@ -194,6 +200,7 @@ COMMON = {
     "handle_unknown": [Options("missing", "error")],
     "n_jobs": [Predicate(lambda v: is_int(v) and v != 0, "a non-zero int"), NONE],
     "max_bins": [Interval("int", 2, 255, "both")],
+    "monotonic_cst": [NONE, Predicate(_array_like, "an array-like")],
 }
 CLASSIFIER = dict(COMMON, **{
     "criterion": [Options("gini", "entropy", "log_loss", "gain_ratio")],

@@ -21,6 +21,9 @@ cdef struct QuantileScanArgs:
     const double* ysorted
     const double* sw
     double* loss_right      # by position - start: the loss of the right side from there
+    double* value_right     # ... and its quantile (monotonic constraints only)
+    signed char mono        # the feature's monotonic constraint
+    double lower, upper     # ... and the node's bounds
     int* ranks              # by position: the sample's target rank (gathered per scan)
     double weight           # the node's
     Py_ssize_t min_leaf
@@ -45,6 +48,7 @@ cdef struct Scratch:
     double* tmp_yv
     double* fenwick                 # quantile criteria: a Fenwick tree's 2 (N + 1) sums
     double* loss_right              # ... and the loss of each right side of a scan (N)
+    double* value_right             # ... and its quantile (N; monotonic constraints)
     word_t* present                 # ... or, with unit weights, a bitset of ranks
     int* ranks                      # ... and the ranks of a segment's samples (N)
 
@@ -61,6 +65,9 @@ cdef class Splitter:
     cdef double min_weight_leaf
     cdef Py_ssize_t max_features          # features drawn per node (non-constant ones count)
     cdef bint multiway                    # categorical features split one child per category
+    cdef readonly object monotonic_cst    # per feature -1, 0, 1 (int8), or None
+    cdef const signed char* monotonic     # ... its data, NULL without constraints
+    cdef double lower, upper              # the bounds of the node being split
     cdef unsigned long long rng_state     # xorshift64* state for the feature draw
     # --- presorted layout: row f of each (d, N) array is feature f, node segments contiguous ---
     cdef DTYPE_t* vals                    # feature values in sorted order within each node

@@ -31,7 +31,8 @@ from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Fenwick, RankSet, Side, add_s
                           clf_proxy, clf_rest_acc, clf_side_acc, clogc, track_add,
                           track_loss, track_reset, track_weight, tracker_t, is_classification, is_quantile,
                           multiway_proxy, node_entropy_terms, node_impurity, quantile_loss,
-                          quantile_stats, record_children, reg_proxy, stats_size)
+                          quantile_stats, record_children, reg_proxy, stats_size,
+                          monotonic_ok, track_value)
 from ._criterion import xlogx_table
 
 
@@ -147,10 +148,14 @@ cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t star
             add_at(t, a, p)
         if n_missing:
             loss_right[end_known - start] = track_loss(t, a.ql)
+            if a.mono:
+                a.value_right[end_known - start] = track_value(t, a.ql)
     for p in range(end_known - 1, start, -1):
         add_at(t, a, p)
         if v[p - 1] < v[p]:
             loss_right[p - start] = track_loss(t, a.ql)
+            if a.mono:
+                a.value_right[p - start] = track_value(t, a.ql)
     # left sides
     track_reset(t, n_node)
     if missing_left:
@@ -167,7 +172,9 @@ cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t star
         if cut != CUT_SCORE:
             continue
         num = -(track_loss(t, a.ql) + loss_right[p + 1 - start])
-        if better(num, 1.0, a.f, best):
+        if better(num, 1.0, a.f, best) and (a.mono == 0 or monotonic_ok(
+                a.mono, a.lower, a.upper, track_value(t, a.ql),
+                a.value_right[p + 1 - start])):
             record_cut(best, num, 1.0, a.f, missing_left, v, p, end_known)
 
 
@@ -319,7 +326,8 @@ cdef class Splitter:
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
                   Py_ssize_t max_features, unsigned long long seed, n_categories=None,
-                  bint multiway=False, int n_threads=1, double quantile=0.5):
+                  bint multiway=False, int n_threads=1, double quantile=0.5,
+                  monotonic_cst=None):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         self.n_samples = n
@@ -359,6 +367,18 @@ cdef class Splitter:
             raise ValueError("n_categories must give, per feature, 0 or a count <= "
                              f"{MAX_CATEGORIES}")
         owned = [vals, idx, payload, goes_left, features, y, n_categories]
+        self.monotonic = NULL
+        self.monotonic_cst = None
+        self.lower = -INFINITY
+        self.upper = INFINITY
+        cdef const signed char[::1] cst_view
+        if monotonic_cst is not None:
+            self.monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+            if self.monotonic_cst.shape != (d,):
+                raise ValueError("monotonic_cst must give one constraint per feature")
+            if d > 0:
+                cst_view = self.monotonic_cst
+                self.monotonic = &cst_view[0]
         self.yorder = NULL
         self.yrank = NULL
         self.ysorted = NULL
@@ -437,7 +457,7 @@ cdef class Splitter:
         best = np.zeros(max(self.n_features, 1) * sizeof(SplitRecord), dtype=np.uint8)
         # quantile criteria, per thread: a Fenwick tree (or, with unit weights, a
         # bitset of ranks) and the right sides' losses
-        quantile_rows = 3 * n + 2 if is_quantile(self.criterion) else 1
+        quantile_rows = 4 * n + 2 if is_quantile(self.criterion) else 1
         quantile_scratch = np.zeros((n_threads, quantile_rows), dtype=np.float64)
         present = np.zeros((n_threads, n // 64 + 1 if quantile_rows > 1 else 1),
                            dtype=np.uint64)
@@ -478,6 +498,7 @@ cdef class Splitter:
             self.scratch[t].present = &pv[t, 0]
             self.scratch[t].ranks = &rv[t, 0]
             self.scratch[t].loss_right = &qv[t, 2 * n + 2] if quantile_rows > 1 else NULL
+            self.scratch[t].value_right = &qv[t, 3 * n + 2] if quantile_rows > 1 else NULL
 
     # ------------------------------------------------------------ the growers' protocol
     cdef void begin(self, bint best_first) noexcept nogil:
@@ -508,6 +529,8 @@ cdef class Splitter:
         no split is valid.
         """
         cdef int code
+        self.lower = node.lower
+        self.upper = node.upper
         if node.forced_feature < 0:
             return self.node_split(node.start, node.end, stats, node.weight, node.impurity,
                                    weight_root, split, child_stats)
@@ -606,7 +629,8 @@ cdef class Splitter:
         cdef DTYPE_t a, b
         cdef double w0 = 1.0, w1 = 1.0, y0, y1, num, den
         if self.is_classifier or self.max_features < self.n_features or \
-                self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0:
+                self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
+                self.monotonic != NULL:
             return False
         for f in range(self.n_features):
             if self.n_categories[f] > 0:
@@ -715,6 +739,7 @@ cdef class Splitter:
         cdef double w_node_entropy, wlogw
         cdef int cut
         cdef Side left, right
+        cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
 
         memset(cl, 0, K * sizeof(double))
         memcpy(cr, stats, K * sizeof(double))
@@ -744,7 +769,8 @@ cdef class Splitter:
             wr = weight - left.w
             num = clf_proxy(crit, left.w, left.acc, wr, right.acc,
                             w_node_entropy, wlogw, table, &den)
-            if better(num, den, f, best):
+            if better(num, den, f, best) and (mono == 0 or monotonic_ok(
+                    mono, self.lower, self.upper, cl[0] / left.w, cr[0] / wr)):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
 
     cdef void _scan_binary_gini(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
@@ -770,6 +796,7 @@ cdef class Splitter:
         cdef int cut
         cdef Py_ssize_t ones_left = 0, base = n_missing if missing_left else 0
         cdef double wl, wr, l1, l0, r1, r0, num, den
+        cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
         if missing_left:
             for p in range(end_known, end):
                 ones_left += yc[p]
@@ -792,7 +819,8 @@ cdef class Splitter:
             r0 = wr - r1
             den = wl * wr
             num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
-            if better(num, den, f, best):
+            if better(num, den, f, best) and (mono == 0 or monotonic_ok(
+                    mono, self.lower, self.upper, l0 / wl, r0 / wr)):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
 
     # ------------------------------------------------------------ quantile criteria
@@ -884,6 +912,10 @@ cdef class Splitter:
         a.ysorted = self.ysorted
         a.sw = self.sw
         a.loss_right = s.loss_right
+        a.value_right = s.value_right
+        a.mono = self.monotonic[f] if self.monotonic != NULL else 0
+        a.lower = self.lower
+        a.upper = self.upper
         a.ranks = s.ranks
         a.weight = weight
         a.min_leaf = self.min_samples_leaf
@@ -907,6 +939,7 @@ cdef class Splitter:
         cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den
         cdef int crit = self.criterion
         cdef int cut
+        cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
 
         if missing_left:
             for p in range(end_known, end):
@@ -928,7 +961,8 @@ cdef class Splitter:
                 continue
             wr = weight - wl
             num = reg_proxy(crit, wl, sl, wr, total - sl, &den)
-            if better(num, den, f, best):
+            if better(num, den, f, best) and (mono == 0 or monotonic_ok(
+                    mono, self.lower, self.upper, sl / wl, (total - sl) / wr)):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
 
     cdef bint _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,

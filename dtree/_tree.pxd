@@ -20,6 +20,8 @@ cdef class NodeStore:
     cdef unsigned char* missing_left   # NaN goes to the left child
     cdef Py_ssize_t* cat          # row of the node's category set in cat_sets, -1 for numeric
     cdef double* stats            # (capacity, n_stats): raw class counts or (sum wy, sum wy^2)
+    cdef double* lower            # monotonic constraints only (else NULL): each node's
+    cdef double* upper            # bounds on its value, applied to it after the fit
     cdef double* child_stats      # best-first only: the pending split's children statistics (2 rows)
     cdef unsigned long long* cat_sets   # CAT_WORDS words per categorical split
     cdef Py_ssize_t count, capacity, n_stats, n_sets, sets_capacity
@@ -31,6 +33,7 @@ cdef class NodeStore:
                         double impurity, Py_ssize_t n, double weight,
                         const double* stats) noexcept nogil
     cdef bint set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil
+    cdef void set_bounds(self, Py_ssize_t node_id, double lower, double upper) noexcept nogil
 
 
 cpdef Py_ssize_t bound_leaves(Py_ssize_t max_leaf_nodes, Py_ssize_t n_samples) noexcept

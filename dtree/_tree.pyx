@@ -38,15 +38,21 @@ cdef void* _data(a):
 cdef class NodeStore:
     """Node columns plus a row of node statistics per node (see _tree.pxd)."""
 
-    def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64, bint pending=False):
+    def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64, bint pending=False,
+                  bint bounds=False):
         # capacity: nodes to allocate at first; the columns double from there
         # (a realloc each, in place for large blocks). pending: room for the
-        # best-first builder's pending children statistics.
+        # best-first builder's pending children statistics. bounds: columns for the
+        # monotonic constraints' bounds of each node's value.
         self.n_stats = n_stats
+        self.lower = NULL
+        self.upper = NULL
         self.count = 0
         self.child_stats = NULL
         self.cat_sets = NULL
         self.columns = {}
+        if bounds:
+            self.columns = {"lower_bound": np.empty(0), "upper_bound": np.empty(0)}
         self._allocate(max(capacity, 1))
         if pending:
             self.child_stats = <double*> malloc(2 * self.capacity * n_stats * sizeof(double))
@@ -64,11 +70,11 @@ cdef class NodeStore:
     cdef _allocate(self, Py_ssize_t capacity):
         """Allocate (or, keeping the nodes so far, enlarge) every column to ``capacity`` nodes."""
         cdef object rows = (capacity,), table = (capacity, self.n_stats)
-        if not self.columns:
+        if "stats" not in self.columns:
             for name, dtype in _COLUMNS + (("stats", np.float64),):
                 self.columns[name] = np.empty(table if name == "stats" else rows, dtype=dtype)
-        else:
-            for name, column in self.columns.items():
+        for name, column in self.columns.items():
+            if column.shape[0] != capacity:
                 # realloc: a large block is remapped rather than copied, and the
                 # old and the new columns never coexist
                 column.resize(table if name == "stats" else rows, refcheck=False)
@@ -85,6 +91,9 @@ cdef class NodeStore:
         self.missing_left = <unsigned char*> _data(c["missing_go_to_left"])
         self.cat = <Py_ssize_t*> _data(c["categorical_set"])
         self.stats = <double*> _data(c["stats"])
+        if "lower_bound" in c:
+            self.lower = <double*> _data(c["lower_bound"])
+            self.upper = <double*> _data(c["upper_bound"])
 
     cdef bint _grow(self) noexcept nogil:
         cdef Py_ssize_t cap = self.capacity * 2
@@ -146,6 +155,11 @@ cdef class NodeStore:
             self.cat[node_id] = self.n_sets
             self.n_sets += 1
         return True
+
+    cdef void set_bounds(self, Py_ssize_t node_id, double lower, double upper) noexcept nogil:
+        if self.lower != NULL:
+            self.lower[node_id] = lower
+            self.upper[node_id] = upper
 
     def to_arrays(self):
         """The nodes as numpy arrays (scikit-learn's names, raw statistics).

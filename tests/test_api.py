@@ -163,8 +163,8 @@ def test_params_repr_and_set_params():
     assert repr(clf) == "DecisionTreeClassifier(criterion='entropy', max_depth=3)"
     params = clf.get_params()
     assert params["max_depth"] == 3 and params["min_samples_leaf"] == 1
-    # scikit-learn's parameters (but monotonic constraints), plus dtree's own
-    assert set(params) == (set(SkClassifier().get_params()) - {"monotonic_cst"}) | {
+    # scikit-learn's parameters, plus dtree's own
+    assert set(params) == set(SkClassifier().get_params()) | {
         "prune_risk", "pruning", "cv", "cv_rule", "cf", "validation_fraction", "handle_missing",
         "categorical_features", "handle_unknown", "algorithm", "n_jobs", "max_bins"}
     assert clf.set_params(max_depth=5) is clf and clf.max_depth == 5
