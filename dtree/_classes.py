@@ -340,6 +340,14 @@ class DecisionTreeClassifier(BaseDecisionTree):
         clipped to its bounds. Numeric features with ``algorithm="cart"`` only
         (a category set has no order); missing values go to whichever side
         their split learns, and count in that side's value.
+    value_tolerance : float >= 0, default=0.0
+        Two values of a feature closer than this (``b <= a + value_tolerance``)
+        are one value to the exact splitter: no threshold between them, and a
+        feature whose values in a node span no more is constant there. 0 (the
+        default) splits between any two different values; ``1e-7`` is
+        scikit-learn's fixed rule, which never splits a feature measured in
+        small units (its values 1e-9 apart). Not with ``splitter="hist"`` (whose
+        bins decide) or ``algorithm="c4.5"``.
 
     Attributes
     ----------
@@ -379,7 +387,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
-                 monotonic_cst=None):
+                 monotonic_cst=None, value_tolerance=0.0):
         self._store_params(locals())
 
     def fit(self, X, y, sample_weight=None):
@@ -475,7 +483,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     quantile : float in (0, 1), default=0.5
         The level of ``criterion="quantile"`` (other criteria ignore it).
     ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
-    categorical_features, handle_unknown, n_jobs, max_bins, monotonic_cst
+    categorical_features, handle_unknown, n_jobs, max_bins, monotonic_cst, value_tolerance
         See ``DecisionTreeClassifier`` (``monotonic_cst`` on the predicted value) (``pruning="pessimistic"`` is for
         classifiers only).
 
@@ -505,7 +513,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
-                 monotonic_cst=None):
+                 monotonic_cst=None, value_tolerance=0.0):
         criterion = friedman_alias(criterion)   # as scikit-learn 1.9 does, at construction
         self._store_params(locals())
 

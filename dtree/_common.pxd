@@ -160,13 +160,16 @@ cdef inline int check_cut(Py_ssize_t n_left, Py_ssize_t n_node, double wl, doubl
 
 cdef inline int scan_cut(const DTYPE_t* v, Py_ssize_t p, Py_ssize_t end_known,
                          Py_ssize_t n_left, Py_ssize_t n_node, double wl, double wr,
-                         Py_ssize_t min_leaf, double min_wleaf, double tiny) noexcept nogil:
+                         Py_ssize_t min_leaf, double min_wleaf, double tiny,
+                         DTYPE_t tol) noexcept nogil:
     """A sorted scan's verdict on the cut after position p (``v``: the values).
 
-    Between two equal values there is no cut; past the last number (p + 1 ==
-    end_known) is the cut "numbers | missing values".
+    Between two values within ``tol`` of each other (equal ones, by default)
+    there is no cut; past the last number (p + 1 == end_known) is the cut
+    "numbers | missing values". The sum is rounded to float32, as scikit-learn's
+    (so 1e-7 is its rule bit for bit).
     """
-    if p + 1 < end_known and v[p + 1] <= v[p]:
+    if p + 1 < end_known and v[p + 1] <= <DTYPE_t>(v[p] + tol):
         return CUT_PASS
     return check_cut(n_left, n_node, wl, wr, min_leaf, min_wleaf, tiny)
 

@@ -200,7 +200,7 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
                         params.min_samples_leaf, params.min_weight_leaf,
                         n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)),
                         quantile=float(getattr(est, "quantile", 0.5)),
-                        monotonic_cst=monotonic)
+                        monotonic_cst=monotonic, value_tolerance=float(est.value_tolerance))
     arrays = build_tree(splitter, **params.limits())
     del splitter  # free the presorted columns before building the Tree object
     est.max_features_ = n_draw
@@ -215,7 +215,9 @@ def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic):
         ("categorical_features", est.categorical_features_.any()),
         (f"algorithm={algorithm(est)!r}", algorithm(est) != "cart"),
         # a bin's targets have no running sum that gives a quantile
-        (f"criterion={criterion(est)!r}", criterion(est) in _QUANTILE_CRITERIA)) if used]
+        (f"criterion={criterion(est)!r}", criterion(est) in _QUANTILE_CRITERIA),
+        ("value_tolerance > 0 (its bins decide which values are apart)",
+         est.value_tolerance > 0)) if used]
     if unsupported:
         raise ValueError(f"splitter='hist' does not support {', '.join(unsupported)} yet; "
                          "use splitter='best'")
@@ -235,6 +237,9 @@ def _grow_c45(est, X, encoded_y, weights, n_classes, params, n_codes, w_exp):
     if params.max_leaf_nodes > 0 or params.max_features < X.shape[1]:
         raise ValueError("algorithm='c4.5' grows depth-first on every feature: "
                          "max_leaf_nodes and max_features are not supported with it")
+    if est.value_tolerance > 0:
+        raise ValueError("algorithm='c4.5' cuts between any two different values: "
+                         "value_tolerance > 0 is not supported with it")
     if criterion(est) not in ("gain_ratio", "entropy", "log_loss"):
         raise ValueError(f"algorithm='c4.5' splits by gain ratio or information gain; "
                          f"criterion={est.criterion!r} is not supported with it")

@@ -78,11 +78,12 @@ def _encode_labels(classes):
                     "str, int, float or bool")
 
 
-def _decode_labels(spec):
+def _decode_labels(spec, allow_empty=False):
+    # (a categorical column seen only missing at fit has no categories: allow_empty)
     if not isinstance(spec, dict) or spec.get("kind") not in ("str", "bool", "int", "float"):
         raise ModelFileError("classes must be a dict with kind str, bool, int or float")
     values = spec.get("values")
-    if not isinstance(values, list) or not values:
+    if not isinstance(values, list) or not (values or allow_empty):
         raise ModelFileError("classes must list at least one label")
     expected = {"str": str, "bool": bool, "int": int, "float": (int, float)}[spec["kind"]]
     for v in values:
@@ -335,7 +336,7 @@ def _check_categories(header, n_features):
                 raise ModelFileError("a numeric feature has categories")
             categories.append(None)
             continue
-        values = _decode_labels(spec)
+        values = _decode_labels(spec, allow_empty=True)
         if values.shape[0] > CAT_WORDS * 64:
             raise ModelFileError("too many categories")
         categories.append(values.astype(object))

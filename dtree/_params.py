@@ -201,6 +201,7 @@ COMMON = {
     "n_jobs": [Predicate(lambda v: is_int(v) and v != 0, "a non-zero int"), NONE],
     "max_bins": [Interval("int", 2, 255, "both")],
     "monotonic_cst": [NONE, Predicate(_array_like, "an array-like")],
+    "value_tolerance": [Interval("real", 0.0, None, "left")],
 }
 CLASSIFIER = dict(COMMON, **{
     "criterion": [Options("gini", "entropy", "log_loss", "gain_ratio")],

@@ -24,6 +24,7 @@ cdef struct QuantileScanArgs:
     double* value_right     # ... and its quantile (monotonic constraints only)
     signed char mono        # the feature's monotonic constraint
     double lower, upper     # ... and the node's bounds
+    DTYPE_t tol             # values within it are equal
     int* ranks              # by position: the sample's target rank (gathered per scan)
     double weight           # the node's
     Py_ssize_t min_leaf
@@ -68,6 +69,7 @@ cdef class Splitter:
     cdef readonly object monotonic_cst    # per feature -1, 0, 1 (int8), or None
     cdef const signed char* monotonic     # ... its data, NULL without constraints
     cdef double lower, upper              # the bounds of the node being split
+    cdef DTYPE_t tol                      # values within it are equal (0: exact values)
     cdef unsigned long long rng_state     # xorshift64* state for the feature draw
     # --- presorted layout: row f of each (d, N) array is feature f, node segments contiguous ---
     cdef DTYPE_t* vals                    # feature values in sorted order within each node

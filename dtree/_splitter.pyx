@@ -152,7 +152,7 @@ cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t star
                 a.value_right[end_known - start] = track_value(t, a.ql)
     for p in range(end_known - 1, start, -1):
         add_at(t, a, p)
-        if v[p - 1] < v[p]:
+        if v[p] > <DTYPE_t>(v[p - 1] + a.tol):
             loss_right[p - start] = track_loss(t, a.ql)
             if a.mono:
                 a.value_right[p - start] = track_value(t, a.ql)
@@ -166,7 +166,7 @@ cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t star
         add_at(t, a, p)
         wl = track_weight(t)
         cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, a.weight - wl,
-                       a.min_leaf, a.min_wleaf, tiny)
+                       a.min_leaf, a.min_wleaf, tiny, a.tol)
         if cut == CUT_STOP:
             break
         if cut != CUT_SCORE:
@@ -327,7 +327,7 @@ cdef class Splitter:
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
                   Py_ssize_t max_features, unsigned long long seed, n_categories=None,
                   bint multiway=False, int n_threads=1, double quantile=0.5,
-                  monotonic_cst=None):
+                  monotonic_cst=None, double value_tolerance=0.0):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         self.n_samples = n
@@ -367,6 +367,7 @@ cdef class Splitter:
             raise ValueError("n_categories must give, per feature, 0 or a count <= "
                              f"{MAX_CATEGORIES}")
         owned = [vals, idx, payload, goes_left, features, y, n_categories]
+        self.tol = <DTYPE_t>value_tolerance   # float32 sums, as scikit-learn's
         self.monotonic = NULL
         self.monotonic_cst = None
         self.lower = -INFINITY
@@ -639,7 +640,7 @@ cdef class Splitter:
             b = self.vals[f * n + start + 1]
             if a != a or b != b:
                 return False
-            if a < b:
+            if b > <DTYPE_t>(a + self.tol):
                 if self.sw != NULL:
                     w0 = self.sw[self.idx[f * n + start]]
                     w1 = self.sw[self.idx[f * n + start + 1]]
@@ -695,7 +696,7 @@ cdef class Splitter:
         n_missing = end - end_known
         if end_known == start:
             return False
-        if n_missing == 0 and v[end - 1] <= v[start]:
+        if n_missing == 0 and v[end - 1] <= <DTYPE_t>(v[start] + self.tol):
             return False
         if self.is_classifier and self.sw == NULL and self.n_stats == 2 and \
                 self.criterion == CRIT_GINI:
@@ -761,7 +762,7 @@ cdef class Splitter:
                 w = sw[ix[p]]
             clf_move(crit, &left, &right, cl, cr, yc[p], w, table)
             cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, left.w,
-                           weight - left.w, min_leaf, min_wleaf, tiny)
+                           weight - left.w, min_leaf, min_wleaf, tiny, self.tol)
             if cut == CUT_STOP:
                 break
             if cut != CUT_SCORE:
@@ -807,7 +808,7 @@ cdef class Splitter:
             ones_left += yc[p]
             wl = <double>(p + 1 - start + base)
             cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
-                           min_leaf, min_wleaf, tiny)
+                           min_leaf, min_wleaf, tiny, self.tol)
             if cut == CUT_STOP:
                 break
             if cut != CUT_SCORE:
@@ -916,6 +917,7 @@ cdef class Splitter:
         a.mono = self.monotonic[f] if self.monotonic != NULL else 0
         a.lower = self.lower
         a.upper = self.upper
+        a.tol = self.tol
         a.ranks = s.ranks
         a.weight = weight
         a.min_leaf = self.min_samples_leaf
@@ -954,7 +956,7 @@ cdef class Splitter:
             wl += w
             sl += w * yv[p]
             cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
-                           min_leaf, min_wleaf, tiny)
+                           min_leaf, min_wleaf, tiny, self.tol)
             if cut == CUT_STOP:
                 break
             if cut != CUT_SCORE:
@@ -1220,7 +1222,8 @@ cdef class Splitter:
         cdef Py_ssize_t offset = f * self.n_samples
         if f == split.feature and not (split.missing_left or split.categorical):
             return False
-        return not self.vals[offset + end - 1] <= self.vals[offset + start]
+        return not (self.vals[offset + end - 1]
+                    <= <DTYPE_t>(self.vals[offset + start] + self.tol))
 
     cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil:

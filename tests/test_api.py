@@ -166,7 +166,8 @@ def test_params_repr_and_set_params():
     # scikit-learn's parameters, plus dtree's own
     assert set(params) == set(SkClassifier().get_params()) | {
         "prune_risk", "pruning", "cv", "cv_rule", "cf", "validation_fraction", "handle_missing",
-        "categorical_features", "handle_unknown", "algorithm", "n_jobs", "max_bins"}
+        "categorical_features", "handle_unknown", "algorithm", "n_jobs", "max_bins",
+        "value_tolerance"}
     assert clf.set_params(max_depth=5) is clf and clf.max_depth == 5
     with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
         clf.set_params(depth=5)

@@ -115,6 +115,7 @@ VALID = {
                               st.dictionaries(st.integers(0, 3), st.floats(0, 1e300),
                                               max_size=3)),
     "algorithm": st.sampled_from(["cart", "id3", "c4.5"]),
+    "value_tolerance": st.one_of(st.just(0.0), st.just(1e-7), st.floats(0, 1e300)),
     "monotonic_cst": st.one_of(st.none(), st.lists(st.sampled_from([-1, 0, 1]), min_size=1,
                                                    max_size=4)),
 }

@@ -195,3 +195,15 @@ def test_fuzzed_files_load_cleanly_or_raise_the_documented_error(data):
         return
     pred = loaded.predict_proba(X)
     assert pred.shape == (20, loaded.n_classes_) and np.isfinite(pred).all()
+
+
+def test_a_categorical_column_seen_only_missing_saves_and_loads():
+    # it has no categories at all (found by the fuzz run): the file must still load
+    X = np.array([[np.nan, 1.0], [np.nan, 2.0], [np.nan, 3.0]])
+    est = DecisionTreeClassifier(categorical_features=[0]).fit(X, [0, 1, 1])
+    buffer = io.BytesIO()
+    est.save(buffer)
+    buffer.seek(0)
+    loaded = dtree.load(buffer)
+    assert loaded.categories_[0].shape == (0,)
+    np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
