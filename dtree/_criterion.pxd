@@ -415,13 +415,14 @@ cdef inline void track_add(tracker_t* t, Py_ssize_t rank, double w, double y,
             t.below += 1
             t.y_below += y
         # the quantile has floor(tau * count) present ranks below it (the rule
-        # of fenwick_descend with unit weights)
+        # of fenwick_descend with unit weights); one add changes that and the
+        # count below by 0 or 1 each, so the pointer moves one step at most
         need = (t.count >> 1) if t.half else <Py_ssize_t>(tau * <double>t.count)
-        while t.below > need:
+        if t.below > need:
             t.r = prev_present(t.present, t.r)
             t.below -= 1
             t.y_below -= t.ysorted[t.r]
-        while t.below < need:
+        elif t.below < need:
             t.below += 1
             t.y_below += t.ysorted[t.r]
             t.r = next_present(t.present, t.r)
