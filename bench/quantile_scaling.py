@@ -8,21 +8,11 @@ ratios. scikit-learn has no quantile criterion: the quantile row is timed
 against its absolute_error, the same work.
 """
 import argparse
-import time
 
 from sklearn.tree import DecisionTreeRegressor as SklearnRegressor
 
 import dtree
-from dtree.bench import make_data
-
-
-def best_of(fit, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        est = fit()
-        best = min(best, time.perf_counter() - start)
-    return best, est
+from dtree.bench import _best_time as best_of, make_data
 
 
 def main():

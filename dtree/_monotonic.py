@@ -22,8 +22,7 @@ def monotonic_constraints(est, n_features, n_classes):
     if est.monotonic_cst is None:
         return None
     cst = np.asarray(est.monotonic_cst)
-    length = cst.shape[0] if cst.ndim >= 1 else None
-    if cst.ndim != 1 or length != n_features:
+    if cst.ndim != 1 or cst.shape[0] != n_features:
         raise ValueError(f"monotonic_cst has shape {cst.shape[0] if cst.ndim else cst.shape} "
                          f"but the input data X has {n_features} features.")
     if not np.isin(cst, (-1, 0, 1)).all():

@@ -3,7 +3,7 @@
 
 from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, Node, SplitRecord, class_t,
                       word_t)
-from ._criterion cimport QuantileLoss
+from ._criterion cimport Fenwick, QuantileLoss, RankSet
 
 cdef enum:
     MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
@@ -18,7 +18,6 @@ cdef struct QuantileScanArgs:
     const int* ix
     const double* yv
     const int* yrank        # per sample: its target's rank in the node
-    const double* ysorted
     const double* sw
     double* loss_right      # by position - start: the loss of the right side from there
     double* value_right     # ... and its quantile (monotonic constraints only)
@@ -47,10 +46,10 @@ cdef struct Scratch:
     int* tmp_i
     class_t* tmp_yc
     double* tmp_yv
-    double* fenwick                 # quantile criteria: a Fenwick tree's 2 (N + 1) sums
+    Fenwick weighted                # quantile criteria: the scans' trackers, set up once
+    RankSet unit                    # (weighted's 2 (N + 1) sums double as pairs' room)
     double* loss_right              # ... and the loss of each right side of a scan (N)
     double* value_right             # ... and its quantile (N; monotonic constraints)
-    word_t* present                 # ... or, with unit weights, a bitset of ranks
     int* ranks                      # ... and the ranks of a segment's samples (N)
 
 

@@ -27,12 +27,12 @@ from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear
                       clear_split, count_bits, draw_feature, keep_doubles, lowest_bit,
                       midpoint, put_bit, record_candidate, scan_cut, seed_state, set_bit,
                       tiny_weight)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Fenwick, RankSet, Side, add_sample, clf_move,
-                          clf_proxy, clf_rest_acc, clf_side_acc, clogc, track_add,
-                          track_loss, track_reset, track_weight, tracker_t, is_classification, is_quantile,
-                          multiway_proxy, node_entropy_terms, node_impurity, quantile_loss,
-                          quantile_stats, record_children, reg_proxy, stats_size,
-                          monotonic_ok, track_value)
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Side, add_sample, clf_move, clf_proxy,
+                          clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
+                          monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
+                          quantile_loss, quantile_stats, record_children, reg_proxy,
+                          stats_size, track_add, track_loss, track_reset, track_value,
+                          track_weight, tracker_t)
 from ._criterion import xlogx_table
 
 
@@ -495,8 +495,11 @@ cdef class Splitter:
             self.scratch[t].tmp_i = &ti[t, 0]
             self.scratch[t].tmp_yc = &tyc[t, 0] if self.is_classifier else NULL
             self.scratch[t].tmp_yv = NULL if self.is_classifier else &tyv[t, 0]
-            self.scratch[t].fenwick = &qv[t, 0]
-            self.scratch[t].present = &pv[t, 0]
+            self.scratch[t].weighted.sums = &qv[t, 0]
+            self.scratch[t].weighted.ysorted = self.ysorted
+            self.scratch[t].unit.present = &pv[t, 0]
+            self.scratch[t].unit.ysorted = self.ysorted
+            self.scratch[t].unit.half = self.qloss.tau == 0.5
             self.scratch[t].ranks = &rv[t, 0]
             self.scratch[t].loss_right = &qv[t, 2 * n + 2] if quantile_rows > 1 else NULL
             self.scratch[t].value_right = &qv[t, 3 * n + 2] if quantile_rows > 1 else NULL
@@ -848,7 +851,7 @@ cdef class Splitter:
         then right in ``stats``), or, with ``n_left`` < 0, of the whole node."""
         cdef Py_ssize_t p, k = 0, n_right = 0
         cdef int i
-        cdef double* pairs = s.fenwick      # left's pairs, then right's: both in y order
+        cdef double* pairs = s.weighted.sums    # left's pairs, then right's, in y order
         for p in range(start, end):
             i = self.yorder[p]
             if n_left < 0 or bit_is_set(self.goes_left, i):
@@ -869,18 +872,11 @@ cdef class Splitter:
                              SplitRecord* best) noexcept nogil:
         """The numeric scan of a quantile criterion: proxy -(left loss + right loss)."""
         cdef QuantileScanArgs a
-        cdef RankSet unit
-        cdef Fenwick weighted
         self._quantile_args(s, f, weight, &a)
         if self.sw == NULL:
-            unit.present = s.present
-            unit.ysorted = self.ysorted
-            unit.half = self.qloss.tau == 0.5
-            scan_quantile(&unit, &a, start, end, n_missing, missing_left, best)
+            scan_quantile(&s.unit, &a, start, end, n_missing, missing_left, best)
         else:
-            weighted.sums = s.fenwick
-            weighted.ysorted = self.ysorted
-            scan_quantile(&weighted, &a, start, end, n_missing, missing_left, best)
+            scan_quantile(&s.weighted, &a, start, end, n_missing, missing_left, best)
 
     cdef void _quantile_groups(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, Py_ssize_t start,
                                Py_ssize_t end, double weight, SplitRecord* best) noexcept nogil:
@@ -889,18 +885,11 @@ cdef class Splitter:
         like numeric cuts (an exhaustive subset search would cost a quantile per
         subset)."""
         cdef QuantileScanArgs a
-        cdef RankSet unit
-        cdef Fenwick weighted
         self._quantile_args(s, f, weight, &a)
         if self.sw == NULL:
-            unit.present = s.present
-            unit.ysorted = self.ysorted
-            unit.half = self.qloss.tau == 0.5
-            scan_quantile_groups(&unit, &a, s, m, start, end, best)
+            scan_quantile_groups(&s.unit, &a, s, m, start, end, best)
         else:
-            weighted.sums = s.fenwick
-            weighted.ysorted = self.ysorted
-            scan_quantile_groups(&weighted, &a, s, m, start, end, best)
+            scan_quantile_groups(&s.weighted, &a, s, m, start, end, best)
 
     cdef void _quantile_args(self, Scratch* s, Py_ssize_t f, double weight,
                              QuantileScanArgs* a) noexcept nogil:
@@ -910,7 +899,6 @@ cdef class Splitter:
         a.ix = self.idx + f * self.n_samples
         a.yv = self.yval + f * self.n_samples
         a.yrank = self.yrank
-        a.ysorted = self.ysorted
         a.sw = self.sw
         a.loss_right = s.loss_right
         a.value_right = s.value_right

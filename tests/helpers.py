@@ -1,5 +1,6 @@
-"""Shared test helpers: tie-free data and a node-by-node tree comparison."""
+"""Shared test helpers: tie-free data, few-valued data, a node-by-node tree comparison."""
 import numpy as np
+from hypothesis import strategies as st
 
 from reference import is_tie, split_score
 
@@ -101,3 +102,16 @@ def compare_trees(ours, theirs, X, y, sample_weight=None, criterion="gini",
                 continue
         stack.extend(pairs)
     return same, stopped
+
+
+def few_valued_features(draw, max_rows, max_levels):
+    """A hypothesis draw: float32 X of 2..max_rows rows, 1-3 columns of small
+    integers (ties everywhere), every third value of column 0 missing half the time."""
+    n = draw(st.integers(2, max_rows))
+    d = draw(st.integers(1, 3))
+    levels = draw(st.integers(1, max_levels))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, levels), min_size=d, max_size=d),
+                               min_size=n, max_size=n)), dtype=np.float32)
+    if draw(st.booleans()):
+        X[::3, 0] = np.nan
+    return X

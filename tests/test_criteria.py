@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn import tree as sklearn_tree
 
-from helpers import compare_trees, tie_free_data
+from helpers import compare_trees, few_valued_features, tie_free_data
 from reference import all_candidates, is_tie
 
 import dtree
@@ -25,13 +25,8 @@ def _counts_target(seed, n, X):
 
 @st.composite
 def count_problems(draw):
-    n = draw(st.integers(2, 40))
-    d = draw(st.integers(1, 3))
-    levels = draw(st.integers(1, 6))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, levels), min_size=d, max_size=d),
-                               min_size=n, max_size=n)), dtype=np.float32)
-    if draw(st.booleans()):
-        X[::3, 0] = np.nan
+    X = few_valued_features(draw, 40, 6)
+    n = X.shape[0]
     y = np.array(draw(st.lists(st.sampled_from([0.0, 0.0, 1.0, 2.0, 3.5, 7.0, 20.0]),
                                min_size=n, max_size=n)))
     if y.sum() == 0:

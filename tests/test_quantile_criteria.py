@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn import tree as sklearn_tree
 
-from helpers import compare_trees, tie_free_data
+from helpers import compare_trees, few_valued_features, tie_free_data
 from reference import all_candidates, is_tie, least_pinball, quantile_level, weighted_quantile
 
 import dtree
@@ -27,13 +27,8 @@ def _name(criterion, tau):
 
 @st.composite
 def quantile_problems(draw):
-    n = draw(st.integers(2, 50))
-    d = draw(st.integers(1, 3))
-    levels = draw(st.integers(1, 8))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, levels), min_size=d, max_size=d),
-                               min_size=n, max_size=n)), dtype=np.float32)
-    if draw(st.booleans()):
-        X[::3, 0] = np.nan
+    X = few_valued_features(draw, 50, 8)
+    n = X.shape[0]
     if draw(st.booleans()):   # few values: ties between targets, and in the losses
         y = np.array(draw(st.lists(st.sampled_from([-3.0, 0.0, 1.0, 2.5, 7.0]),
                                    min_size=n, max_size=n)))
