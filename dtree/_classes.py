@@ -14,9 +14,9 @@ import numpy as np
 from . import _validation as val
 from ._base import XY_PARAMETERS, ParamsMixin, documented, register
 from ._encode import (check_fitted, check_label_kinds, check_regression_target,
-                      class_weighted, encode_fit_X, encode_labels, encode_predict_X,
+                      class_weighted, encode_fit_X, encode_label_columns, encode_predict_X,
                       friedman_alias, numeric_target)
-from ._fit import fit_tree, resolve_params
+from ._fit import fit_tree, outputs_refusals, resolve_params
 from ._io import save, to_dict
 from ._params import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
 from ._presets import splits_text
@@ -44,8 +44,11 @@ class BaseDecisionTree(ParamsMixin):
                                    TargetTags)
 
         text = splits_text(self)
-        return Tags(estimator_type=kind, target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags() if kind == "classifier" else None,
+        return Tags(estimator_type=kind,
+                    target_tags=TargetTags(required=True,
+                                           multi_output=not outputs_refusals(self)),
+                    classifier_tags=(ClassifierTags(multi_label=not outputs_refusals(self))
+                                     if kind == "classifier" else None),
                     regressor_tags=RegressorTags() if kind == "regressor" else None,
                     input_tags=InputTags(allow_nan=self.handle_missing == "split",
                                          string=text, categorical=text))
@@ -136,7 +139,10 @@ class BaseDecisionTree(ParamsMixin):
                 "coefficient of determination R^2.", "float", XY_PARAMETERS)
     def score(self, X, y, sample_weight=None):
         pred = self.predict(X)
-        y = val.check_y(y, pred.shape[0], estimator_name=type(self).__name__)
+        y = val.check_y(y, pred.shape[0], estimator_name=type(self).__name__,
+                        multi_output=True, warn_column=False)
+        if y.shape[1:] != pred.shape[1:]:
+            raise ValueError(f"y has shape {y.shape}; the predictions have {pred.shape}")
         return self._score(y, pred, val.check_sample_weight(sample_weight, pred.shape[0]))
 
     def __sklearn_is_fitted__(self):
@@ -409,40 +415,61 @@ class DecisionTreeClassifier(BaseDecisionTree):
         validate_params(self)
         X = encode_fit_X(self, X)
         check_label_kinds(y)
-        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
-        classes, codes = encode_labels(y)
+        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__,
+                        multi_output=True, warn_column=bool(outputs_refusals(self)))
+        classes, codes = encode_label_columns(y)
         weights = val.check_sample_weight(sample_weight, X.shape[0])
         weights = class_weighted(self.class_weight, classes, codes, weights)
         self.classes_ = classes
-        self.n_classes_ = int(classes.shape[0])
-        return fit_tree(self, X, codes, weights, self.n_classes_)
+        if codes.ndim == 1:
+            self.n_classes_ = int(classes.shape[0])
+        else:   # several outputs: lists, as scikit-learn's
+            self.n_classes_ = np.array([c.shape[0] for c in classes], dtype=np.intp)
+        return fit_tree(self, X, codes, weights,
+                        self.n_classes_ if codes.ndim == 1 else self.n_classes_.tolist())
 
     @documented("Class probabilities: the weighted class fractions of each sample's leaf.",
-                "ndarray of shape (n_samples, n_classes)\n    Columns follow ``classes_``.")
+                "ndarray of shape (n_samples, n_classes), or a list of n_outputs such\n"
+                "    arrays with several outputs\n    Columns follow ``classes_``.")
     def predict_proba(self, X):
         X = self._validate_X_predict(X)
-        return self.tree_.leaf_values(X, self._n_threads())[:, 0, :]
+        proba = self.tree_.leaf_values(X, self._n_threads())
+        if self.n_outputs_ == 1:
+            return proba[:, 0, :]
+        return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
 
     @documented("Logarithm of ``predict_proba`` (-inf for a zero probability).",
-                "ndarray of shape (n_samples, n_classes)")
+                "ndarray of shape (n_samples, n_classes), or a list of them")
     def predict_log_proba(self, X):
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if self.n_outputs_ == 1:
+                return np.log(proba)
+            return [np.log(p) for p in proba]
 
     @documented("Most probable class of each sample (the first in ``classes_`` on ties).",
-                "ndarray of shape (n_samples,)")
+                "ndarray of shape (n_samples,) or (n_samples, n_outputs)")
     def predict(self, X):
         X = self._validate_X_predict(X)
         if self.tree_.mixes_leaves(X):
             proba = self.tree_.leaf_values(X)[:, 0, :]
             return self.classes_.take(np.argmax(proba, axis=1))
         # argmax per node once, not per sample
-        node_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
-        return self.classes_.take(node_class.take(self.tree_.apply(X, self._n_threads())))
+        node_class = np.argmax(self.tree_.value, axis=2)
+        leaves = self.tree_.apply(X, self._n_threads())
+        if self.n_outputs_ == 1:
+            return self.classes_.take(node_class[:, 0].take(leaves))
+        out = np.empty((X.shape[0], self.n_outputs_),
+                       dtype=np.result_type(*[c.dtype for c in self.classes_]))
+        for k, classes in enumerate(self.classes_):
+            out[:, k] = classes.take(node_class[:, k].take(leaves))
+        return out
 
     def _score(self, y, pred, sw):
-        # accuracy
-        return float(np.average(pred == y, weights=sw))
+        # accuracy; with several outputs a sample counts when every output is right
+        # (subset accuracy, as scikit-learn's for multilabel targets)
+        hits = pred == y if pred.ndim == 1 else np.all(pred == y, axis=1)
+        return float(np.average(hits, weights=sw))
 
     def __sklearn_tags__(self):
         return self._tags("classifier")
@@ -537,19 +564,29 @@ class DecisionTreeRegressor(BaseDecisionTree):
         validate_params(self)
         X = encode_fit_X(self, X)
         y = check_regression_target(self, numeric_target(y))
-        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__)
+        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__,
+                        multi_output=True, warn_column=bool(outputs_refusals(self)))
         weights = val.check_sample_weight(sample_weight, X.shape[0])
-        return fit_tree(self, X, y, weights, 0)
+        return fit_tree(self, X, np.ascontiguousarray(y), weights, 0)
 
     @documented("Each sample's leaf value: its mean target (its quantile for the "
-                "quantile criteria).", "ndarray of shape (n_samples,)")
+                "quantile criteria).",
+                "ndarray of shape (n_samples,) or (n_samples, n_outputs)")
     def predict(self, X):
         X = self._validate_X_predict(X)
-        return self.tree_.value[:, 0, 0].take(self.tree_.apply(X, self._n_threads()))
+        values = self.tree_.value[:, :, 0]
+        leaves = self.tree_.apply(X, self._n_threads())
+        if self.n_outputs_ == 1:
+            return values[:, 0].take(leaves)
+        return values.take(leaves, axis=0)
 
     def _score(self, y, pred, sw):
-        # R^2
+        # R^2; with several outputs the mean of theirs (scikit-learn's "uniform_average")
         y = numeric_target(y)
+        if pred.ndim == 2:
+            y = y.reshape(pred.shape)
+            return float(np.mean([self._score(y[:, k], pred[:, k], sw)
+                                  for k in range(pred.shape[1])]))
         w = np.ones_like(y) if sw is None else sw
         # R^2 is a ratio: compute it in units where neither squares nor sums overflow
         exponent = power_of_two_scale(np.r_[y, pred]) + 1 + math.ceil(math.log2(y.shape[0]))

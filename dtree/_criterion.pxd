@@ -86,6 +86,14 @@ cdef inline double clogc(double c, const double* table) noexcept nogil:
 cdef inline void clf_move(int crit, Side* left, Side* right, double* cl, double* cr,
                           Py_ssize_t k, double w, const double* table) noexcept nogil:
     """Move one sample of class k and weight w from the right side to the left."""
+    clf_move_count(crit, left, right, cl, cr, k, w, table)
+    left.w += w
+
+
+cdef inline void clf_move_count(int crit, Side* left, Side* right, double* cl, double* cr,
+                                Py_ssize_t k, double w, const double* table) noexcept nogil:
+    """Move weight w of count k from the right side to the left (the sides' weights
+    are the caller's: a sample of several outputs moves one count per output)."""
     if crit == CRIT_GINI:
         # (c + w)^2 - c^2 = w (2c + w);  (c - w)^2 - c^2 = w (w - 2c)
         left.acc += w * (2.0 * cl[k] + w)
@@ -95,7 +103,6 @@ cdef inline void clf_move(int crit, Side* left, Side* right, double* cl, double*
         right.acc += clogc(cr[k] - w, table) - clogc(cr[k], table)
     cl[k] += w
     cr[k] -= w
-    left.w += w
 
 
 cdef inline double clf_side_acc(int crit, const double* counts, Py_ssize_t K,
@@ -139,7 +146,8 @@ cdef inline void node_entropy_terms(int crit, const double* counts, Py_ssize_t K
 
 cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double accr,
                              double w_node_entropy, double wlogw_node,
-                             const double* table, double* denominator) noexcept nogil:
+                             const double* table, double n_outputs,
+                             double* denominator) noexcept nogil:
     """Score of a classification candidate as numerator / ``denominator``; larger is better.
 
     The scan compares ``numerator > best * denominator`` (the denominator is
@@ -147,6 +155,9 @@ cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double
 
     gini:       sum_sides acc/w           (= const - sum_sides w * gini)
     entropy:    sum_sides (acc - w ln w)  (= -sum_sides w * H, H in nats)
+    With several outputs ``acc`` sums every output's counts and the impurity is
+    the outputs' mean: gini keeps its form, entropy's w ln w counts once per
+    output (gain ratio is for one output).
     gain_ratio: information gain / split information, both scaled by w_node
                 (``w_node_entropy`` is w_node * H(node) in nats, ``wlogw_node``
                 is w_node ln w_node).
@@ -159,7 +170,7 @@ cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double
     hr = clogc(wr, table)
     if crit == CRIT_ENTROPY:
         denominator[0] = 1.0
-        return (accl - hl) + (accr - hr)
+        return (accl - n_outputs * hl) + (accr - n_outputs * hr)
     split_info = wlogw_node - hl - hr
     if split_info <= 0.0:
         denominator[0] = 1.0
@@ -214,6 +225,23 @@ cdef inline double reg_proxy(int crit, double wl, double sl, double wr, double s
             return -INFINITY
         return sl * log(sl / wl) + sr * log(sr / wr)
     return mse_proxy(wl, sl, wr, sr, denominator)
+
+
+cdef inline double reg_proxy_outputs(int crit, double wl, const double* sl, double wr,
+                                     const double* stats, Py_ssize_t n_outputs,
+                                     double* denominator) noexcept nogil:
+    """``reg_proxy`` of several outputs: the sum of the outputs' (their impurity is
+    the mean of theirs); ``sl`` the left side's sum of w*y per output, ``stats``
+    the node's statistics (two per output). Any output without a valid side
+    (poisson) makes no candidate."""
+    cdef double num = 0.0, part
+    cdef Py_ssize_t k
+    for k in range(n_outputs):
+        part = reg_proxy(crit, wl, sl[k], wr, stats[2 * k] - sl[k], denominator)
+        if part == -INFINITY:
+            return -INFINITY
+        num += part
+    return num
 
 
 # ---------------------------------------------------------------- monotonic constraints
@@ -518,21 +546,21 @@ cdef inline double poisson_impurity(double w, double s, double sylogy) noexcept 
 
 
 cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
-                          double w) noexcept nogil
+                          double w, Py_ssize_t n_outputs) noexcept nogil
 cdef QuantileLoss quantile_loss(int crit, double tau) noexcept nogil
 
 
 cdef inline void record_children(SplitRecord* split, int crit, Py_ssize_t pos,
                                  const double* child_stats, Py_ssize_t S,
-                                 const double* weights, double weight, double impurity,
-                                 double weight_root) noexcept nogil:
+                                 Py_ssize_t n_outputs, const double* weights, double weight,
+                                 double impurity, double weight_root) noexcept nogil:
     """A chosen split's children (from their statistics, left then right) and its
     improvement: scikit-learn's weighted impurity decrease."""
     split.pos = pos
     split.weight_left = weights[0]
     split.weight_right = weights[1]
-    split.impurity_left = node_impurity(crit, child_stats, S, weights[0])
-    split.impurity_right = node_impurity(crit, child_stats + S, S, weights[1])
+    split.impurity_left = node_impurity(crit, child_stats, S, weights[0], n_outputs)
+    split.impurity_right = node_impurity(crit, child_stats + S, S, weights[1], n_outputs)
     split.improvement = (weight / weight_root) * (
         impurity
         - split.weight_right / weight * split.impurity_right

@@ -34,8 +34,22 @@ cdef QuantileLoss quantile_loss(int crit, double tau) noexcept nogil:
 
 
 cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
-                          double w) noexcept nogil:
-    """Impurity of a node from its statistics.
+                          double w, Py_ssize_t n_outputs) noexcept nogil:
+    """Impurity of a node from its statistics: with several outputs (``n_outputs``
+    equal blocks of ``stats``) the mean of theirs, as scikit-learn's."""
+    cdef Py_ssize_t stride, k
+    cdef double total = 0.0
+    if n_outputs <= 1:
+        return output_impurity(crit, stats, n_stats, w)
+    stride = n_stats // n_outputs
+    for k in range(n_outputs):
+        total += output_impurity(crit, stats + k * stride, stride, w)
+    return total / <double>n_outputs
+
+
+cdef double output_impurity(int crit, const double* stats, Py_ssize_t n_stats,
+                            double w) noexcept nogil:
+    """Impurity of one output of a node from its statistics.
 
     Classification: ``stats`` holds the weighted class counts. Gain ratio nodes
     report entropy (the ratio belongs to a split, not to a node).
@@ -100,15 +114,15 @@ def impurity(counts, criterion="gini", quantile=0.5):
             pairs[:, 0] = np.sort(values)
             v = pairs.ravel()
             quantile_stats(&ql, &v[0], values.size, stats)
-            return node_impurity(crit, stats, 2, <double>values.size)
+            return node_impurity(crit, stats, 2, <double>values.size, 1)
         stats[0] = stats[1] = 0.0
         for value in values:
             add_sample(stats, crit, 0, value, 1.0)
-        return node_impurity(crit, stats, 2, <double>values.size)
+        return node_impurity(crit, stats, 2, <double>values.size, 1)
     if values.size == 0 or values.sum() <= 0 or (values < 0).any():
         raise ValueError("counts must be non-negative with a positive sum")
     v = values
-    return node_impurity(crit, &v[0], v.shape[0], values.sum())
+    return node_impurity(crit, &v[0], v.shape[0], values.sum(), 1)
 
 
 def _criterion_code(criterion):

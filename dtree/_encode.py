@@ -115,10 +115,44 @@ def check_fitted(est):
 
 
 def class_weighted(class_weight, classes, codes, weights):
-    """Sample weights times the class weights (``class_weight``: None, "balanced" or a dict)."""
-    cw = class_weight
-    if cw is None:
+    """Sample weights times the class weights.
+
+    ``class_weight``: None, "balanced" or a dict; with several outputs
+    (``classes`` a list, ``codes`` of shape (n_samples, n_outputs)) "balanced"
+    or a list of dicts, one per output, the outputs' factors multiplied (as
+    scikit-learn's ``compute_sample_weight``).
+    """
+    if class_weight is None:
         return weights
+    if codes.ndim == 1:
+        if isinstance(class_weight, list) and len(class_weight) == 1:
+            class_weight = class_weight[0]
+        if isinstance(class_weight, list):
+            raise ValueError("class_weight is a list (one dict per output) but y has one "
+                             "output: pass a dict")
+        factors = _class_factors(class_weight, classes, codes)
+    else:
+        n_outputs = codes.shape[1]
+        if not (isinstance(class_weight, list) or class_weight == "balanced"):
+            raise ValueError("For multi-output, class_weight should be a list of dicts, or "
+                             "the string 'balanced'.")
+        if isinstance(class_weight, list) and len(class_weight) != n_outputs:
+            raise ValueError(
+                "For multi-output, number of elements in class_weight should match number "
+                f"of outputs. Got {len(class_weight)} element(s) while having {n_outputs} "
+                "outputs.")
+        factors = np.ones(codes.shape[0])
+        for k in range(n_outputs):
+            cw = class_weight if isinstance(class_weight, str) else class_weight[k]
+            factors = factors * _class_factors(cw, classes[k], codes[:, k])
+    weights = factors if weights is None else weights * factors
+    if not (weights > 0).any():
+        raise ValueError("sample weights times class weights sum to zero")
+    return weights
+
+
+def _class_factors(cw, classes, codes):
+    """Each sample's class weight for one output (``cw``: "balanced" or a dict)."""
     if isinstance(cw, str):
         if cw != "balanced":
             raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
@@ -135,11 +169,7 @@ def class_weighted(class_weight, classes, codes, weights):
             raise ValueError("class_weight values must be finite and >= 0")
     else:
         raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
-    expanded = per_class[codes]
-    weights = expanded if weights is None else weights * expanded
-    if not (weights > 0).any():
-        raise ValueError("sample weights times class weights sum to zero")
-    return weights
+    return per_class[codes]
 
 
 def check_label_kinds(y):
@@ -189,6 +219,19 @@ def _n_columns(X):
         except (TypeError, ValueError):
             return None
     return shape[1] if len(shape) == 2 else None
+
+
+def encode_label_columns(y):
+    """Per output, the sorted unique labels; and the int32 codes, of y's shape.
+
+    Returns an array of classes and 1-D codes for a 1-D y, a list of arrays and
+    codes of shape (n_samples, n_outputs) for a 2-D y.
+    """
+    if y.ndim == 1:
+        return encode_labels(y)
+    columns = [encode_labels(y[:, k]) for k in range(y.shape[1])]
+    return ([classes for classes, _ in columns],
+            np.ascontiguousarray(np.column_stack([codes for _, codes in columns])))
 
 
 def encode_labels(y):

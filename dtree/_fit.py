@@ -22,7 +22,8 @@ from ._params import (GrowthParams, InvalidParameterError, check_leaf_budget, cl
                       is_int, n_threads)
 from ._presets import algorithm, criterion, impurity_degree, pruning_method
 from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
-                       pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row)
+                       pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row,
+                       single_leaf_loss)
 from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, uniform_weight,
                        unscale_tree)
 from ._splitter import Splitter
@@ -181,6 +182,11 @@ def grow(est, X, encoded_y, weights, n_classes, y_exp=None):
     return unscale_tree(tree, w_unit, y_exp, degree)
 
 
+def _most_classes(n_classes):
+    # the builders' class count: the most of any output (0 for regression)
+    return int(np.max(n_classes))
+
+
 def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     """The grower for this configuration, on weights and targets scaled near 1."""
     n_draw = params.max_features
@@ -196,7 +202,7 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     if multiway and params.max_leaf_nodes > 0:
         raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
                          "supported with it")
-    splitter = Splitter(X, encoded_y, weights, n_classes, CRITERIA[criterion(est)],
+    splitter = Splitter(X, encoded_y, weights, _most_classes(n_classes), CRITERIA[criterion(est)],
                         params.min_samples_leaf, params.min_weight_leaf,
                         n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)),
                         quantile=float(getattr(est, "quantile", 0.5)),
@@ -205,7 +211,13 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     del splitter  # free the presorted columns before building the Tree object
     est.max_features_ = n_draw
     return Tree.from_builder(arrays, X.shape[1], n_classes,
-                             quantile_values=criterion(est) in _QUANTILE_CRITERIA)
+                             quantile_values=criterion(est) in _QUANTILE_CRITERIA,
+                             n_outputs=splitter_outputs(encoded_y))
+
+
+def splitter_outputs(encoded_y):
+    """Number of outputs of encoded targets (columns of a 2-D y)."""
+    return encoded_y.shape[1] if encoded_y.ndim == 2 else 1
 
 
 def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic):
@@ -264,18 +276,26 @@ def _grow_c45(est, X, encoded_y, weights, n_classes, params, n_codes, w_exp):
 
 def fit_tree(est, X, encoded_y, weights, n_classes):
     """Grow and prune the tree of ``est`` on encoded data; sets ``tree_`` (and pruning's
-    ``ccp_alpha_`` / ``cp_table_``)."""
-    _check_pruning_params(est, encoded_y, weights, n_classes)
-    monotonic_constraints(est, X.shape[1], n_classes)   # its errors before any growth
-    est.n_outputs_ = 1
+    ``ccp_alpha_`` / ``cp_table_``).
+
+    ``n_classes``: 0 for regression, the number of classes, or with several
+    outputs (``encoded_y`` of shape (n_samples, n_outputs)) a list of them.
+    """
+    est.n_outputs_ = splitter_outputs(encoded_y)
+    if est.n_outputs_ > 1:
+        check_outputs(est)
+    # classes stratify hold-outs and folds of one output; several are shuffled
+    strata = n_classes if est.n_outputs_ == 1 else 0
+    _check_pruning_params(est, encoded_y, weights, strata, n_classes)
+    monotonic_constraints(est, X.shape[1], _most_classes(n_classes))   # errors before growth
     for name in ("cp_table_", "ccp_alpha_"):
         est.__dict__.pop(name, None)
     pruning = pruning_method(est)
     # every tree of this fit (folds and hold-outs too) shares one target scale,
     # so that pruning compares their alphas in the same units
-    y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
+    y_exp = 0 if _most_classes(n_classes) else power_of_two_scale(encoded_y)
     if pruning == "reduced_error":
-        valid = holdout(encoded_y, n_classes, est.validation_fraction,
+        valid = holdout(encoded_y, strata, est.validation_fraction,
                          rng(est.random_state))
         train = ~valid
         tree = grow(est, X[train], encoded_y[train],
@@ -289,7 +309,7 @@ def fit_tree(est, X, encoded_y, weights, n_classes):
             tree = tree.subtree(pessimistic_leaves(tree, est.cf))
     if isinstance(est.ccp_alpha, str):
         tree = _prune_by_cross_validation(est, tree, X, encoded_y, weights, n_classes,
-                                               y_exp)
+                                          strata, y_exp)
     elif est.ccp_alpha > 0.0:
         tree = prune_ccp(tree, float(est.ccp_alpha), est.prune_risk)
         est.ccp_alpha_ = float(est.ccp_alpha)
@@ -297,10 +317,33 @@ def fit_tree(est, X, encoded_y, weights, n_classes):
     return est
 
 
-def _check_pruning_params(est, encoded_y, weights, n_classes):
+def outputs_refusals(est):
+    """The parameters of ``est`` that several outputs cannot be combined with."""
+    return [what for what, used in (
+        ("splitter='hist'", est.splitter == "hist"),
+        (f"algorithm={algorithm(est)!r} (Quinlan's trees have one class variable)",
+         algorithm(est) != "cart"),
+        (f"criterion={criterion(est)!r}",
+         criterion(est) in _QUANTILE_CRITERIA + ("gain_ratio",)),
+        ("pruning='pessimistic' (C4.5's error estimate is for one class variable)",
+         est.pruning == "pessimistic")) if used]
+
+
+def check_outputs(est):
+    """What several outputs cannot be combined with: clear errors before any work."""
+    refused = outputs_refusals(est)
+    if est.categorical_features_.any():
+        refused.append("categorical features")
+    if refused:
+        raise ValueError(f"several outputs (y of shape (n_samples, {est.n_outputs_})) are "
+                         f"not supported with {', '.join(refused)} yet; fit one tree per "
+                         "output, or use splitter='best' with numeric features")
+
+
+def _check_pruning_params(est, encoded_y, weights, strata, n_classes):
     """The pruning checks that need the data or several parameters together."""
     alpha = est.ccp_alpha
-    if est.pruning == "pessimistic" and n_classes == 0:
+    if est.pruning == "pessimistic" and _most_classes(n_classes) == 0:
         raise ValueError("pruning='pessimistic' (C4.5) is for classifiers; use "
                          "ccp_alpha or pruning='reduced_error' for regression")
     if est.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
@@ -314,9 +357,9 @@ def _check_pruning_params(est, encoded_y, weights, n_classes):
         n = encoded_y.shape[0] if weights is None else int(np.count_nonzero(weights > 0))
         if est.cv > n:
             raise ValueError(f"cv={est.cv} is larger than the number of samples ({n})")
-        if n_classes > 0:
+        if strata > 0:
             present = encoded_y if weights is None else encoded_y[weights > 0]
-            counts = np.bincount(present, minlength=n_classes)
+            counts = np.bincount(present, minlength=strata)
             smallest = counts[counts > 0].min()
             if est.cv > smallest:
                 raise ValueError(
@@ -324,17 +367,14 @@ def _check_pruning_params(est, encoded_y, weights, n_classes):
                     "every fold needs every class")
 
 
-def _prune_by_cross_validation(est, tree, X, encoded_y, weights, n_classes, y_exp):
+def _prune_by_cross_validation(est, tree, X, encoded_y, weights, n_classes, strata,
+                               y_exp):
     """Choose alpha by k-fold cross-validation over the pruning sequence (rpart)."""
     table, seq = cp_table(tree, est.prune_risk)
     # losses in units where neither weights nor squared targets overflow
     w = np.ones(X.shape[0]) if weights is None else weights / weights.max()
     y_scaled = scaled(encoded_y, y_exp)  # (y_exp is 0 for classifiers)
-    if n_classes > 0:
-        counts = np.bincount(encoded_y, weights=w, minlength=n_classes)
-        root_loss = w.sum() - counts.max()
-    else:
-        root_loss = np.sum(w * (y_scaled - np.average(y_scaled, weights=w)) ** 2)
+    root_loss = single_leaf_loss(y_scaled, w, tree.is_classifier)
     if tree.node_count == 1 or root_loss <= 0:
         table.xerror = np.zeros(len(table))
         table.xstd = np.zeros(len(table))
@@ -342,7 +382,7 @@ def _prune_by_cross_validation(est, tree, X, encoded_y, weights, n_classes, y_ex
         sums = np.zeros(len(table))
         squares = np.zeros(len(table))
         total = 0.0
-        for train, test in _cv_splits(est, X, encoded_y, n_classes):
+        for train, test in _cv_splits(est, X, encoded_y, strata):
             total += w[test].sum()
             fold_tree = grow(est, X[train], encoded_y[train],
                                    None if weights is None else weights[train], n_classes,

@@ -155,7 +155,8 @@ cdef inline void _start(splitter_t sp, bint best_first, Node* root, double* stat
     sp.begin(best_first)
     sp.root_stats(stats, weight_root)
     init_node(root, 0, sp.n_samples, 0, -1, False,
-              node_impurity(sp.criterion, stats, sp.n_stats, weight_root[0]), weight_root[0])
+              node_impurity(sp.criterion, stats, sp.n_stats, weight_root[0], sp.n_outputs),
+              weight_root[0])
 
 
 # ---------------------------------------------------------------- depth-first

@@ -18,6 +18,7 @@ cdef struct Scratch:
 cdef class HistSplitter:
     # --- problem ---
     cdef readonly intp_t n_samples
+    cdef readonly intp_t n_outputs        # always 1: one target
     cdef readonly intp_t n_stats          # node statistics: K class weights, or (sum wy, sum wy^2)
     cdef readonly int criterion
     cdef bint is_classifier

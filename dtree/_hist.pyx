@@ -137,6 +137,7 @@ cdef class HistSplitter:
         self.d = codes.shape[1]
         self.criterion = criterion
         self.is_classifier = is_classification(criterion)
+        self.n_outputs = 1
         self.n_stats = stats_size(criterion, n_classes)
         self.H = self.n_stats + 1                   # + the sample count
         self.min_samples_leaf = min_samples_leaf
@@ -246,7 +247,7 @@ cdef class HistSplitter:
                                node.hist if self.local == NULL else NULL, split):
             return 0
         n_left = self.mark_sides(start, end, split, child_stats, child_stats + S, weights)
-        record_children(split, self.criterion, start + n_left, child_stats, S, weights,
+        record_children(split, self.criterion, start + n_left, child_stats, S, 1, weights,
                         weight, node.impurity, weight_root)
         if not self.split_has_missing(start, end, split.feature):
             # no missing value here: at predict NaN follows the larger child
@@ -449,7 +450,7 @@ cdef class HistSplitter:
                 num = clf_proxy(self.criterion, wl,
                                 clf_side_acc(self.criterion, left, S, self.xlogx_table), wr,
                                 clf_rest_acc(self.criterion, stats, left, S, self.xlogx_table),
-                                w_node_entropy, wlogw, self.xlogx_table, &den)
+                                w_node_entropy, wlogw, self.xlogx_table, 1.0, &den)
             else:
                 num = reg_proxy(self.criterion, wl, left[1], wr, stats[0] - left[1], &den)
             if mono != 0:

@@ -29,9 +29,12 @@ from ._params import InvalidParameterError, validate_params
 from ._version import __version__
 
 FORMAT_NAME = "dtree-model"
+# 3: several outputs (``n_outputs``; a classifier's classes a list per output);
 # 2: impurities and weighted counts are stored as the builder computed them, with
-# their units in the header (impurity_exponent, weight_unit); 1: in the user's units
-FORMAT_VERSION = 2
+# their units in the header (impurity_exponent, weight_unit); 1: in the user's units.
+# A file is written in the oldest version that holds it, so one-output models stay
+# readable by older releases.
+FORMAT_VERSION = 3
 # The largest model file we read (and so the largest member): far above any real
 # tree, far below a hostile file's claims. load(max_bytes=...) raises or lowers it.
 MAX_FILE_BYTES = 1 << 31
@@ -129,15 +132,16 @@ def to_dict(estimator):
         if value is None or isinstance(value, (str, int, float, bool)):
             params[name] = value
         elif isinstance(value, dict):  # class_weight
-            params[name] = {"__dict_items__": [[_plain(k), _plain(v)]
-                                               for k, v in value.items()]}
+            params[name] = _dict_items(value)
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            params[name] = {"__dict_list__": [_dict_items(v) for v in value]}
         elif _plain_list(value):  # categorical_features as indices, names or a mask
             params[name] = [_plain(v) for v in value]
         else:  # RandomState objects, CV splitters or folds: not part of a fitted model
             params[name] = defaults[name]
     out = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if estimator.n_outputs_ > 1 else 2,
         "dtree_version": __version__,
         "estimator": type(estimator).__name__,
         "params": params,
@@ -145,13 +149,15 @@ def to_dict(estimator):
         "feature_names_in": (estimator.feature_names_in_.tolist()
                              if hasattr(estimator, "feature_names_in_") else None),
         "max_features": int(estimator.max_features_),
-        "classes": (_encode_labels(estimator.classes_)
-                    if hasattr(estimator, "classes_") else None),
+        "classes": (None if not hasattr(estimator, "classes_") else
+                    _encode_labels(estimator.classes_) if estimator.n_outputs_ == 1 else
+                    [_encode_labels(c) for c in estimator.classes_]),
         "categorical_features": [bool(v) for v in estimator.categorical_features_],
         "categories": [None if c is None else _encode_labels(np.asarray(c))
                        for c in estimator.categories_],
         "tree": {name: _stored_column(tree, name).tolist() for name in ARRAYS},
         "impurity_exponent": int(tree.impurity_exponent),
+        **({"n_outputs": int(estimator.n_outputs_)} if estimator.n_outputs_ > 1 else {}),
         "weight_unit": float(tree.weight_unit),
     }
     out["tree"]["category_sets"] = [[int(w) for w in row] for row in tree.category_sets]
@@ -160,6 +166,19 @@ def to_dict(estimator):
     if tree.fractional_missing:  # C4.5: NaN at predict follows every branch
         out["missing_rule"] = "fractional"
     return out
+
+
+def _dict_items(value):
+    # a dict as JSON can carry it: its keys need not be strings
+    return {"__dict_items__": [[_plain(k), _plain(v)] for k, v in value.items()]}
+
+
+def _read_dict(name, value):
+    items = value.get("__dict_items__") if isinstance(value, dict) else None
+    if not isinstance(items, list) or not all(
+            isinstance(i, list) and len(i) == 2 for i in items):
+        raise ModelFileError(f"parameter {name!r} is malformed")
+    return {k: v for k, v in items}
 
 
 def _stored_column(tree, name):
@@ -242,13 +261,12 @@ def _build(header, arrays):
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
         raise ModelFileError("n_features_in must be a positive integer")
     is_classifier = cls._is_classifier
-    classes = _decode_labels(header.get("classes")) if is_classifier else None
-    if not is_classifier and header.get("classes") is not None:
-        raise ModelFileError("a regressor has no classes")
-    n_outputs = classes.shape[0] if is_classifier else 1
+    n_outputs = _check_outputs(header, version, arrays["value"])
+    classes = _check_classes(header, is_classifier, n_outputs)
+    n_classes = [c.shape[0] for c in classes] if is_classifier else [1] * n_outputs
     categorical, categories = _check_categories(header, n_features)
     units = _check_units(header, is_classifier) if version >= 2 else (0, 1.0)
-    tree = _check_tree(arrays, n_features, n_outputs, is_classifier, categories, units)
+    tree = _check_tree(arrays, n_features, n_classes, is_classifier, categories, units)
 
     params = header.get("params")
     if not isinstance(params, dict):
@@ -259,12 +277,13 @@ def _build(header, arrays):
         raise ModelFileError(f"unknown parameters {sorted(unknown)} for {cls.__name__}")
     clean = {}
     for name, value in params.items():
-        if isinstance(value, dict):
-            items = value.get("__dict_items__")
-            if not isinstance(items, list) or not all(
-                    isinstance(i, list) and len(i) == 2 for i in items):
+        if isinstance(value, dict) and "__dict_list__" in value:
+            dicts = value["__dict_list__"]
+            if not isinstance(dicts, list) or len(value) != 1:
                 raise ModelFileError(f"parameter {name!r} is malformed")
-            value = {k: v for k, v in items}
+            value = [_read_dict(name, d) for d in dicts]
+        elif isinstance(value, dict):
+            value = _read_dict(name, value)
         elif not (value is None or isinstance(value, (str, int, float, bool))
                   or _plain_list(value)):
             raise ModelFileError(f"parameter {name!r} has an unsupported type")
@@ -287,9 +306,13 @@ def _build(header, arrays):
     estimator.max_features_ = max_features
     estimator.categorical_features_ = categorical
     estimator.categories_ = categories
-    if is_classifier:
+    estimator.n_outputs_ = n_outputs
+    if is_classifier and n_outputs == 1:
+        estimator.classes_ = classes[0]
+        estimator.n_classes_ = int(n_classes[0])
+    elif is_classifier:
         estimator.classes_ = classes
-        estimator.n_classes_ = int(classes.shape[0])
+        estimator.n_classes_ = np.asarray(n_classes, dtype=np.intp)
     if "ccp_alpha" in header:
         alpha = header["ccp_alpha"]
         if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or alpha < 0:
@@ -303,6 +326,32 @@ def _build(header, arrays):
     tree.fractional_missing = rule == "fractional"
     estimator.tree_ = tree
     return estimator
+
+
+def _check_outputs(header, version, value):
+    """The number of outputs the header declares (1 unless version 3 says more)."""
+    n_outputs = header.get("n_outputs", 1)
+    if not isinstance(n_outputs, int) or isinstance(n_outputs, bool) or n_outputs < 1:
+        raise ModelFileError("n_outputs must be a positive integer")
+    if n_outputs > 1 and version < 3:
+        raise ModelFileError(f"several outputs need format version 3; the file says {version}")
+    if value.ndim == 3 and value.shape[1] != n_outputs:
+        raise ModelFileError(f"value has {value.shape[1]} outputs; the header says {n_outputs}")
+    return n_outputs
+
+
+def _check_classes(header, is_classifier, n_outputs):
+    """A classifier's classes as a list with one array per output (None for regressors)."""
+    spec = header.get("classes")
+    if not is_classifier:
+        if spec is not None:
+            raise ModelFileError("a regressor has no classes")
+        return None
+    if n_outputs == 1:
+        return [_decode_labels(spec)]
+    if not isinstance(spec, list) or len(spec) != n_outputs:
+        raise ModelFileError(f"classes must list one set of labels per output ({n_outputs})")
+    return [_decode_labels(s) for s in spec]
 
 
 def _check_units(header, is_classifier):
@@ -348,11 +397,11 @@ def _check_values(arrays, is_classifier, inner, left, right):
     for name in ("value", "impurity", "weighted_n_node_samples"):
         if not np.isfinite(arrays[name]).all():
             raise ModelFileError(f"tree array {name!r} has non-finite entries")
-    value = arrays["value"][:, 0, :]
+    value = arrays["value"]
     if is_classifier:
         if (value < 0).any() or (value > 1).any():
             raise ModelFileError("class fractions in value must lie in [0, 1]")
-        if not np.allclose(value.sum(axis=1), 1.0, rtol=0, atol=1e-6):
+        if not np.allclose(value.sum(axis=2), 1.0, rtol=0, atol=1e-6):
             raise ModelFileError("the class fractions of a node must sum to 1")
     if (arrays["impurity"] < 0).any():
         raise ModelFileError("impurities must be >= 0")
@@ -370,7 +419,8 @@ def _check_values(arrays, is_classifier, inner, left, right):
         raise ModelFileError("a child weighs more than its parent")
 
 
-def _check_tree(arrays, n_features, n_outputs, is_classifier, categories, units):
+def _check_tree(arrays, n_features, n_classes, is_classifier, categories, units):
+    """The Tree of validated arrays (``n_classes``: per output, 1 for regression)."""
     n = arrays["children_left"].shape[0]
     if n < 1:
         raise ModelFileError("a tree needs at least one node")
@@ -421,8 +471,13 @@ def _check_tree(arrays, n_features, n_outputs, is_classifier, categories, units)
     if np.isnan(threshold[numeric]).any() or (threshold[numeric] == -np.inf).any():
         raise ModelFileError("split thresholds must be numbers or +inf")
     value = arrays["value"]
-    if value.shape[1:] != (1, n_outputs):
-        raise ModelFileError(f"value has shape {value.shape}, expected ({n}, 1, {n_outputs})")
+    expected = (n, len(n_classes), max(n_classes))
+    if value.shape != expected:
+        raise ModelFileError(f"value has shape {value.shape}, expected {expected}")
+    for k, count in enumerate(n_classes):
+        if (value[:, k, count:] != 0).any():
+            raise ModelFileError(f"output {k} has {count} classes; value has fractions "
+                                 "beyond them")
     _check_values(arrays, is_classifier, inner, left[inner], right[inner])
     if (arrays["missing_go_to_left"] > 1).any():
         raise ModelFileError("missing_go_to_left must hold 0 or 1")
@@ -438,7 +493,7 @@ def _check_tree(arrays, n_features, n_outputs, is_classifier, categories, units)
                 weighted_n_node_samples=arrays["weighted_n_node_samples"],
                 weight_unit=units[1],
                 node_depth=depth.astype(np.intp), n_features=n_features,
-                n_classes=n_outputs if is_classifier else 0,
+                n_classes=n_classes if is_classifier else 0,
                 missing_go_to_left=arrays["missing_go_to_left"],
                 categorical_set=cat_row.astype(np.intp), category_sets=sets)
 

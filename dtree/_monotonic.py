@@ -21,6 +21,8 @@ def monotonic_constraints(est, n_features, n_classes):
     """
     if est.monotonic_cst is None:
         return None
+    if getattr(est, "n_outputs_", 1) > 1:
+        raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
     cst = np.asarray(est.monotonic_cst)
     if cst.ndim != 1 or cst.shape[0] != n_features:
         raise ValueError(f"monotonic_cst has shape {cst.shape[0] if cst.ndim else cst.shape} "

@@ -43,8 +43,10 @@ class Tree:
         C4.5 trees: ``predict`` sends a missing value down both children,
         weighted by their training weights, and mixes the leaves reached
         (``apply`` and ``decision_path`` follow ``missing_go_to_left``).
-    value : ndarray of shape (node_count, 1, n_classes) or (node_count, 1, 1)
-        Weighted class fractions (classification) or mean target (regression).
+    value : ndarray of shape (node_count, n_outputs, max_n_classes)
+        Weighted class fractions of each output (classification; an output
+        with fewer classes than the most has zeros after its own), or each
+        output's mean target (regression, ``max_n_classes`` 1).
     impurity : ndarray of shape (node_count,)
         In the units of the target (squared, for regression).
     scaled_impurity : ndarray of shape (node_count,)
@@ -63,10 +65,11 @@ class Tree:
     max_depth : int
     n_leaves : int
     n_features : int
-    n_classes : ndarray of shape (1,)
-        Number of classes (1 for regression), as scikit-learn.
+    n_classes : ndarray of shape (n_outputs,)
+        Number of classes of each output (1 for regression), as scikit-learn.
     n_outputs : int
-        Always 1.
+        Number of outputs (columns of y).
+    max_n_classes : int
     """
 
     def __init__(self, *, children_left, children_right, feature, threshold, value,
@@ -96,29 +99,34 @@ class Tree:
             category_sets = np.zeros((0, CAT_WORDS), dtype=np.uint64)
         self.category_sets = np.asarray(category_sets, dtype=np.uint64).reshape(-1, CAT_WORDS)
         self.n_features = int(n_features)
+        self.n_outputs = int(value.shape[1])
+        counts = np.atleast_1d(np.asarray(n_classes, dtype=np.intp))
+        self.is_classifier = bool(counts.max() > 0)
+        if counts.shape[0] != self.n_outputs:   # one count for every output
+            counts = np.repeat(counts[:1], self.n_outputs)
         # scikit-learn reports 1 "class" for a regression tree
-        self.n_classes = np.array([max(int(n_classes), 1)], dtype=np.intp)
-        self.n_outputs = 1
+        self.n_classes = np.maximum(counts, 1)
         self.max_n_classes = int(self.n_classes.max())
-        self.is_classifier = int(n_classes) > 0
 
     @classmethod
-    def from_builder(cls, arrays, n_features, n_classes, quantile_values=False):
+    def from_builder(cls, arrays, n_features, n_classes, quantile_values=False, n_outputs=1):
         """A Tree from the builder's arrays (raw node statistics become ``value``).
 
-        ``quantile_values``: the first statistic is the node's value itself (the
-        quantile criteria), not a weighted sum to divide.
+        ``n_classes``: 0 for regression, else the number of classes (of each
+        output: a sequence when there are several). The statistics hold one
+        block per output. ``quantile_values``: the first statistic is the node's
+        value itself (the quantile criteria), not a weighted sum to divide.
         """
-        stats = arrays["stats"]
         weights = arrays["weighted_n_node_samples"]
-        safe = np.where(weights > 0, weights, 1.0)
-        if n_classes > 0:
+        stats = arrays["stats"].reshape(weights.shape[0], n_outputs, -1)
+        safe = np.where(weights > 0, weights, 1.0)[:, None, None]
+        if np.max(n_classes) > 0:
             # weighted class counts -> fractions (scikit-learn >= 1.4 layout)
-            value = (stats / safe[:, None])[:, None, :]
+            value = stats / safe
         elif quantile_values:
-            value = stats[:, 0].copy()[:, None, None]
+            value = stats[:, :, :1].copy()
         else:
-            value = (stats[:, 0] / safe)[:, None, None]
+            value = stats[:, :, :1] / safe
         if "lower_bound" in arrays:   # monotonic constraints
             value = clip_values(value, arrays["lower_bound"], arrays["upper_bound"],
                                 n_classes)
@@ -174,7 +182,7 @@ class Tree:
         is_leaf = leaves[order]
         left = np.where(is_leaf, TREE_LEAF, new_id[self.children_left[order]])
         right = np.where(is_leaf, TREE_LEAF, new_id[self.children_right[order]])
-        n_classes = int(self.n_classes[0]) if self.is_classifier else 0
+        n_classes = self.n_classes if self.is_classifier else 0
         return Tree(children_left=left, children_right=right,
                     feature=np.where(is_leaf, TREE_UNDEFINED, self.feature[order]),
                     threshold=np.where(is_leaf, float(TREE_UNDEFINED), self.threshold[order]),

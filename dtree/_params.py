@@ -138,6 +138,12 @@ class Predicate:
         return self.name
 
 
+def _class_weight_list(value):
+    # several outputs: one dict per output
+    return isinstance(value, list) and len(value) > 0 and all(
+        _class_weight_dict(d) for d in value)
+
+
 def _class_weight_dict(value):
     if not isinstance(value, dict):
         return False
@@ -206,7 +212,8 @@ COMMON = {
 CLASSIFIER = dict(COMMON, **{
     "criterion": [Options("gini", "entropy", "log_loss", "gain_ratio")],
     "class_weight": [NONE, Options("balanced"),
-                     Predicate(_class_weight_dict, "a dict of finite weights >= 0")],
+                     Predicate(_class_weight_dict, "a dict of finite weights >= 0"),
+                     Predicate(_class_weight_list, "a list of such dicts (one per output)")],
     "algorithm": [Options("cart", "id3", "c4.5")],
 })
 REGRESSOR = dict(COMMON, **{

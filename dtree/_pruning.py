@@ -43,8 +43,9 @@ def node_risk(tree, risk):
     """
     w = tree.scaled_weighted_n_node_samples  # only ratios are used: any unit will do
     if risk == "misclassification" and tree.is_classifier:
-        counts = tree.value[:, 0, :] * w[:, None]
-        return np.maximum(w - counts.max(axis=1), 0.0) / w[0]
+        # (several outputs: the mean of theirs, as the impurity is)
+        counts = tree.value * w[:, None, None]
+        return np.maximum(w[:, None] - counts.max(axis=2), 0.0).mean(axis=1) / w[0]
     # in the tree's scaled impurity units (2**impurity_exponent each): finite always
     return w / w[0] * tree.scaled_impurity
 
@@ -381,17 +382,32 @@ def _path_losses(tree, X, y, exponent=0):
 
     0/1 loss for classifiers (``y`` holds class codes), squared error for
     regressors, in units where the targets are scaled by ``2**-exponent`` (``y``
-    is given scaled).
+    is given scaled); with several outputs the mean of theirs.
     """
     path = tree.decision_path(X)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(path.indptr))
     nodes = path.indices
+    y = y.reshape(y.shape[0], -1)
     if tree.is_classifier:
-        node_class = np.argmax(tree.value[:, 0, :], axis=1)
-        loss = (node_class[nodes] != y[rows]).astype(np.float64)
+        node_class = np.argmax(tree.value, axis=2)
+        loss = (node_class[nodes] != y[rows]).mean(axis=1)
     else:
-        loss = (y[rows] - scaled(tree.value[nodes, 0, 0], exponent)) ** 2
+        loss = ((y[rows] - scaled(tree.value[nodes, :, 0], exponent)) ** 2).mean(axis=1)
     return rows, nodes, loss
+
+
+def single_leaf_loss(y, w, is_classifier):
+    """The loss of one leaf holding every sample (rpart's root error): the weight
+    outside the majority class, or the weighted sum of squared errors about the
+    mean; with several outputs the mean of theirs (as ``_path_losses``)."""
+    y = y.reshape(y.shape[0], -1)
+    losses = []
+    for column in y.T:
+        if is_classifier:
+            losses.append(w.sum() - np.bincount(column, weights=w).max())
+        else:
+            losses.append(np.sum(w * (column - np.average(column, weights=w)) ** 2))
+    return float(np.mean(losses))
 
 
 def _replace_bottom_up(tree, cost_as_leaf, slack=0.0):

@@ -57,7 +57,9 @@ cdef class Splitter:
     # --- problem ---
     cdef readonly Py_ssize_t n_samples    # N
     cdef readonly Py_ssize_t n_features   # d
-    cdef readonly Py_ssize_t n_stats      # node statistics: K class counts, or (sum wy, sum wy^2)
+    cdef readonly Py_ssize_t n_outputs    # targets per sample
+    cdef readonly Py_ssize_t n_stats      # node statistics: K class counts, or (sum wy, sum wy^2),
+                                          # per output (blocks of n_stats / n_outputs)
     cdef readonly int criterion           # CRIT_* code from _criterion.pxd
     cdef readonly bint is_classifier
     # --- constraints ---
@@ -76,8 +78,8 @@ cdef class Splitter:
     cdef class_t* ycode                       # class code beside each value (classification)
     cdef double* yval                     # target beside each value (regression)
     cdef const double* sw                 # sample weights by sample index, NULL for unit weights
-    cdef const int* y_by_sample           # class codes by sample index (root statistics)
-    cdef const double* yv_by_sample       # targets by sample index (root statistics)
+    cdef const int* y_by_sample           # class codes by sample index, (N, n_outputs)
+    cdef const double* yv_by_sample       # targets by sample index, (N, n_outputs)
     # --- scratch, allocated once per fit ---
     cdef unsigned long long* goes_left    # bit i set: sample i goes to the left child
     cdef const double* xlogx_table        # n ln n for n = 0..N when weights are unit, else NULL
@@ -143,6 +145,9 @@ cdef class Splitter:
                              SplitRecord* best) noexcept nogil
     cdef void _quantile_groups(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, Py_ssize_t start,
                                Py_ssize_t end, double weight, SplitRecord* best) noexcept nogil
+    cdef void _scan_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                            Py_ssize_t n_missing, bint missing_left, const double* stats,
+                            double weight, SplitRecord* best) noexcept nogil
     cdef void _scan_regression(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,

@@ -27,7 +27,8 @@ from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear
                       clear_split, count_bits, draw_feature, keep_doubles, lowest_bit,
                       midpoint, put_bit, record_candidate, scan_cut, seed_state, set_bit,
                       tiny_weight)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GINI, Side, add_sample, clf_move, clf_proxy,
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, Side, add_sample, clf_move,
+                          clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
                           quantile_loss, quantile_stats, record_children, reg_proxy,
@@ -112,6 +113,55 @@ cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, in
         nl += side
         nr += 1 - side
     memcpy(ids + nl, tmp, nr * sizeof(int))
+
+
+cdef inline void add_outputs(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
+                             const int* codes, const double* targets, Py_ssize_t i,
+                             double w) noexcept nogil:
+    """Add sample i (its row of ``codes`` or ``targets``, by sample then output) to
+    a node's statistics: one block of ``stride`` values per output."""
+    cdef Py_ssize_t k
+    for k in range(n_outputs):
+        add_sample(stats + k * stride, crit, codes[i * n_outputs + k] if codes != NULL else 0,
+                   targets[i * n_outputs + k] if targets != NULL else 0.0, w)
+
+
+cdef struct Outputs:
+    # what moving a sample of several outputs reads
+    int crit
+    bint classes
+    Py_ssize_t n_outputs
+    Py_ssize_t stride       # statistics per output
+    const int* codes        # (N, n_outputs) class codes, or
+    const double* targets   # ... targets
+    const double* sw
+    const double* table
+
+
+cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double* cl,
+                              double* cr, int i) noexcept nogil:
+    """Sample i from the right side to the left: one count (classes) or one sum of
+    w*y (regression, ``cl``'s first n_outputs values) per output."""
+    cdef Py_ssize_t K = o.n_outputs, k
+    cdef double w = o.sw[i] if o.sw != NULL else 1.0
+    if o.classes:
+        for k in range(K):
+            clf_move_count(o.crit, left, right, cl, cr, k * o.stride + o.codes[i * K + k], w,
+                           o.table)
+    else:
+        for k in range(K):
+            cl[k] += w * o.targets[i * K + k]
+    left.w += w
+
+
+def _check_outputs(int criterion, n_categories, bint multiway, monotonic_cst):
+    """What several outputs cannot be combined with (the estimators say it first)."""
+    if is_quantile(criterion) or criterion == CRIT_GAIN_RATIO:
+        raise ValueError("this criterion supports one output only")
+    if multiway or monotonic_cst is not None or (
+            n_categories is not None and np.any(np.asarray(n_categories) > 0)):
+        raise ValueError("several outputs need numeric features, binary splits and no "
+                         "monotonic constraints")
 
 
 cdef inline void add_at(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t p) noexcept nogil:
@@ -310,13 +360,13 @@ cdef class Splitter:
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features), float32
-    y : ndarray of shape (n_samples,)
+    y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         int32 class codes in [0, n_classes) for classification, float64 targets
         for regression.
     sample_weight : ndarray of shape (n_samples,), float64, or None
         None means unit weights.
     n_classes : int
-        Number of classes; 0 for regression.
+        Number of classes (the most of any output); 0 for regression.
     criterion : int
         CRIT_* code.
     min_samples_leaf, min_weight_leaf, max_features, seed
@@ -330,11 +380,17 @@ cdef class Splitter:
                   monotonic_cst=None, double value_tolerance=0.0):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        self.n_outputs = y.shape[1] if y.ndim == 2 else 1
+        if self.n_outputs > 1:
+            _check_outputs(criterion, n_categories, multiway, monotonic_cst)
         self.n_samples = n
         self.n_features = d
         self.criterion = criterion
         self.is_classifier = is_classification(criterion)
-        self.n_stats = stats_size(criterion, n_classes)
+        self.n_stats = self.n_outputs * stats_size(criterion, n_classes)
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_leaf = min_weight_leaf
         self.max_features = max_features
@@ -355,7 +411,8 @@ cdef class Splitter:
             y = np.ascontiguousarray(y, dtype=np.float64)
             payload = np.empty((d, n), dtype=np.float64)
         _presort(X, vals, idx, n_threads)
-        _gather_rows(y, idx, payload)
+        # (several outputs: the scans read targets by sample id; the first rides along)
+        _gather_rows(np.ascontiguousarray(y[:, 0]) if y.ndim == 2 else y, idx, payload)
 
         # a bit per sample: small enough to stay in the core's own cache
         goes_left = np.zeros((n + 63) // 64, dtype=np.uint64)
@@ -405,6 +462,7 @@ cdef class Splitter:
         cdef double[:, ::1] yv_view
         cdef const int[::1] y_code
         cdef const double[::1] y_val
+        y = y.reshape(-1)    # (by sample, then output)
         cdef unsigned long long[::1] gl_view = goes_left
         cdef Py_ssize_t[::1] feat_view = features
         cdef const int[::1] ncat_view = n_categories
@@ -419,12 +477,12 @@ cdef class Splitter:
             yc_view = payload
             y_code = y
             self.ycode = &yc_view[0, 0]
-            self.y_by_sample = &y_code[0]
+            self.y_by_sample = &y_code[0] if n > 0 else NULL
         else:
             yv_view = payload
             y_val = y
             self.yval = &yv_view[0, 0]
-            self.yv_by_sample = &y_val[0]
+            self.yv_by_sample = &y_val[0] if n > 0 else NULL
         self.goes_left = &gl_view[0]
         self.features = &feat_view[0]
         self.n_categories = &ncat_view[0] if d > 0 else NULL
@@ -520,9 +578,8 @@ cdef class Splitter:
             total += w
             if self.yorder != NULL:
                 continue
-            add_sample(stats, self.criterion,
-                       self.y_by_sample[i] if self.is_classifier else 0,
-                       0.0 if self.is_classifier else self.yv_by_sample[i], w)
+            add_outputs(stats, self.criterion, self.n_outputs, self.n_stats // self.n_outputs,
+                        self.y_by_sample, self.yv_by_sample, i, w)
         weight[0] = total
 
     cdef int split(self, Node* node, const double* stats, double weight_root,
@@ -632,7 +689,7 @@ cdef class Splitter:
         cdef Py_ssize_t f, n = self.n_samples
         cdef DTYPE_t a, b
         cdef double w0 = 1.0, w1 = 1.0, y0, y1, num, den
-        if self.is_classifier or self.max_features < self.n_features or \
+        if self.is_classifier or self.n_outputs > 1 or self.max_features < self.n_features or \
                 self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
                 self.monotonic != NULL:
             return False
@@ -701,7 +758,11 @@ cdef class Splitter:
             return False
         if n_missing == 0 and v[end - 1] <= <DTYPE_t>(v[start] + self.tol):
             return False
-        if self.is_classifier and self.sw == NULL and self.n_stats == 2 and \
+        if self.n_outputs > 1:
+            self._scan_outputs(s, f, start, end, n_missing, False, stats, weight, best)
+            if n_missing:
+                self._scan_outputs(s, f, start, end, n_missing, True, stats, weight, best)
+        elif self.is_classifier and self.sw == NULL and self.n_stats == 2 and \
                 self.criterion == CRIT_GINI:
             self._scan_binary_gini(f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
@@ -772,7 +833,7 @@ cdef class Splitter:
                 continue
             wr = weight - left.w
             num = clf_proxy(crit, left.w, left.acc, wr, right.acc,
-                            w_node_entropy, wlogw, table, &den)
+                            w_node_entropy, wlogw, table, 1.0, &den)
             if better(num, den, f, best) and (mono == 0 or monotonic_ok(
                     mono, self.lower, self.upper, cl[0] / left.w, cr[0] / wr)):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
@@ -955,6 +1016,60 @@ cdef class Splitter:
                     mono, self.lower, self.upper, sl / wl, (total - sl) / wr)):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
 
+    cdef void _scan_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                            Py_ssize_t n_missing, bint missing_left, const double* stats,
+                            double weight, SplitRecord* best) noexcept nogil:
+        """A numeric feature's cuts with several outputs: a sample moves one count
+        (classes) or one sum of w*y (regression) per output, its targets read by
+        sample id; the proxy sums the outputs' terms (``_criterion``)."""
+        cdef Py_ssize_t n_samples = self.n_samples, K = self.n_outputs, S = self.n_stats
+        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start, p, last
+        cdef Py_ssize_t base = n_missing if missing_left else 0
+        cdef const DTYPE_t* v = self.vals + f * n_samples
+        cdef const int* ix = self.idx + f * n_samples
+        cdef const double* table = self.xlogx_table
+        cdef double* cl = s.count_left     # classes: the left counts; regression: sums
+        cdef double* cr = s.count_right
+        cdef double tiny = tiny_weight(weight), wr, num, den
+        cdef int crit = self.criterion, cut
+        cdef Side left, right
+        cdef Outputs o
+        o.crit = crit
+        o.classes = self.is_classifier
+        o.n_outputs = K
+        o.stride = S // K
+        o.codes = self.y_by_sample
+        o.targets = self.yv_by_sample
+        o.sw = self.sw
+        o.table = table
+        memset(cl, 0, S * sizeof(double))
+        memcpy(cr, stats, S * sizeof(double))
+        left.w = 0.0
+        left.acc = 0.0
+        right.w = weight
+        right.acc = clf_side_acc(crit, stats, S, table) if self.is_classifier else 0.0
+        if missing_left:
+            for p in range(end_known, end):
+                move_outputs(&o, &left, &right, cl, cr, ix[p])
+        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        for p in range(start, last + 1):
+            move_outputs(&o, &left, &right, cl, cr, ix[p])
+            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, left.w,
+                           weight - left.w, self.min_samples_leaf, self.min_weight_leaf,
+                           tiny, self.tol)
+            if cut == CUT_STOP:
+                break
+            if cut != CUT_SCORE:
+                continue
+            wr = weight - left.w
+            if self.is_classifier:
+                num = clf_proxy(crit, left.w, left.acc, wr, right.acc, 0.0, 0.0, table,
+                                <double>K, &den)
+            else:
+                num = reg_proxy_outputs(crit, left.w, cl, wr, stats, K, &den)
+            if better(num, den, f, best):
+                record_cut(best, num, den, f, missing_left, v, p, end_known)
+
     cdef bint _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil:
@@ -1077,7 +1192,7 @@ cdef class Splitter:
             acc = clf_side_acc(CRIT_ENTROPY, gstats, K, table)
             children += acc - clogc(wg, table)
             split_info -= clogc(wg, table)
-            impurity_sum += wg * node_impurity(self.criterion, gstats, K, wg)
+            impurity_sum += wg * node_impurity(self.criterion, gstats, K, wg, 1)
         if not multiway_proxy(self.criterion, children, split_info, w_node_entropy, &num, &den):
             return
         if not better(num, den, f, best):
@@ -1121,7 +1236,7 @@ cdef class Splitter:
             num = clf_proxy(self.criterion, wl,
                             clf_side_acc(self.criterion, s.count_left, K, table), wr,
                             clf_rest_acc(self.criterion, stats, s.count_left, K, table),
-                            w_node_entropy, wlogw, table, &den)
+                            w_node_entropy, wlogw, table, 1.0, &den)
         else:
             num = reg_proxy(self.criterion, wl, s.count_left[0], wr,
                             stats[0] - s.count_left[0], &den)
@@ -1157,14 +1272,15 @@ cdef class Splitter:
         if v[end - 1] == v[end - 1]:
             # no missing value here: at predict NaN follows the larger child
             best.missing_left = n_left > end - start - n_left
-        record_children(best, self.criterion, start + n_left, child_stats, S, weights,
-                        weight, impurity, weight_root)
+        record_children(best, self.criterion, start + n_left, child_stats, S, self.n_outputs,
+                        weights, weight, impurity, weight_root)
 
     cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
                                 const SplitRecord* split, double* left_stats,
                                 double* right_stats, double* weights) noexcept nogil:
         """Mark each sample's side (the routing predict uses) and sum both children."""
         cdef Py_ssize_t offset = split.feature * self.n_samples, p, n_left = 0
+        cdef Py_ssize_t K = self.n_outputs
         cdef const DTYPE_t* v = self.vals + offset
         cdef const int* ix = self.idx + offset
         cdef double w = 1.0
@@ -1180,9 +1296,13 @@ cdef class Splitter:
             put_bit(self.goes_left, ix[p], go_left)
             n_left += go_left
             weights[0 if go_left else 1] += w
-            add_sample(left_stats if go_left else right_stats, self.criterion,
-                       self.ycode[offset + p] if self.is_classifier else 0,
-                       0.0 if self.is_classifier else self.yval[offset + p], w)
+            if K > 1:
+                add_outputs(left_stats if go_left else right_stats, self.criterion, K,
+                            self.n_stats // K, self.y_by_sample, self.yv_by_sample, ix[p], w)
+            else:
+                add_sample(left_stats if go_left else right_stats, self.criterion,
+                           self.ycode[offset + p] if self.is_classifier else 0,
+                           0.0 if self.is_classifier else self.yval[offset + p], w)
         return n_left
 
     cdef void _partition(self, Py_ssize_t start, Py_ssize_t end,
@@ -1298,7 +1418,7 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     cdef double w
     cdef SplitRecord rec
     sp.root_stats(&sv[0], &w)
-    imp = node_impurity(criterion, &sv[0], sp.n_stats, w)
+    imp = node_impurity(criterion, &sv[0], sp.n_stats, w, sp.n_outputs)
     if not sp.node_split(0, sp.n_samples, &sv[0], w, imp, w, &rec, &lv[0]):
         return None
     return dict(feature=rec.feature, threshold=rec.threshold, pos=rec.pos,

@@ -192,13 +192,25 @@ def _frame_to_numeric(frame):
     return frame.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def check_y(y, n_samples, *, estimator_name="estimator"):
-    """Validate a target vector: 1-D (a column vector is raveled with a warning)."""
+def check_y(y, n_samples, *, estimator_name="estimator", multi_output=False,
+            warn_column=True):
+    """Validate a target: 1-D (a column vector is raveled with a warning), or with
+    ``multi_output`` (the trees) also 2-D of shape (n_samples, n_outputs), where a
+    single column is raveled, silently unless ``warn_column`` (a configuration
+    that has one output only, as scikit-learn warns for such estimators)."""
     if y is None:
         raise ValueError(f"{estimator_name} requires y to be passed, but the target y is None")
     if _is_sparse(y):
-        raise TypeError("sparse y is not supported: pass a dense 1-D array")
+        raise TypeError("sparse y is not supported: pass a dense 1-D or 2-D array")
     y = np.asarray(y)
+    if multi_output and y.ndim == 2 and not (y.shape[1] == 1 and warn_column):
+        if y.shape[1] == 0:
+            raise ValueError("y has no outputs: shape (n_samples, 0)")
+        if y.shape[0] != n_samples:
+            raise ValueError(
+                f"X and y have inconsistent numbers of samples: X has {n_samples}, "
+                f"y has {y.shape[0]}")
+        return y[:, 0] if y.shape[1] == 1 else y
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change "
@@ -209,8 +221,9 @@ def check_y(y, n_samples, *, estimator_name="estimator"):
         y = y[:, 0]
     if y.ndim != 1:
         raise ValueError(
-            f"y must be 1-D of shape (n_samples,), got shape {y.shape}; multi-output "
-            "targets are not supported"
+            f"y must be 1-D of shape (n_samples,)"
+            f"{' or 2-D of shape (n_samples, n_outputs)' if multi_output else ''}, got "
+            f"shape {y.shape}"
         )
     if y.shape[0] != n_samples:
         raise ValueError(

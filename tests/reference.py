@@ -64,6 +64,9 @@ def split_score(y, w, left_mask, criterion, n_classes=None):
     """
     y = np.asarray(y)
     w = np.asarray(w, dtype=np.float64)
+    if y.ndim == 2:  # several outputs: the impurity is the mean of theirs
+        return math.fsum(split_score(y[:, k], w, left_mask, criterion, n_classes)
+                         for k in range(y.shape[1])) / y.shape[1]
     parts = []
     level = quantile_level(criterion)
     for mask in (left_mask, ~left_mask):

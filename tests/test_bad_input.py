@@ -75,8 +75,10 @@ def test_y_problems():
         DecisionTreeClassifier().fit(X, Y[:9])
     with pytest.raises(ValueError, match="y is None"):
         DecisionTreeClassifier().fit(X, None)
-    with pytest.raises(ValueError, match="multi-output"):
-        DecisionTreeClassifier().fit(X, np.zeros((10, 2)))
+    with pytest.raises(ValueError, match=r"or 2-D of shape \(n_samples, n_outputs\), got shape"):
+        DecisionTreeClassifier().fit(X, np.zeros((10, 2, 2)))
+    with pytest.raises(ValueError, match="no outputs"):
+        DecisionTreeClassifier().fit(X, np.zeros((10, 0)))
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         DecisionTreeClassifier().fit(X, np.linspace(0, 1, 10))
     with pytest.raises(ValueError, match="NaN"):
