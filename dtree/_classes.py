@@ -199,6 +199,14 @@ class BaseDecisionTree(ParamsMixin):
         return self.tree_.compute_feature_importances()
 
 
+def _common_dtype(arrays):
+    """One dtype for the labels of every output: numbers stay numbers, text stays
+    text, and a mix of the two becomes object (neither turns into the other)."""
+    if all(a.dtype.kind in "biuf" for a in arrays) or all(a.dtype.kind in "US" for a in arrays):
+        return np.result_type(*[a.dtype for a in arrays])
+    return object
+
+
 @register
 class DecisionTreeClassifier(BaseDecisionTree):
     """Exact CART decision tree classifier.
@@ -459,8 +467,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         leaves = self.tree_.apply(X, self._n_threads())
         if self.n_outputs_ == 1:
             return self.classes_.take(node_class[:, 0].take(leaves))
-        out = np.empty((X.shape[0], self.n_outputs_),
-                       dtype=np.result_type(*[c.dtype for c in self.classes_]))
+        out = np.empty((X.shape[0], self.n_outputs_), dtype=_common_dtype(self.classes_))
         for k, classes in enumerate(self.classes_):
             out[:, k] = classes.take(node_class[:, k].take(leaves))
         return out

@@ -178,7 +178,12 @@ def check_label_kinds(y):
         return
     if hasattr(y, "dtype") and getattr(y.dtype, "kind", "O") != "O":
         return
-    values = np.asarray(y, dtype=object).ravel()
+    y = np.asarray(y, dtype=object)
+    if y.ndim == 2:  # several outputs: each its own kind of labels
+        for k in range(y.shape[1]):
+            check_label_kinds(np.ascontiguousarray(y[:, k]))
+        return
+    values = y.ravel()
     for value in values:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             raise ValueError("Input y contains missing labels (None or NaN)")

@@ -36,6 +36,37 @@ def _class_labels(classes):
     raise ValueError(f"classes of dtype {classes.dtype} cannot be ONNX labels")
 
 
+def _classifier_nodes(helper, TensorProto, tree, leaves, k, classes, suffix, common):
+    """The operators of output k of a classifier: its tree ensemble (probabilities)
+    and its label, and the label's tensor type."""
+    n_classes = len(classes)
+    label_attr, labels, label_type = _class_labels(classes)
+    proba = tree.value[leaves, k, :n_classes]
+    node = helper.make_node(
+        "TreeEnsembleClassifier", ["X"], [f"ensemble_label{suffix}", f"probabilities{suffix}"],
+        domain=ML_DOMAIN,
+        class_treeids=[0] * (len(leaves) * n_classes),
+        class_nodeids=np.repeat(leaves, n_classes).astype(int).tolist(),
+        class_ids=np.tile(np.arange(n_classes), len(leaves)).astype(int).tolist(),
+        class_weights=proba.astype(np.float32).ravel().astype(float).tolist(),
+        **{label_attr: labels}, **common)
+    # The label is the first most probable class, as dtree predicts it. The
+    # operator's own label is not used: for two classes onnxruntime derives
+    # it from the sign of the second class's score.
+    label_type_proto = TensorProto.STRING if label_type == "string" else TensorProto.INT64
+    classes_const = helper.make_tensor(f"class_labels{suffix}", label_type_proto, [n_classes],
+                                       [s.encode() for s in labels]
+                                       if label_type == "string" else labels)
+    return [
+        node,
+        helper.make_node("Constant", [], [f"classes{suffix}"], value=classes_const),
+        helper.make_node("ArgMax", [f"probabilities{suffix}"], [f"best{suffix}"], axis=1,
+                         keepdims=0),
+        helper.make_node("Gather", [f"classes{suffix}", f"best{suffix}"], [f"label{suffix}"],
+                         axis=0),
+    ], label_type_proto
+
+
 def to_onnx(estimator, *, name="dtree", opset=17):
     """Convert a fitted estimator to an ONNX model.
 
@@ -51,8 +82,10 @@ def to_onnx(estimator, *, name="dtree", opset=17):
     -------
     onnx.ModelProto
         Input ``X`` (float32, [N, n_features]). A classifier has outputs
-        ``label`` ([N]) and ``probabilities`` ([N, n_classes]); a regressor has
-        ``variable`` ([N, 1]).
+        ``label`` ([N]) and ``probabilities`` ([N, n_classes]); with several
+        outputs ``label`` ([N, n_outputs]; the outputs' labels must all be
+        numbers or all text) and ``probabilities_k`` for each output k. A
+        regressor has ``variable`` ([N, n_outputs]).
     """
     tree = getattr(estimator, "tree_", None)
     if tree is not None and tree.fractional_missing:
@@ -126,44 +159,47 @@ def to_onnx(estimator, *, name="dtree", opset=17):
         post_transform="NONE",
     )
     X = helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, estimator.n_features_in_])
+    n_outputs = tree.n_outputs
     if hasattr(estimator, "classes_"):
-        k = len(estimator.classes_)
-        label_attr, labels, label_type = _class_labels(estimator.classes_)
-        proba = tree.value[leaves, 0, :]
-        node = helper.make_node(
-            "TreeEnsembleClassifier", ["X"], ["ensemble_label", "probabilities"],
-            domain=ML_DOMAIN,
-            class_treeids=[0] * (len(leaves) * k),
-            class_nodeids=np.repeat(leaves, k).astype(int).tolist(),
-            class_ids=np.tile(np.arange(k), len(leaves)).astype(int).tolist(),
-            class_weights=proba.astype(np.float32).ravel().astype(float).tolist(),
-            **{label_attr: labels}, **common)
-        # The label is the first most probable class, as dtree predicts it. The
-        # operator's own label is not used: for two classes onnxruntime derives
-        # it from the sign of the second class's score.
-        label_type_proto = TensorProto.STRING if label_type == "string" else TensorProto.INT64
-        classes_const = helper.make_tensor("class_labels", label_type_proto, [k],
-                                           [s.encode() for s in labels]
-                                           if label_type == "string" else labels)
-        nodes = [
-            node,
-            helper.make_node("Constant", [], ["classes"], value=classes_const),
-            helper.make_node("ArgMax", ["probabilities"], ["best"], axis=1, keepdims=0),
-            helper.make_node("Gather", ["classes", "best"], ["label"], axis=0),
-        ]
-        outputs = [
-            helper.make_tensor_value_info("label", label_type_proto, [None]),
-            helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [None, k]),
-        ]
+        per_output = estimator.classes_ if n_outputs > 1 else [estimator.classes_]
+        nodes, outputs, labels = [], [], []
+        for k, classes in enumerate(per_output):
+            # one classifier operator per output (the operator has one), same tree
+            suffix = f"_{k}" if n_outputs > 1 else ""
+            part, label_type = _classifier_nodes(helper, TensorProto, tree, leaves, k,
+                                                 classes, suffix, common)
+            nodes += part
+            labels.append((f"label{suffix}", label_type))
+            outputs.append(helper.make_tensor_value_info(
+                f"probabilities{suffix}", TensorProto.FLOAT, [None, len(classes)]))
+        if n_outputs > 1:
+            label_type = labels[0][1]
+            if any(t != label_type for _, t in labels):
+                raise ValueError("ONNX gives the labels of several outputs as one tensor: "
+                                 "the outputs' labels must all be numbers or all be text")
+            for name, _ in labels:
+                nodes.append(helper.make_node("Unsqueeze", [name, "label_axis"],
+                                              [name + "_column"]))
+            nodes.insert(0, helper.make_node("Constant", [], ["label_axis"],
+                                             value=helper.make_tensor(
+                                                 "axis", TensorProto.INT64, [1], [1])))
+            nodes.append(helper.make_node("Concat", [n + "_column" for n, _ in labels],
+                                          ["label"], axis=1))
+        outputs.insert(0, helper.make_tensor_value_info(
+            "label", labels[0][1], [None, n_outputs] if n_outputs > 1 else [None]))
     else:
         node = helper.make_node(
-            "TreeEnsembleRegressor", ["X"], ["variable"], domain=ML_DOMAIN, n_targets=1,
-            target_treeids=[0] * len(leaves), target_nodeids=leaves.astype(int).tolist(),
-            target_ids=[0] * len(leaves),
-            target_weights=tree.value[leaves, 0, 0].astype(np.float32).astype(float).tolist(),
+            "TreeEnsembleRegressor", ["X"], ["variable"], domain=ML_DOMAIN,
+            n_targets=n_outputs,
+            target_treeids=[0] * (len(leaves) * n_outputs),
+            target_nodeids=np.repeat(leaves, n_outputs).astype(int).tolist(),
+            target_ids=np.tile(np.arange(n_outputs), len(leaves)).astype(int).tolist(),
+            target_weights=tree.value[leaves, :, 0].astype(np.float32).ravel()
+            .astype(float).tolist(),
             aggregate_function="SUM", **common)
         nodes = [node]
-        outputs = [helper.make_tensor_value_info("variable", TensorProto.FLOAT, [None, 1])]
+        outputs = [helper.make_tensor_value_info("variable", TensorProto.FLOAT,
+                                                 [None, n_outputs])]
     graph = helper.make_graph(nodes, name, [X], outputs)
     model = helper.make_model(graph, producer_name="dtree",
                               opset_imports=[helper.make_opsetid("", opset),

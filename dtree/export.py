@@ -38,15 +38,52 @@ def _names(estimator, feature_names):
 
 
 def _class_names(estimator, class_names):
+    """Per output, the names of its classes (None for a regressor).
+
+    ``class_names`` lists one name per class, or with several outputs one
+    such list per output.
+    """
     if not hasattr(estimator, "classes_"):
         return None
+    several = estimator.n_outputs_ > 1
+    per_output = estimator.classes_ if several else [estimator.classes_]
     if class_names is None:
-        return [str(c) for c in estimator.classes_]
-    names = [str(c) for c in class_names]
-    if len(names) != len(estimator.classes_):
-        raise ValueError(f"class_names has {len(names)} entries; the tree has "
-                         f"{len(estimator.classes_)} classes")
-    return names
+        return [[str(c) for c in classes] for classes in per_output]
+    given = list(class_names) if several else [class_names]
+    if len(given) != len(per_output):
+        raise ValueError(f"class_names has {len(given)} lists; the tree has "
+                         f"{len(per_output)} outputs")
+    out = []
+    for names, classes in zip(given, per_output):
+        names = [str(c) for c in names]
+        if len(names) != len(classes):
+            raise ValueError(f"class_names has {len(names)} entries; the tree has "
+                             f"{len(classes)} classes")
+        out.append(names)
+    return out
+
+
+def _node_values(tree, node):
+    """Per output, the node's class fractions (its own classes only) or its value."""
+    return [tree.value[node, k, :int(tree.n_classes[k])] for k in range(tree.n_outputs)]
+
+
+def _outcomes(tree, node, classes, decimals):
+    """Per output, what the node predicts as text: its majority class or its value."""
+    if classes is None:
+        return [f"{v[0]:.{decimals}f}" for v in _node_values(tree, node)]
+    return [names[int(np.argmax(v))] for v, names in zip(_node_values(tree, node), classes)]
+
+
+def _joined(parts):
+    # one output: the part itself; several: a bracketed list
+    return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
+
+
+def _one_output(estimator, what):
+    if estimator.n_outputs_ > 1:
+        raise ValueError(f"{what} draws one output; this tree has {estimator.n_outputs_} "
+                         "(fit one on the output to draw)")
 
 
 def _category_names(estimator, tree, node):
@@ -64,14 +101,19 @@ def _condition(estimator, tree, node, name, decimals, left, gt=">"):
 
 
 def _leaf_text(tree, node, classes, decimals, show_weights):
+    outcomes = _outcomes(tree, node, classes, decimals)
     if classes is None:
-        return f"value: [{tree.value[node, 0, 0]:.{decimals}f}]"
-    proba = tree.value[node, 0, :]
-    text = f"class: {classes[int(np.argmax(proba))]}"
+        return "value: [" + ", ".join(outcomes) + "]"
+    text = f"class: {_joined(outcomes)}"
     if show_weights:
-        weights = proba * tree.weighted_n_node_samples[node]
-        text = "weights: [" + ", ".join(f"{w:.{decimals}f}" for w in weights) + "] " + text
+        weights = [_number_list(v * tree.weighted_n_node_samples[node], decimals)
+                   for v in _node_values(tree, node)]
+        text = f"weights: {_joined(weights)} " + text
     return text
+
+
+def _number_list(values, decimals, form="f"):
+    return "[" + ", ".join(f"{v:.{decimals}{form}}" for v in values) + "]"
 
 
 def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10,
@@ -153,8 +195,9 @@ def export_compact(estimator):
         node, depth = stack.pop()
         pad = "    " * depth
         if tree.children_left[node] == TREE_LEAF:
-            values = tree.value[node, 0, :]
-            lines.append(pad + "Leaf(" + ", ".join(f"{v:.3f}" for v in values) + ")")
+            values = "; ".join(", ".join(f"{v:.3f}" for v in output)
+                               for output in _node_values(tree, node))
+            lines.append(pad + "Leaf(" + values + ")")
             continue
         if tree.categorical_set[node] >= 0:
             codes = ", ".join(str(c) for c in tree.left_categories(node))
@@ -205,11 +248,11 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2)
         premise = path.text(estimator, names, decimals) or "true"
         n = int(tree.n_node_samples[node])
         if classes is None:
-            outcome = f"value = {tree.value[node, 0, 0]:.{decimals}f}"
+            outcome = f"value = {_joined(_outcomes(tree, node, None, decimals))}"
         else:
-            proba = tree.value[node, 0, :]
-            k = int(np.argmax(proba))
-            outcome = f"class = {classes[k]} (proba {proba[k]:.{decimals}f})"
+            outcome = ", ".join(
+                f"class = {names[int(np.argmax(v))]} (proba {v.max():.{decimals}f})"
+                for v, names in zip(_node_values(tree, node), classes))
         rules.append(f"if {premise} then {outcome} [samples {n}]")
     return "\n".join(rules) + "\n"
 
@@ -285,9 +328,10 @@ _PALETTE = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 
 
 
 def _node_colour(tree, node, value_range):
-    """Fill colour: the majority class's hue, paler when the node is less pure."""
+    """Fill colour: the majority class's hue, paler when the node is less pure (the
+    first output's, when there are several)."""
     if tree.is_classifier:
-        proba = tree.value[node, 0, :]
+        proba = _node_values(tree, node)[0]
         k = int(np.argmax(proba))
         ordered = np.sort(proba)[::-1]
         strength = 1.0 if len(proba) == 1 else (ordered[0] - ordered[1]) / max(ordered[0], 1e-12)
@@ -339,11 +383,12 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, filled=T
         parts.append(f"{criterion} = {tree.impurity[node]:.{decimals}f}")
         parts.append(f"samples = {int(tree.n_node_samples[node])}")
         if classes is None:
-            parts.append(f"value = {tree.value[node, 0, 0]:.{decimals}f}")
+            parts.append(f"value = {_joined(_outcomes(tree, node, None, decimals))}")
         else:
-            counts = tree.value[node, 0, :] * tree.weighted_n_node_samples[node]
-            parts.append("value = [" + ", ".join(f"{c:.{decimals}g}" for c in counts) + "]")
-            parts.append(f"class = {classes[int(np.argmax(tree.value[node, 0, :]))]}")
+            counts = [_number_list(v * tree.weighted_n_node_samples[node], decimals, "g")
+                      for v in _node_values(tree, node)]
+            parts.append(f"value = {_joined(counts)}")
+            parts.append(f"class = {_joined(_outcomes(tree, node, classes, decimals))}")
         label = "\\n".join(_dot_escape(part) for part in parts)
         attrs = f'label="{label}"'
         if filled:
@@ -407,10 +452,8 @@ def plot_tree(estimator, *, feature_names=None, class_names=None, max_depth=None
         lines = [] if leaf else [_condition(estimator, tree, node, names[tree.feature[node]],
                                             decimals, True)]
         lines.append(f"samples = {int(tree.n_node_samples[node])}")
-        if classes is None:
-            lines.append(f"value = {tree.value[node, 0, 0]:.{decimals}f}")
-        else:
-            lines.append(f"class = {classes[int(np.argmax(tree.value[node, 0, :]))]}")
+        kind = "value" if classes is None else "class"
+        lines.append(f"{kind} = {_joined(_outcomes(tree, node, classes, decimals))}")
         ax.annotate("\n".join(lines), (x, -depth), ha="center", va="center", fontsize=fontsize,
                     bbox=dict(boxstyle="round", fc=_node_colour(tree, node, value_range),
                               ec="black"))
@@ -461,6 +504,7 @@ def plot_decision_boundary(estimator, X, y=None, *, ax=None, alpha=0.35):
     from matplotlib.patches import Rectangle
 
     tree = _fitted_tree(estimator)
+    _one_output(estimator, "plot_decision_boundary")
     if estimator.n_features_in_ != 2:
         raise ValueError("plot_decision_boundary needs a tree fitted on exactly 2 features; "
                          f"this one has {estimator.n_features_in_}")
@@ -543,6 +587,7 @@ def plot_roc(estimator, X, y, *, pos_label=None, ax=None):
     matplotlib Axes
     """
     _fitted_tree(estimator)
+    _one_output(estimator, "plot_roc")
     if not hasattr(estimator, "classes_") or len(estimator.classes_) != 2:
         raise ValueError("plot_roc needs a fitted binary classifier")
     pos_label = estimator.classes_[1] if pos_label is None else pos_label
