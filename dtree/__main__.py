@@ -163,9 +163,13 @@ def cmd_predict(args):
     except OSError as exc:
         raise CLIError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     writer = csv.writer(fh)
-    writer.writerow(["prediction"])
-    for value in pred:
-        writer.writerow([value])
+    if pred.ndim == 2:   # several outputs: a column each
+        writer.writerow([f"prediction_{k}" for k in range(pred.shape[1])])
+        writer.writerows(row.tolist() for row in pred)
+    else:
+        writer.writerow(["prediction"])
+        for value in pred:
+            writer.writerow([value])
     if out is None:
         fh.close()
         print(f"wrote {pred.shape[0]} predictions to {args.output}")

@@ -234,8 +234,16 @@ cdef inline double reg_proxy_outputs(int crit, double wl, const double* sl, doub
     the mean of theirs); ``sl`` the left side's sum of w*y per output, ``stats``
     the node's statistics (two per output). Any output without a valid side
     (poisson) makes no candidate."""
-    cdef double num = 0.0, part
+    cdef double num = 0.0, part, sq_left = 0.0, sq_right = 0.0, sr
     cdef Py_ssize_t k
+    if crit != CRIT_POISSON:
+        # mse_proxy summed: the squares first, one product per side (no branch)
+        for k in range(n_outputs):
+            sr = stats[2 * k] - sl[k]
+            sq_left += sl[k] * sl[k]
+            sq_right += sr * sr
+        denominator[0] = wl * wr
+        return sq_left * wr + sq_right * wl
     for k in range(n_outputs):
         part = reg_proxy(crit, wl, sl[k], wr, stats[2 * k] - sl[k], denominator)
         if part == -INFINITY:

@@ -119,7 +119,7 @@ cdef class Splitter:
                                  SplitRecord* best) noexcept nogil
     # internals of node_split and partition
     cdef _allocate_scratch(self, int n_threads, Py_ssize_t groups, list owned)
-    cdef bint _split_pair(self, Py_ssize_t start, double weight,
+    cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil
     cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                                 double weight, SplitRecord* best) noexcept nogil

@@ -70,17 +70,19 @@ ctypedef fused payload_t:
     double      # regression target
 
 
-cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y,
+cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
                                    const unsigned long long* goes_left, DTYPE_t* tmp_v,
                                    int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
                                    Py_ssize_t end) noexcept nogil:
-    """Stable partition of one segment (values, sample ids, targets) into left + right.
+    """Stable partition of one segment (values, sample ids, the K targets beside
+    each value) into left + right.
 
     Branch-free: every entry is written both to the in-place left cursor (never
     ahead of the read position) and to the scratch right cursor, and only the
-    cursor of its side advances.
+    cursor of its side advances. (Called with a literal K = 1 for one output, the
+    compiler drops the inner loop.)
     """
-    cdef Py_ssize_t p, nl = start, nr = 0
+    cdef Py_ssize_t p, nl = start, nr = 0, k
     cdef int i
     cdef int s
     for p in range(start, end):
@@ -88,15 +90,16 @@ cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y,
         s = <int>bit_is_set(goes_left, i)
         v[nl] = v[p]
         tmp_v[nr] = v[p]
-        tmp_y[nr] = y[p]
-        y[nl] = y[p]
+        for k in range(K):
+            tmp_y[nr * K + k] = y[p * K + k]
+            y[nl * K + k] = y[p * K + k]
         ix[nl] = i
         tmp_i[nr] = i
         nl += s
         nr += 1 - s
     memcpy(v + nl, tmp_v, nr * sizeof(DTYPE_t))
     memcpy(ix + nl, tmp_i, nr * sizeof(int))
-    memcpy(y + nl, tmp_y, nr * sizeof(payload_t))
+    memcpy(y + nl * K, tmp_y, nr * K * sizeof(payload_t))
 
 
 cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, int* tmp,
@@ -126,31 +129,42 @@ cdef inline void add_outputs(double* stats, int crit, Py_ssize_t n_outputs, Py_s
                    targets[i * n_outputs + k] if targets != NULL else 0.0, w)
 
 
+cdef inline void add_row(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
+                         const class_t* codes, const double* targets, double w) noexcept nogil:
+    """``add_outputs`` from a row of the presorted layout (the targets beside a value,
+    two-byte class codes): read in sequence, where a sample id would jump."""
+    cdef Py_ssize_t k
+    for k in range(n_outputs):
+        add_sample(stats + k * stride, crit, codes[k] if codes != NULL else 0,
+                   targets[k] if targets != NULL else 0.0, w)
+
+
 cdef struct Outputs:
     # what moving a sample of several outputs reads
     int crit
     bint classes
     Py_ssize_t n_outputs
     Py_ssize_t stride       # statistics per output
-    const int* codes        # (N, n_outputs) class codes, or
-    const double* targets   # ... targets
+    const class_t* codes    # the feature's rows of class codes beside its values, or
+    const double* targets   # ... of targets
+    const int* ix
     const double* sw
     const double* table
 
 
 cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double* cl,
-                              double* cr, int i) noexcept nogil:
-    """Sample i from the right side to the left: one count (classes) or one sum of
-    w*y (regression, ``cl``'s first n_outputs values) per output."""
+                              double* cr, Py_ssize_t p) noexcept nogil:
+    """The sample at position p from the right side to the left: one count (classes)
+    or one sum of w*y (regression, ``cl``'s first n_outputs values) per output."""
     cdef Py_ssize_t K = o.n_outputs, k
-    cdef double w = o.sw[i] if o.sw != NULL else 1.0
+    cdef double w = o.sw[o.ix[p]] if o.sw != NULL else 1.0
     if o.classes:
         for k in range(K):
-            clf_move_count(o.crit, left, right, cl, cr, k * o.stride + o.codes[i * K + k], w,
+            clf_move_count(o.crit, left, right, cl, cr, k * o.stride + o.codes[p * K + k], w,
                            o.table)
     else:
         for k in range(K):
-            cl[k] += w * o.targets[i * K + k]
+            cl[k] += w * o.targets[p * K + k]
     left.w += w
 
 
@@ -405,14 +419,13 @@ cdef class Splitter:
                 raise ValueError(f"at most {MAX_CLASSES} classes are supported; got "
                                  f"{n_classes}")
             y = np.ascontiguousarray(y, dtype=np.int32)
-            # two bytes beside each value: less to move in every partition
-            payload = np.empty((d, n), dtype=np.uint16)
         else:
             y = np.ascontiguousarray(y, dtype=np.float64)
-            payload = np.empty((d, n), dtype=np.float64)
         _presort(X, vals, idx, n_threads)
-        # (several outputs: the scans read targets by sample id; the first rides along)
-        _gather_rows(np.ascontiguousarray(y[:, 0]) if y.ndim == 2 else y, idx, payload)
+        # the targets beside each value (class codes in two bytes: less to move in
+        # every partition); several outputs: a row of them
+        payload = np.take(y.astype(np.uint16) if self.is_classifier else y, idx,
+                          axis=0).reshape(d, n * self.n_outputs)
 
         # a bit per sample: small enough to stay in the core's own cache
         goes_left = np.zeros((n + 63) // 64, dtype=np.uint64)
@@ -511,7 +524,7 @@ cdef class Splitter:
         group_code = np.zeros((n_threads, groups), dtype=np.int32)
         tmp_v = np.empty((n_threads, max(n, 1)), dtype=np.float32)
         tmp_i = np.empty((n_threads, max(n, 1)), dtype=np.int32)
-        tmp_y = np.empty((n_threads, max(n, 1)),
+        tmp_y = np.empty((n_threads, max(n * self.n_outputs, 1)),
                          dtype=np.uint16 if self.is_classifier else np.float64)
         best = np.zeros(max(self.n_features, 1) * sizeof(SplitRecord), dtype=np.uint8)
         # quantile criteria, per thread: a Fenwick tree (or, with unit weights, a
@@ -648,7 +661,7 @@ cdef class Splitter:
         if self.yorder != NULL:
             self._rank_node(start, end)
 
-        if end - start == 2 and self._split_pair(start, weight, best):
+        if end - start == 2 and self._split_pair(start, stats, weight, best):
             pass
         elif self.max_features >= d and self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK:
             self._scan_in_parallel(start, end, stats, weight, best)
@@ -675,7 +688,7 @@ cdef class Splitter:
                 impurity - best.multiway_impurity / weight)
         return True
 
-    cdef bint _split_pair(self, Py_ssize_t start, double weight,
+    cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil:
         """A regression node of two samples: the scan's answer without scanning.
 
@@ -686,10 +699,11 @@ cdef class Splitter:
         a feature draw, leaf-size limits, or a categorical or missing value met
         before the first differing feature.
         """
-        cdef Py_ssize_t f, n = self.n_samples
+        cdef Py_ssize_t f, n = self.n_samples, K = self.n_outputs, k
         cdef DTYPE_t a, b
         cdef double w0 = 1.0, w1 = 1.0, y0, y1, num, den
-        if self.is_classifier or self.n_outputs > 1 or self.max_features < self.n_features or \
+        cdef double* sl = self.scratch[0].count_left
+        if self.is_classifier or self.max_features < self.n_features or \
                 self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
                 self.monotonic != NULL:
             return False
@@ -706,10 +720,14 @@ cdef class Splitter:
                     w1 = self.sw[self.idx[f * n + start + 1]]
                 if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
                     return False
-                y0 = self.yval[f * n + start]
-                y1 = self.yval[f * n + start + 1]
+                y0 = self.yval[(f * n + start) * K]
+                y1 = self.yval[(f * n + start + 1) * K]
                 if self.yorder != NULL:
                     num, den = 0.0, 1.0     # two one-sample children lose nothing
+                elif K > 1:
+                    for k in range(K):
+                        sl[k] = w0 * self.yval[(f * n + start) * K + k]
+                    num = reg_proxy_outputs(self.criterion, w0, sl, w1, stats, K, &den)
                 else:
                     num = reg_proxy(self.criterion, w0, w0 * y0, w1, w1 * y1, &den)
                 if num == -INFINITY:
@@ -1020,8 +1038,8 @@ cdef class Splitter:
                             Py_ssize_t n_missing, bint missing_left, const double* stats,
                             double weight, SplitRecord* best) noexcept nogil:
         """A numeric feature's cuts with several outputs: a sample moves one count
-        (classes) or one sum of w*y (regression) per output, its targets read by
-        sample id; the proxy sums the outputs' terms (``_criterion``)."""
+        (classes) or one sum of w*y (regression) per output, from the row of targets
+        beside its value; the proxy sums the outputs' terms (``_criterion``)."""
         cdef Py_ssize_t n_samples = self.n_samples, K = self.n_outputs, S = self.n_stats
         cdef Py_ssize_t end_known = end - n_missing, n_node = end - start, p, last
         cdef Py_ssize_t base = n_missing if missing_left else 0
@@ -1032,14 +1050,20 @@ cdef class Splitter:
         cdef double* cr = s.count_right
         cdef double tiny = tiny_weight(weight), wr, num, den
         cdef int crit = self.criterion, cut
+        cdef bint classes = self.is_classifier
+        # (locals: the stores to the running sums could alias the object's fields)
+        cdef Py_ssize_t min_leaf = self.min_samples_leaf
+        cdef double min_wleaf = self.min_weight_leaf
+        cdef DTYPE_t tol = self.tol
         cdef Side left, right
         cdef Outputs o
         o.crit = crit
         o.classes = self.is_classifier
         o.n_outputs = K
         o.stride = S // K
-        o.codes = self.y_by_sample
-        o.targets = self.yv_by_sample
+        o.codes = self.ycode + f * n_samples * K if self.is_classifier else NULL
+        o.targets = NULL if self.is_classifier else self.yval + f * n_samples * K
+        o.ix = ix
         o.sw = self.sw
         o.table = table
         memset(cl, 0, S * sizeof(double))
@@ -1050,19 +1074,18 @@ cdef class Splitter:
         right.acc = clf_side_acc(crit, stats, S, table) if self.is_classifier else 0.0
         if missing_left:
             for p in range(end_known, end):
-                move_outputs(&o, &left, &right, cl, cr, ix[p])
+                move_outputs(&o, &left, &right, cl, cr, p)
         last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
         for p in range(start, last + 1):
-            move_outputs(&o, &left, &right, cl, cr, ix[p])
+            move_outputs(&o, &left, &right, cl, cr, p)
             cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, left.w,
-                           weight - left.w, self.min_samples_leaf, self.min_weight_leaf,
-                           tiny, self.tol)
+                           weight - left.w, min_leaf, min_wleaf, tiny, tol)
             if cut == CUT_STOP:
                 break
             if cut != CUT_SCORE:
                 continue
             wr = weight - left.w
-            if self.is_classifier:
+            if classes:
                 num = clf_proxy(crit, left.w, left.acc, wr, right.acc, 0.0, 0.0, table,
                                 <double>K, &den)
             else:
@@ -1296,9 +1319,11 @@ cdef class Splitter:
             put_bit(self.goes_left, ix[p], go_left)
             n_left += go_left
             weights[0 if go_left else 1] += w
-            if K > 1:
-                add_outputs(left_stats if go_left else right_stats, self.criterion, K,
-                            self.n_stats // K, self.y_by_sample, self.yv_by_sample, ix[p], w)
+            if K > 1:   # the row of targets beside the value
+                add_row(left_stats if go_left else right_stats, self.criterion, K,
+                        self.n_stats // K,
+                        self.ycode + (offset + p) * K if self.is_classifier else NULL,
+                        NULL if self.is_classifier else self.yval + (offset + p) * K, w)
             else:
                 add_sample(left_stats if go_left else right_stats, self.criterion,
                            self.ycode[offset + p] if self.is_classifier else 0,
@@ -1335,13 +1360,19 @@ cdef class Splitter:
 
     cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil:
-        cdef Py_ssize_t offset = f * self.n_samples
-        if self.is_classifier:
+        cdef Py_ssize_t offset = f * self.n_samples, K = self.n_outputs
+        if K > 1 and self.is_classifier:
+            partition_segment(self.vals + offset, self.idx + offset, self.ycode + offset * K,
+                              K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
+        elif K > 1:
+            partition_segment(self.vals + offset, self.idx + offset, self.yval + offset * K,
+                              K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
+        elif self.is_classifier:
             partition_segment(self.vals + offset, self.idx + offset, self.ycode + offset,
-                              self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
+                              1, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
         else:
             partition_segment(self.vals + offset, self.idx + offset, self.yval + offset,
-                              self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
+                              1, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
 
 
 def _presort(X, vals, idx, int n_threads=1):
@@ -1369,33 +1400,6 @@ def _presort(X, vals, idx, int n_threads=1):
         t = threadid()
         radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &kv[t, 0, 0], &kv[t, 1, 0],
                              &ov[t, 0, 0], &ov[t, 1, 0], &hv[t, 0])
-
-
-cdef void _gather(const payload_t[::1] y, const int[:, ::1] idx,
-                  payload_t[:, ::1] out) noexcept nogil:
-    cdef Py_ssize_t f, p
-    for f in range(idx.shape[0]):
-        for p in range(idx.shape[1]):
-            out[f, p] = y[idx[f, p]]
-
-
-def _gather_rows(y, idx, out):
-    """out[f, p] = y[idx[f, p]] for every row f: the target beside each value."""
-    cdef const int[:, ::1] iv = idx
-    cdef const class_t[::1] yc
-    cdef const double[::1] yd
-    cdef class_t[:, ::1] oc
-    cdef double[:, ::1] od
-    if out.dtype == np.uint16:
-        yc = np.ascontiguousarray(y, dtype=np.uint16)
-        oc = out
-        with nogil:
-            _gather(yc, iv, oc)
-    else:
-        yd = y
-        od = out
-        with nogil:
-            _gather(yd, iv, od)
 
 
 def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,

@@ -123,6 +123,19 @@ def as_is(y):
     return y
 
 
+def three_outputs(y, seed=0):
+    """Three targets from one (itself and two noisy variants): the multi-output rows.
+
+    Classes: y, y with a tenth flipped, and a third output of three classes.
+    """
+    rng = np.random.RandomState(seed)
+    n = y.shape[0]
+    if y.dtype.kind in "iu":
+        flipped = np.where(rng.rand(n) < 0.1, 1 - y, y)
+        return np.column_stack([y, flipped, (y + (rng.rand(n) < 0.3)) % 3])
+    return np.column_stack([y, y ** 2 + 0.1 * rng.rand(n), np.sin(3 * y) + 0.1 * rng.rand(n)])
+
+
 # criteria beyond the default, each with the target it is meant for:
 # (label, dtree parameters, task, target, scikit-learn's criterion, hist mode)
 # scikit-learn has no quantile criterion: that row is timed against its
@@ -135,11 +148,16 @@ CRITERIA_ROWS = (
      "absolute_error", False),
     ("quantile 0.9", dict(criterion="quantile", quantile=0.9), "regression", as_is,
      "absolute_error", False),
+    ("3 outputs, sq", dict(criterion="squared_error"), "regression", three_outputs,
+     "squared_error", False),
+    ("3 outputs, gini", dict(criterion="gini"), "classification", three_outputs, "gini",
+     False),
 )
 
 
 def criteria_table(n_samples, repeat, sklearn_classes, out=sys.stdout):
-    """Each regression criterion, full depth, one thread: dtree (exact, hist) vs scikit-learn."""
+    """Each criterion beyond the defaults (and several outputs), full depth, one thread:
+    dtree (exact, hist) vs scikit-learn."""
     rows = []
     sklearn_times = {}   # (criterion, target) -> seconds: a comparison timed once
     print(f"\ncriteria, N={n_samples}, d=10, full depth, 1 thread", file=out)
@@ -387,8 +405,8 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
                   cpu_count=os.cpu_count(), threads=cores, openmp=openmp_enabled(),
                   repeat=repeat,
                   rows=rows, slopes=slopes, peers=[], memory=[])
-    # a quarter of the largest N: the quick run stays near a minute
-    result["criteria"] = criteria_table(max(1000, max(sizes) // 4), repeat, sklearn_classes,
+    # a fifth of the largest N: the quick run stays under a minute
+    result["criteria"] = criteria_table(max(1000, max(sizes) // 5), repeat, sklearn_classes,
                                         out)
     if peers and with_sklearn:
         n = max(sizes)

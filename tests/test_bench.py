@@ -49,7 +49,8 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
     assert all(m["x_ratio"] > 0 for m in result["memory"]) and result["peers"] == []
     assert result["threads"] >= 1 and isinstance(result["openmp"], bool)
     assert [r["criterion"] for r in result["criteria"]] == [
-        "squared_error", "poisson", "absolute_error", "quantile 0.9"]
+        "squared_error", "poisson", "absolute_error", "quantile 0.9", "3 outputs, sq",
+        "3 outputs, gini"]
     for row in result["criteria"]:
         assert row["fit_ratio"] == pytest.approx(row["dtree_fit"] / row["sklearn_fit"])
         assert row["dtree_nodes"] > 1
@@ -58,6 +59,10 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
     assert quantile["sklearn_criterion"] == "absolute_error"
     assert quantile["sklearn_fit"] == absolute["sklearn_fit"]
     assert quantile["dtree_hist_fit"] is None and quantile["hist_fit_ratio"] is None
+    # several outputs: scikit-learn fits the same 2-D target (same task, 3 outputs)
+    outputs = {r["criterion"]: r for r in result["criteria"]}
+    assert outputs["3 outputs, gini"]["task"] == "classification"
+    assert outputs["3 outputs, sq"]["sklearn_criterion"] == "squared_error"
 
 
 def test_peer_table_times_every_library_on_the_same_data():

@@ -177,3 +177,25 @@ def test_special_files_as_models_end_in_one_line(tmp_path):
     proc = run("show", special, check=False)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "error:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_predict_with_a_model_of_several_outputs(tmp_path):
+    # fitted in Python (the CLI fits one target), predicted from the shell
+    import numpy as np
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 2))
+    y = np.column_stack([X[:, 0] > 0, X[:, 1] > 0.5]).astype(int)
+    model = dtree.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    model.save(tmp_path / "two.dtree")
+    data = tmp_path / "x.csv"
+    with open(data, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["a", "b"])
+        writer.writerows(X.tolist())
+    out = tmp_path / "pred.csv"
+    run("predict", tmp_path / "two.dtree", data, "-o", out)
+    with open(out) as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["prediction_0", "prediction_1"]
+    np.testing.assert_array_equal(np.array(rows[1:], dtype=int), model.predict(X))
