@@ -323,8 +323,7 @@ def outputs_refusals(est):
         ("splitter='hist'", est.splitter == "hist"),
         (f"algorithm={algorithm(est)!r} (Quinlan's trees have one class variable)",
          algorithm(est) != "cart"),
-        (f"criterion={criterion(est)!r}",
-         criterion(est) in _QUANTILE_CRITERIA + ("gain_ratio",)),
+        (f"criterion={criterion(est)!r}", criterion(est) == "gain_ratio"),
         ("pruning='pessimistic' (C4.5's error estimate is for one class variable)",
          est.pruning == "pessimistic")) if used]
 

@@ -16,7 +16,8 @@ cdef struct QuantileScanArgs:
     Py_ssize_t f
     const DTYPE_t* v        # the feature's values, ids and targets in its order
     const int* ix
-    const double* yv
+    const double* yv        # (its targets of one output: every stride-th value)
+    Py_ssize_t stride
     const int* yrank        # per sample: its target's rank in the node
     const double* sw
     double* loss_right      # by position - start: the loss of the right side from there
@@ -137,12 +138,15 @@ cdef class Splitter:
                                 SplitRecord* best) noexcept nogil
     cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
     cdef void _quantile_args(self, Scratch* s, Py_ssize_t f, double weight,
-                             QuantileScanArgs* a) noexcept nogil
+                             QuantileScanArgs* a, Py_ssize_t k=*) noexcept nogil
     cdef void _quantile_stats(self, Scratch* s, Py_ssize_t start, Py_ssize_t end,
                               Py_ssize_t n_left, double* stats) noexcept nogil
     cdef void _scan_quantile(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                              Py_ssize_t n_missing, bint missing_left, double weight,
                              SplitRecord* best) noexcept nogil
+    cdef void _scan_quantile_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
+                                     Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
+                                     double weight, SplitRecord* best) noexcept nogil
     cdef void _quantile_groups(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, Py_ssize_t start,
                                Py_ssize_t end, double weight, SplitRecord* best) noexcept nogil
     cdef void _scan_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,

@@ -170,7 +170,7 @@ cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double*
 
 def _check_outputs(int criterion, n_categories, bint multiway, monotonic_cst):
     """What several outputs cannot be combined with (the estimators say it first)."""
-    if is_quantile(criterion) or criterion == CRIT_GAIN_RATIO:
+    if criterion == CRIT_GAIN_RATIO:
         raise ValueError("this criterion supports one output only")
     if multiway or monotonic_cst is not None or (
             n_categories is not None and np.any(np.asarray(n_categories) > 0)):
@@ -180,7 +180,8 @@ def _check_outputs(int criterion, n_categories, bint multiway, monotonic_cst):
 
 cdef inline void add_at(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t p) noexcept nogil:
     # the sample at position p of the feature's segment (its rank gathered in ranks)
-    track_add(t, a.ranks[p], a.sw[a.ix[p]] if a.sw != NULL else 1.0, a.yv[p], a.ql.tau)
+    track_add(t, a.ranks[p], a.sw[a.ix[p]] if a.sw != NULL else 1.0, a.yv[p * a.stride],
+              a.ql.tau)
 
 
 cdef inline void gather_ranks(const QuantileScanArgs* a, Py_ssize_t start,
@@ -190,6 +191,60 @@ cdef inline void gather_ranks(const QuantileScanArgs* a, Py_ssize_t start,
     cdef Py_ssize_t p
     for p in range(start, end):
         a.ranks[p] = a.yrank[a.ix[p]]
+
+
+cdef void right_losses(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
+                       Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
+                       bint accumulate) noexcept nogil:
+    """The loss of every right side a cut can leave (a pass from the end) into
+    ``loss_right[p - start]`` (from position p on), or added to it (``accumulate``:
+    the outputs' losses summed). Ranks gathered already."""
+    cdef Py_ssize_t p, end_known = end - n_missing
+    cdef const DTYPE_t* v = a.v
+    cdef double* loss_right = a.loss_right
+    # where a cut can fall: before a new value, or before the missing tail when it
+    # goes right
+    track_reset(t, end - start)
+    if not missing_left:
+        for p in range(end - 1, end_known - 1, -1):
+            add_at(t, a, p)
+        if n_missing:
+            store_loss(loss_right, end_known - start, track_loss(t, a.ql), accumulate)
+            if a.mono:
+                a.value_right[end_known - start] = track_value(t, a.ql)
+    for p in range(end_known - 1, start, -1):
+        add_at(t, a, p)
+        if v[p] > <DTYPE_t>(v[p - 1] + a.tol):
+            store_loss(loss_right, p - start, track_loss(t, a.ql), accumulate)
+            if a.mono:
+                a.value_right[p - start] = track_value(t, a.ql)
+
+
+cdef inline void store_loss(double* losses, Py_ssize_t i, double loss,
+                            bint accumulate) noexcept nogil:
+    if accumulate:
+        losses[i] += loss
+    else:
+        losses[i] = loss
+
+
+cdef void left_losses(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
+                      Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
+                      double* loss_left) noexcept nogil:
+    """The loss of every left side a cut can leave (a pass from the start) added
+    to ``loss_left[p - start]`` (up to position p): several outputs' scans, which
+    score the cuts once every output's losses are in (``scan_quantile_outputs``)."""
+    cdef Py_ssize_t p, last, end_known = end - n_missing
+    cdef const DTYPE_t* v = a.v
+    track_reset(t, end - start)
+    if missing_left:
+        for p in range(end_known, end):
+            add_at(t, a, p)
+    last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+    for p in range(start, last + 1):
+        add_at(t, a, p)
+        if p + 1 >= end_known or v[p + 1] > <DTYPE_t>(v[p] + a.tol):
+            loss_left[p - start] += track_loss(t, a.ql)
 
 
 cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
@@ -204,22 +259,7 @@ cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t star
     cdef double tiny = tiny_weight(a.weight), num, wl
     cdef int cut
     gather_ranks(a, start, end)
-    # right sides, where a cut can fall: before a new value, or before the
-    # missing tail when it goes right
-    track_reset(t, n_node)
-    if not missing_left:
-        for p in range(end - 1, end_known - 1, -1):
-            add_at(t, a, p)
-        if n_missing:
-            loss_right[end_known - start] = track_loss(t, a.ql)
-            if a.mono:
-                a.value_right[end_known - start] = track_value(t, a.ql)
-    for p in range(end_known - 1, start, -1):
-        add_at(t, a, p)
-        if v[p] > <DTYPE_t>(v[p - 1] + a.tol):
-            loss_right[p - start] = track_loss(t, a.ql)
-            if a.mono:
-                a.value_right[p - start] = track_value(t, a.ql)
+    right_losses(t, a, start, end, n_missing, missing_left, False)
     # left sides
     track_reset(t, n_node)
     if missing_left:
@@ -453,19 +493,21 @@ cdef class Splitter:
         self.yorder = NULL
         self.yrank = NULL
         self.ysorted = NULL
-        cdef int[::1] order_view, rank_view
-        cdef double[::1] sorted_view
+        cdef int[:, ::1] order_view, rank_view
+        cdef double[:, ::1] sorted_view
         if is_quantile(criterion) and n > 0:
-            order = np.argsort(y, kind="stable").astype(np.int32)
-            ranks = np.empty(n, dtype=np.int32)
-            ysorted = np.empty(n, dtype=np.float64)
+            # per output (row k): sample ids by target, ranks, the node's sorted targets
+            order = np.ascontiguousarray(
+                np.argsort(y.reshape(n, -1), axis=0, kind="stable").T, dtype=np.int32)
+            ranks = np.empty((self.n_outputs, n), dtype=np.int32)
+            ysorted = np.empty((self.n_outputs, n), dtype=np.float64)
             owned.extend([order, ranks, ysorted])
             order_view = order
             rank_view = ranks
             sorted_view = ysorted
-            self.yorder = &order_view[0]
-            self.yrank = &rank_view[0]
-            self.ysorted = &sorted_view[0]
+            self.yorder = &order_view[0, 0]
+            self.yrank = &rank_view[0, 0]
+            self.ysorted = &sorted_view[0, 0]
         self._allocate_scratch(max(1, n_threads), int(n_categories.max(initial=0)) + 1,
                                owned)
 
@@ -776,7 +818,11 @@ cdef class Splitter:
             return False
         if n_missing == 0 and v[end - 1] <= <DTYPE_t>(v[start] + self.tol):
             return False
-        if self.n_outputs > 1:
+        if self.n_outputs > 1 and self.yorder != NULL:
+            self._scan_quantile_outputs(s, f, start, end, n_missing, False, weight, best)
+            if n_missing:
+                self._scan_quantile_outputs(s, f, start, end, n_missing, True, weight, best)
+        elif self.n_outputs > 1:
             self._scan_outputs(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
                 self._scan_outputs(s, f, start, end, n_missing, True, stats, weight, best)
@@ -916,35 +962,41 @@ cdef class Splitter:
     # left sides' from the start (``scan_quantile``).
 
     cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
-        """Each sample's target rank within the node, and the node's sorted targets."""
-        cdef Py_ssize_t p
+        """Each sample's target rank within the node, and the node's sorted targets
+        (of every output)."""
+        cdef Py_ssize_t p, k, K = self.n_outputs, n = self.n_samples
         cdef int i
-        for p in range(start, end):
-            i = self.yorder[p]
-            self.yrank[i] = <int>(p - start)
-            self.ysorted[p - start] = self.yv_by_sample[i]
+        for k in range(K):
+            for p in range(start, end):
+                i = self.yorder[k * n + p]
+                self.yrank[k * n + i] = <int>(p - start)
+                self.ysorted[k * n + p - start] = self.yv_by_sample[i * K + k]
 
     cdef void _quantile_stats(self, Scratch* s, Py_ssize_t start, Py_ssize_t end,
                               Py_ssize_t n_left, double* stats) noexcept nogil:
-        """(quantile, loss) of the node's two sides as ``goes_left`` marks them (left
-        then right in ``stats``), or, with ``n_left`` < 0, of the whole node."""
-        cdef Py_ssize_t p, k = 0, n_right = 0
+        """(quantile, loss) of each output of the node's two sides as ``goes_left``
+        marks them (left then right in ``stats``), or, with ``n_left`` < 0, of the
+        whole node."""
+        cdef Py_ssize_t p, j = 0, n_right, k, K = self.n_outputs, n = self.n_samples
         cdef int i
         cdef double* pairs = s.weighted.sums    # left's pairs, then right's, in y order
-        for p in range(start, end):
-            i = self.yorder[p]
-            if n_left < 0 or bit_is_set(self.goes_left, i):
-                k = 2 * (p - start - n_right)
-            else:
-                k = 2 * (n_left + n_right)
-                n_right += 1
-            pairs[k] = self.yv_by_sample[i]
-            pairs[k + 1] = self.sw[i] if self.sw != NULL else 1.0
-        if n_left < 0:
-            quantile_stats(&self.qloss, pairs, end - start, stats)
-            return
-        quantile_stats(&self.qloss, pairs, n_left, stats)
-        quantile_stats(&self.qloss, pairs + 2 * n_left, n_right, stats + self.n_stats)
+        for k in range(K):
+            n_right = 0
+            for p in range(start, end):
+                i = self.yorder[k * n + p]
+                if n_left < 0 or bit_is_set(self.goes_left, i):
+                    j = 2 * (p - start - n_right)
+                else:
+                    j = 2 * (n_left + n_right)
+                    n_right += 1
+                pairs[j] = self.yv_by_sample[i * K + k]
+                pairs[j + 1] = self.sw[i] if self.sw != NULL else 1.0
+            if n_left < 0:
+                quantile_stats(&self.qloss, pairs, end - start, stats + 2 * k)
+                continue
+            quantile_stats(&self.qloss, pairs, n_left, stats + 2 * k)
+            quantile_stats(&self.qloss, pairs + 2 * n_left, n_right,
+                           stats + self.n_stats + 2 * k)
 
     cdef void _scan_quantile(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                              Py_ssize_t n_missing, bint missing_left, double weight,
@@ -956,6 +1008,48 @@ cdef class Splitter:
             scan_quantile(&s.unit, &a, start, end, n_missing, missing_left, best)
         else:
             scan_quantile(&s.weighted, &a, start, end, n_missing, missing_left, best)
+
+    cdef void _scan_quantile_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
+                                     Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
+                                     double weight, SplitRecord* best) noexcept nogil:
+        """The numeric scan of a quantile criterion with several outputs: every
+        output's left and right losses summed first (two passes each), then the
+        cuts scored once, proxy -(left losses + right losses)."""
+        cdef QuantileScanArgs a
+        cdef Py_ssize_t k, p, last, end_known = end - n_missing, n_node = end - start
+        cdef Py_ssize_t base = n_missing if missing_left else 0
+        cdef const DTYPE_t* v = self.vals + f * self.n_samples
+        cdef const int* ix = self.idx + f * self.n_samples
+        # (value_right is free: several outputs take no monotonic constraints)
+        cdef double* loss_left = s.value_right
+        cdef double wl = 0.0, tiny = tiny_weight(weight), num
+        cdef int cut
+        memset(s.loss_right, 0, n_node * sizeof(double))
+        memset(loss_left, 0, n_node * sizeof(double))
+        for k in range(self.n_outputs):
+            self._quantile_args(s, f, weight, &a, k)
+            gather_ranks(&a, start, end)
+            if self.sw == NULL:
+                right_losses(&s.unit, &a, start, end, n_missing, missing_left, True)
+                left_losses(&s.unit, &a, start, end, n_missing, missing_left, loss_left)
+            else:
+                right_losses(&s.weighted, &a, start, end, n_missing, missing_left, True)
+                left_losses(&s.weighted, &a, start, end, n_missing, missing_left, loss_left)
+        if missing_left:
+            for p in range(end_known, end):
+                wl += self.sw[ix[p]] if self.sw != NULL else 1.0
+        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        for p in range(start, last + 1):
+            wl += self.sw[ix[p]] if self.sw != NULL else 1.0
+            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
+                           self.min_samples_leaf, self.min_weight_leaf, tiny, self.tol)
+            if cut == CUT_STOP:
+                break
+            if cut != CUT_SCORE:
+                continue
+            num = -(loss_left[p - start] + s.loss_right[p + 1 - start])
+            if better(num, 1.0, f, best):
+                record_cut(best, num, 1.0, f, missing_left, v, p, end_known)
 
     cdef void _quantile_groups(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, Py_ssize_t start,
                                Py_ssize_t end, double weight, SplitRecord* best) noexcept nogil:
@@ -971,13 +1065,18 @@ cdef class Splitter:
             scan_quantile_groups(&s.weighted, &a, s, m, start, end, best)
 
     cdef void _quantile_args(self, Scratch* s, Py_ssize_t f, double weight,
-                             QuantileScanArgs* a) noexcept nogil:
+                             QuantileScanArgs* a, Py_ssize_t k=0) noexcept nogil:
+        """What a scan of feature f reads for output k (its trackers included)."""
+        cdef Py_ssize_t K = self.n_outputs, n = self.n_samples
         a.ql = &self.qloss
         a.f = f
-        a.v = self.vals + f * self.n_samples
-        a.ix = self.idx + f * self.n_samples
-        a.yv = self.yval + f * self.n_samples
-        a.yrank = self.yrank
+        a.v = self.vals + f * n
+        a.ix = self.idx + f * n
+        a.yv = self.yval + f * n * K + k
+        a.stride = K
+        a.yrank = self.yrank + k * n
+        s.unit.ysorted = self.ysorted + k * n
+        s.weighted.ysorted = self.ysorted + k * n
         a.sw = self.sw
         a.loss_right = s.loss_right
         a.value_right = s.value_right
@@ -1333,7 +1432,7 @@ cdef class Splitter:
     cdef void _partition(self, Py_ssize_t start, Py_ssize_t end,
                          const SplitRecord* split) noexcept nogil:
         """Stable-partition every feature's segment into left part + right part."""
-        cdef Py_ssize_t n_samples = self.n_samples, f, d = self.n_features
+        cdef Py_ssize_t n_samples = self.n_samples, f, d = self.n_features, k
         cdef bint parallel = self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK
         # goes_left was marked by finish_split for exactly these samples
         if parallel:
@@ -1345,7 +1444,9 @@ cdef class Splitter:
                 if self._needs_partition(f, start, end, split):
                     self._partition_feature(&self.scratch[0], f, start, end)
         if self.yorder != NULL:
-            partition_ids(self.yorder, self.goes_left, self.scratch[0].tmp_i, start, end)
+            for k in range(self.n_outputs):
+                partition_ids(self.yorder + k * n_samples, self.goes_left,
+                              self.scratch[0].tmp_i, start, end)
 
     cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                       const SplitRecord* split) noexcept nogil:

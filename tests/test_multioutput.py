@@ -42,7 +42,18 @@ def several_outputs(draw, criterion):
     return X, y, w, draw(st.integers(1, 3))
 
 
-CRITERIA_OUT = ["gini", "entropy", "squared_error", "poisson"]
+CRITERIA_OUT = ["gini", "entropy", "squared_error", "poisson", "absolute_error",
+                "quantile:0.3"]
+
+
+def _estimator(criterion, **params):
+    """An estimator for a reference criterion name ("quantile:<tau>" included)."""
+    if criterion in ("gini", "entropy"):
+        return DecisionTreeClassifier(criterion=criterion, **params)
+    if criterion.startswith("quantile:"):
+        return DecisionTreeRegressor(criterion="quantile",
+                                     quantile=float(criterion.split(":")[1]), **params)
+    return DecisionTreeRegressor(criterion=criterion, **params)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -50,8 +61,9 @@ CRITERIA_OUT = ["gini", "entropy", "squared_error", "poisson"]
 def test_root_split_is_the_least_mean_impurity_over_outputs(data, criterion):
     X, y, w, min_leaf = data.draw(several_outputs(criterion))
     n_classes = 3 if criterion in ("gini", "entropy") else 0
-    found = best_split(X, y, w, n_classes=n_classes, criterion=CRITERIA[criterion],
-                       min_samples_leaf=min_leaf)
+    found = best_split(X, y, w, n_classes=n_classes, criterion=CRITERIA[criterion.split(":")[0]],
+                       min_samples_leaf=min_leaf,
+                       quantile=float(criterion.split(":")[1]) if ":" in criterion else 0.5)
     candidates = all_candidates(X, y, w, criterion, n_classes or None,
                                 min_samples_leaf=min_leaf)
     if not candidates:
@@ -70,11 +82,7 @@ def test_root_split_is_the_least_mean_impurity_over_outputs(data, criterion):
 @given(data=st.data(), criterion=st.sampled_from(CRITERIA_OUT))
 def test_every_node_is_split_optimally(data, criterion):
     X, y, w, min_leaf = data.draw(several_outputs(criterion))
-    if criterion in ("gini", "entropy"):
-        est = DecisionTreeClassifier(criterion=criterion, min_samples_leaf=min_leaf)
-    else:
-        est = DecisionTreeRegressor(criterion=criterion, min_samples_leaf=min_leaf)
-    est.fit(X, y, sample_weight=w)
+    est = _estimator(criterion, min_samples_leaf=min_leaf).fit(X, y, sample_weight=w)
     tree = est.tree_
     paths = est.decision_path(X).tocsc()
     for node in np.flatnonzero(tree.children_left != -1):
@@ -99,12 +107,13 @@ def _outputs_data(seed, regression, n=400):
     return X, np.column_stack([first, second, third])
 
 
-@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson",
+                                       "absolute_error"])
 @pytest.mark.parametrize("params", [{}, {"max_depth": 4}, {"max_leaf_nodes": 12},
                                     {"min_samples_leaf": 5}])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_equals_sklearn_node_by_node(criterion, params, weighted):
-    regression = criterion in ("squared_error", "poisson")
+    regression = criterion in ("squared_error", "poisson", "absolute_error")
     X, y = _outputs_data(3, regression)
     if criterion == "poisson":
         y = np.abs(y)
@@ -268,8 +277,23 @@ def test_refusals_of_categories_and_monotonic_constraints():
     with pytest.raises(ValueError, match="Monotonicity constraints are not supported with "
                                          "multiple outputs"):
         DecisionTreeRegressor(monotonic_cst=[1, 0, 0, 0, 0]).fit(X, y)
-    with pytest.raises(ValueError, match="criterion='quantile'"):
-        DecisionTreeRegressor(criterion="quantile").fit(X, y)
+
+
+
+@pytest.mark.parametrize("tau", [0.5, 0.2, 0.9])
+def test_quantile_leaves_are_each_outputs_weighted_quantile(tau):
+    from reference import weighted_quantile
+
+    X, y = _outputs_data(18, True, n=300)
+    w = np.random.RandomState(3).choice([0.5, 1.0, 2.0], size=300)
+    reg = DecisionTreeRegressor(criterion="quantile", quantile=tau, min_samples_leaf=20)
+    reg.fit(X, y, sample_weight=w)
+    leaves = reg.apply(X)
+    for leaf in np.unique(leaves)[:8]:
+        rows = leaves == leaf
+        for k in range(3):
+            assert reg.tree_.value[leaf, k, 0] == pytest.approx(
+                weighted_quantile(y[rows, k], w[rows], tau), rel=1e-12)
 
 
 def test_cost_complexity_path_equals_sklearn():
