@@ -46,17 +46,10 @@ def make_data(spec):
         X[:, 0] = [f"c{int(v)}" if v is not None else None for v in X[:, 0]]
     if spec["inf"] and kind in ("float64", "float32") and n:
         X[0, 0] = np.inf
-    y_kind = spec["y_kind"]
-    if y_kind == "classes":
-        y = rng.randint(0, spec["n_classes"], n)
-    elif y_kind == "strings":
-        y = np.array([f"k{v}" for v in rng.randint(0, spec["n_classes"], n)], dtype=object)
-    elif y_kind == "big_ints":
-        y = np.array([2**63 + 7, 2**64 - 1], dtype=np.uint64)[rng.randint(0, 2, n)]
-    else:  # real targets at some scale
-        y = (rng.rand(n) - 0.5) * 2.0 * 10.0 ** spec["y_exponent"]
-        if y_kind == "constant":
-            y = np.full(n, 10.0 ** spec["y_exponent"])
+    y = _target(rng, spec, n)
+    if spec.get("n_outputs", 1) > 1:
+        y = np.column_stack([y] + [_target(rng, spec, n)
+                                   for _ in range(spec["n_outputs"] - 1)])
     w = None
     weights = spec["weights"]
     if weights == "uniform":
@@ -72,6 +65,21 @@ def make_data(spec):
     return X, y, w
 
 
+def _target(rng, spec, n):
+    """One output's targets of the kind the spec names."""
+    y_kind = spec["y_kind"]
+    if y_kind == "classes":
+        return rng.randint(0, spec["n_classes"], n)
+    if y_kind == "strings":
+        return np.array([f"k{v}" for v in rng.randint(0, spec["n_classes"], n)], dtype=object)
+    if y_kind == "big_ints":
+        return np.array([2**63 + 7, 2**64 - 1], dtype=np.uint64)[rng.randint(0, 2, n)]
+    if y_kind == "constant":
+        return np.full(n, 10.0 ** spec["y_exponent"])
+    # real targets at some scale
+    return (rng.rand(n) - 0.5) * 2.0 * 10.0 ** spec["y_exponent"]
+
+
 def check_fitted(model, X, y):
     """Reasons the fitted model is not sensible (empty when it is)."""
     problems = []
@@ -83,16 +91,20 @@ def check_fitted(model, X, y):
     if not np.isfinite(model.feature_importances_).all():
         problems.append("non-finite importances")
     pred = model.predict(X)
-    if pred.shape != (X.shape[0],):
+    n_outputs = model.n_outputs_
+    if pred.shape != ((X.shape[0],) if n_outputs == 1 else (X.shape[0], n_outputs)):
         problems.append(f"predict shape {pred.shape}")
     if isinstance(model, DecisionTreeClassifier):
-        proba = model.predict_proba(X)
-        if not np.isfinite(proba).all() or (proba < 0).any() or (proba > 1 + 1e-9).any():
-            problems.append("probabilities outside [0, 1]")
-        elif not np.allclose(proba.sum(axis=1), 1.0):
-            problems.append("probabilities do not sum to 1")
-        if not np.isin(pred, model.classes_).all():
-            problems.append("predicted an unknown class")
+        several = n_outputs > 1
+        probas = model.predict_proba(X) if several else [model.predict_proba(X)]
+        classes = model.classes_ if several else [model.classes_]
+        for k, (proba, labels) in enumerate(zip(probas, classes)):
+            if not np.isfinite(proba).all() or (proba < 0).any() or (proba > 1 + 1e-9).any():
+                problems.append("probabilities outside [0, 1]")
+            elif not np.allclose(proba.sum(axis=1), 1.0):
+                problems.append("probabilities do not sum to 1")
+            if not np.isin(pred[:, k] if several else pred, labels).all():
+                problems.append("predicted an unknown class")
     else:
         yf = np.asarray(y, dtype=float)
         if not np.isfinite(pred).all():
@@ -141,10 +153,11 @@ def run_load(case):
 def run_checks_on_loaded(model, X):
     pred = model.predict(X)
     if isinstance(model, DecisionTreeClassifier):
-        proba = model.predict_proba(X)
-        if not np.isfinite(proba).all() or (proba < 0).any() or \
-                not np.allclose(proba.sum(axis=1), 1.0):
-            return {"outcome": "bad", "why": "a loaded model gives invalid probabilities"}
+        probas = model.predict_proba(X)
+        for proba in (probas if model.n_outputs_ > 1 else [probas]):
+            if not np.isfinite(proba).all() or (proba < 0).any() or \
+                    not np.allclose(proba.sum(axis=1), 1.0):
+                return {"outcome": "bad", "why": "a loaded model gives invalid probabilities"}
     elif not np.isfinite(pred).all():
         return {"outcome": "bad", "why": "a loaded model gives non-finite predictions"}
     if not np.isfinite(model.feature_importances_).all():

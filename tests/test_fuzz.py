@@ -113,7 +113,9 @@ VALID = {
     "criterion": st.sampled_from(["gini", "entropy", "log_loss", "gain_ratio"]),
     "class_weight": st.one_of(st.none(), st.just("balanced"),
                               st.dictionaries(st.integers(0, 3), st.floats(0, 1e300),
-                                              max_size=3)),
+                                              max_size=3),
+                              st.lists(st.dictionaries(st.integers(0, 3), st.floats(0, 1e300),
+                                                       max_size=3), min_size=1, max_size=3)),
     "algorithm": st.sampled_from(["cart", "id3", "c4.5"]),
     "value_tolerance": st.one_of(st.just(0.0), st.just(1e-7), st.floats(0, 1e300)),
     "monotonic_cst": st.one_of(st.none(), st.lists(st.sampled_from([-1, 0, 1]), min_size=1,
@@ -148,6 +150,7 @@ def fit_cases(draw):
         "few_values": draw(st.booleans()), "nan_share": draw(st.sampled_from([0, 0, 0.2])),
         "inf": hostile and draw(st.booleans()),
         "y_kind": y_kind, "n_classes": draw(st.integers(1, 4)),
+        "n_outputs": draw(st.sampled_from([1, 1, 2, 3])),
         "y_exponent": draw(st.sampled_from([0, -300, -100, 100, 300, 307])),
         "weights": draw(st.sampled_from([None, None, "uniform", "random"] +
                                         (["zeros", "negative", "nan"] if hostile else []))),
@@ -187,7 +190,9 @@ def saved_models():
     X[rng.rand(50, 3) < 0.1] = np.nan
     models = [DecisionTreeClassifier(max_depth=4).fit(X, rng.randint(0, 3, 50)),
               DecisionTreeRegressor(max_leaf_nodes=6).fit(X, rng.rand(50) * 1e300),
-              DecisionTreeClassifier(algorithm="c4.5").fit(np.round(X * 3), rng.randint(0, 2, 50))]
+              DecisionTreeClassifier(algorithm="c4.5").fit(np.round(X * 3), rng.randint(0, 2, 50)),
+              DecisionTreeClassifier(max_depth=4).fit(X, rng.randint(0, 3, (50, 2))),
+              DecisionTreeRegressor(max_depth=4).fit(X, rng.rand(50, 3))]
     return X, [bytes(_saved(m)) for m in models]
 
 
