@@ -228,6 +228,20 @@ cdef inline void store_loss(double* losses, Py_ssize_t i, double loss,
         losses[i] = loss
 
 
+cdef inline Py_ssize_t start_left(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
+                                  Py_ssize_t end, Py_ssize_t n_missing,
+                                  bint missing_left) noexcept nogil:
+    """Start a pass of left sides: the tracker empty but for the missing values when
+    they go left. Returns the last position a cut can follow (past the last number
+    only when the missing values go right)."""
+    cdef Py_ssize_t p, end_known = end - n_missing
+    track_reset(t, end - start)
+    if missing_left:
+        for p in range(end_known, end):
+            add_at(t, a, p)
+    return end_known - 1 if (n_missing and not missing_left) else end_known - 2
+
+
 cdef void left_losses(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
                       Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
                       double* loss_left) noexcept nogil:
@@ -236,11 +250,7 @@ cdef void left_losses(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
     score the cuts once every output's losses are in (``scan_quantile_outputs``)."""
     cdef Py_ssize_t p, last, end_known = end - n_missing
     cdef const DTYPE_t* v = a.v
-    track_reset(t, end - start)
-    if missing_left:
-        for p in range(end_known, end):
-            add_at(t, a, p)
-    last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+    last = start_left(t, a, start, end, n_missing, missing_left)
     for p in range(start, last + 1):
         add_at(t, a, p)
         if p + 1 >= end_known or v[p + 1] > <DTYPE_t>(v[p] + a.tol):
@@ -260,12 +270,7 @@ cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t star
     cdef int cut
     gather_ranks(a, start, end)
     right_losses(t, a, start, end, n_missing, missing_left, False)
-    # left sides
-    track_reset(t, n_node)
-    if missing_left:
-        for p in range(end_known, end):
-            add_at(t, a, p)
-    last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+    last = start_left(t, a, start, end, n_missing, missing_left)
     for p in range(start, last + 1):
         add_at(t, a, p)
         wl = track_weight(t)
