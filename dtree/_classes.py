@@ -71,7 +71,7 @@ class BaseDecisionTree(ParamsMixin):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -260,8 +260,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
     min_impurity_decrease : float, default=0.0
         Split only if ``N_t / N * (impurity - N_tR / N_t * right_impurity
         - N_tL / N_t * left_impurity)`` reaches this value (weighted counts).
-    class_weight : dict, "balanced" or None, default=None
-        Weights of the classes, multiplied into the sample weights.
+    class_weight : dict, list of dicts, "balanced" or None, default=None
+        Weights of the classes, multiplied into the sample weights. With several
+        outputs, "balanced" or one dict per output (their weights multiplied).
     ccp_alpha : float or "cv", default=0.0
         Minimal cost-complexity pruning: the subtree minimising
         ``R(T) + ccp_alpha * |leaves|``. ``"cv"`` chooses alpha by ``cv``-fold
@@ -365,8 +366,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    n_classes_ : int
+    classes_ : ndarray of shape (n_classes,) or list of such arrays
+    n_classes_ : int or ndarray of shape (n_outputs,)
+        One array and one count per output when y has several columns.
+    n_outputs_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X had string column names.
@@ -411,7 +414,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
             Numeric features (converted to float32, as scikit-learn does).
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels of any hashable kind (str, int, bool, ...).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; None gives every sample weight 1.
@@ -560,7 +563,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Finite real targets.
         sample_weight : array-like of shape (n_samples,), default=None
 
