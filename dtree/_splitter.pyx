@@ -27,7 +27,7 @@ from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear
                       clear_split, count_bits, draw_feature, keep_doubles, lowest_bit,
                       midpoint, put_bit, record_candidate, scan_cut, seed_state, set_bit,
                       tiny_weight)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, Side, add_sample, clf_move,
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
@@ -166,6 +166,63 @@ cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double*
         for k in range(K):
             cl[k] += w * o.targets[p * K + k]
     left.w += w
+
+
+cdef enum:
+    SMALL_OUTPUTS = 4   # squared error scans of at most this many outputs keep sums in locals
+
+
+cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const double* rows,
+                                      const double* sw, const double* stats, Py_ssize_t K,
+                                      Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                                      Py_ssize_t n_missing, bint missing_left, double weight,
+                                      Py_ssize_t min_leaf, double min_wleaf, DTYPE_t tol,
+                                      SplitRecord* best) noexcept nogil:
+    """``_scan_outputs`` for squared error and K <= SMALL_OUTPUTS outputs, called with
+    a literal K: the compiler unrolls the loops over outputs and keeps the sums in
+    registers (through memory, each sample's sums would wait for the last one's
+    stores). The proxy is ``reg_proxy_outputs``'s, term for term."""
+    cdef double sl[SMALL_OUTPUTS]
+    cdef double total[SMALL_OUTPUTS]
+    cdef Py_ssize_t k, p, last, end_known = end - n_missing, n_node = end - start
+    cdef Py_ssize_t base = n_missing if missing_left else 0
+    cdef double w = 1.0, wl = 0.0, wr, sr, sq_left, sq_right, num, den
+    cdef double tiny = tiny_weight(weight)
+    cdef int cut
+    for k in range(K):
+        sl[k] = 0.0
+        total[k] = stats[2 * k]
+    if missing_left:
+        for p in range(end_known, end):
+            if sw != NULL:
+                w = sw[ix[p]]
+            wl += w
+            for k in range(K):
+                sl[k] += w * rows[p * K + k]
+    last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+    for p in range(start, last + 1):
+        if sw != NULL:
+            w = sw[ix[p]]
+        wl += w
+        for k in range(K):
+            sl[k] += w * rows[p * K + k]
+        cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
+                       min_leaf, min_wleaf, tiny, tol)
+        if cut == CUT_STOP:
+            break
+        if cut != CUT_SCORE:
+            continue
+        wr = weight - wl
+        sq_left = 0.0
+        sq_right = 0.0
+        for k in range(K):
+            sr = total[k] - sl[k]
+            sq_left += sl[k] * sl[k]
+            sq_right += sr * sr
+        den = wl * wr
+        num = sq_left * wr + sq_right * wl
+        if better(num, den, f, best):
+            record_cut(best, num, den, f, missing_left, v, p, end_known)
 
 
 def _check_outputs(int criterion, n_categories, bint multiway, monotonic_cst):
@@ -1146,6 +1203,7 @@ cdef class Splitter:
         beside its value; the proxy sums the outputs' terms (``_criterion``)."""
         cdef Py_ssize_t n_samples = self.n_samples, K = self.n_outputs, S = self.n_stats
         cdef Py_ssize_t end_known = end - n_missing, n_node = end - start, p, last
+        cdef const double* rows
         cdef Py_ssize_t base = n_missing if missing_left else 0
         cdef const DTYPE_t* v = self.vals + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
@@ -1161,6 +1219,19 @@ cdef class Splitter:
         cdef DTYPE_t tol = self.tol
         cdef Side left, right
         cdef Outputs o
+        if crit == CRIT_SQUARED_ERROR and K <= SMALL_OUTPUTS:
+            rows = self.yval + f * n_samples * K
+            # a literal K per call: one unrolled copy each
+            if K == 2:
+                scan_squared_outputs(v, ix, rows, self.sw, stats, 2, f, start, end, n_missing,
+                                     missing_left, weight, min_leaf, min_wleaf, tol, best)
+            elif K == 3:
+                scan_squared_outputs(v, ix, rows, self.sw, stats, 3, f, start, end, n_missing,
+                                     missing_left, weight, min_leaf, min_wleaf, tol, best)
+            else:
+                scan_squared_outputs(v, ix, rows, self.sw, stats, 4, f, start, end, n_missing,
+                                     missing_left, weight, min_leaf, min_wleaf, tol, best)
+            return
         o.crit = crit
         o.classes = self.is_classifier
         o.n_outputs = K
