@@ -521,8 +521,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         The level of ``criterion="quantile"`` (other criteria ignore it).
     ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
     categorical_features, handle_unknown, n_jobs, max_bins, monotonic_cst, value_tolerance
-        See ``DecisionTreeClassifier`` (``monotonic_cst`` on the predicted value) (``pruning="pessimistic"`` is for
-        classifiers only).
+        See ``DecisionTreeClassifier``; here ``monotonic_cst`` constrains the
+        predicted value, and ``pruning="pessimistic"`` is for classifiers only.
 
     Attributes
     ----------

@@ -193,7 +193,7 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     seed = draw_seed(est.random_state) if n_draw < X.shape[1] else 1
     n_categories = np.array([0 if c is None else max(1, len(c))
                              for c in est.categories_], dtype=np.int32)
-    monotonic = monotonic_constraints(est, X.shape[1], n_classes)
+    monotonic = monotonic_constraints(est, X.shape[1], _most_classes(n_classes))
     if est.splitter == "hist":
         return _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic)
     if algorithm(est) == "c4.5":
@@ -212,10 +212,10 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     est.max_features_ = n_draw
     return Tree.from_builder(arrays, X.shape[1], n_classes,
                              quantile_values=criterion(est) in _QUANTILE_CRITERIA,
-                             n_outputs=splitter_outputs(encoded_y))
+                             n_outputs=n_outputs_of(encoded_y))
 
 
-def splitter_outputs(encoded_y):
+def n_outputs_of(encoded_y):
     """Number of outputs of encoded targets (columns of a 2-D y)."""
     return encoded_y.shape[1] if encoded_y.ndim == 2 else 1
 
@@ -281,7 +281,7 @@ def fit_tree(est, X, encoded_y, weights, n_classes):
     ``n_classes``: 0 for regression, the number of classes, or with several
     outputs (``encoded_y`` of shape (n_samples, n_outputs)) a list of them.
     """
-    est.n_outputs_ = splitter_outputs(encoded_y)
+    est.n_outputs_ = n_outputs_of(encoded_y)
     if est.n_outputs_ > 1:
         check_outputs(est)
     # classes stratify hold-outs and folds of one output; several are shuffled

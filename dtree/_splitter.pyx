@@ -670,10 +670,12 @@ cdef class Splitter:
             self.scratch[t].tmp_i = &ti[t, 0]
             self.scratch[t].tmp_yc = &tyc[t, 0] if self.is_classifier else NULL
             self.scratch[t].tmp_yv = NULL if self.is_classifier else &tyv[t, 0]
+            # (the trackers' ysorted, an output's sorted targets: set by each scan's
+            # _quantile_args)
             self.scratch[t].weighted.sums = &qv[t, 0]
-            self.scratch[t].weighted.ysorted = self.ysorted
+            self.scratch[t].weighted.ysorted = NULL
             self.scratch[t].unit.present = &pv[t, 0]
-            self.scratch[t].unit.ysorted = self.ysorted
+            self.scratch[t].unit.ysorted = NULL
             self.scratch[t].unit.half = self.qloss.tau == 0.5
             self.scratch[t].ranks = &rv[t, 0]
             self.scratch[t].loss_right = &qv[t, 2 * n + 2] if quantile_rows > 1 else NULL

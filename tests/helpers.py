@@ -104,6 +104,37 @@ def compare_trees(ours, theirs, X, y, sample_weight=None, criterion="gini",
     return same, stopped
 
 
+def matching(candidates, X, feature, threshold, missing_left):
+    """The brute-force candidates (``reference.all_candidates``) that are this split.
+
+    Where the node has no missing value the reference lists missing_left=False
+    only, while dtree records where a future NaN would go.
+    """
+    has_missing = np.isnan(X[:, feature]).any()
+    return [c for c in candidates if c[1] == feature and c[2] == threshold
+            and (c[3] == bool(missing_left) or not has_missing)]
+
+
+def assert_split_is_optimal(candidates, X, feature, threshold, missing_left, scale=None):
+    """The split is a candidate and scores the least of all (up to rounding at
+    ``scale``, by default the least score itself)."""
+    best = min(c[0] for c in candidates)
+    ours = matching(candidates, X, feature, threshold, missing_left)
+    assert ours, f"dtree's split ({feature}, {threshold}) is not a valid candidate"
+    assert is_tie(ours[0][0], best, best if scale is None else scale), (ours[0], best)
+
+
+def assert_root_split_is_optimal(found, candidates, X, scale=None):
+    """``_splitter.best_split``'s answer is the brute-force optimum (None when no
+    candidate exists)."""
+    if not candidates:
+        assert found is None
+        return
+    assert found is not None
+    assert_split_is_optimal(candidates, X, found["feature"], found["threshold"],
+                            found["missing_left"], scale)
+
+
 def few_valued_features(draw, max_rows, max_levels):
     """A hypothesis draw: float32 X of 2..max_rows rows, 1-3 columns of small
     integers (ties everywhere), every third value of column 0 missing half the time."""

@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn import tree as sklearn_tree
 
-from helpers import compare_trees, few_valued_features, tie_free_data
+from helpers import (assert_root_split_is_optimal, assert_split_is_optimal, compare_trees,
+                     few_valued_features, tie_free_data)
 from reference import all_candidates, is_tie
 
 import dtree
@@ -44,15 +45,7 @@ def test_poisson_root_split_is_the_brute_force_optimum(problem):
     found = best_split(X, y, w, n_classes=0, criterion=CRITERIA["poisson"],
                        min_samples_leaf=min_leaf)
     candidates = all_candidates(X, y, w, "poisson", min_samples_leaf=min_leaf)
-    if not candidates:
-        assert found is None
-        return
-    assert found is not None
-    best = min(c[0] for c in candidates)
-    has_missing = np.isnan(X[:, found["feature"]]).any()
-    ours = [c for c in candidates if c[1] == found["feature"] and c[2] == found["threshold"]
-            and (c[3] == found["missing_left"] or not has_missing)]
-    assert ours and is_tie(ours[0][0], best, best), (found, best)
+    assert_root_split_is_optimal(found, candidates, X)
 
 
 def test_a_right_side_of_zero_targets_is_no_candidate_despite_rounding():
@@ -83,14 +76,11 @@ def test_every_poisson_node_is_split_optimally_and_no_leaf_predicts_zero(problem
         rows = paths[:, node].nonzero()[0]
         candidates = all_candidates(X[rows], y[rows], None if w is None else w[rows],
                                     "poisson", min_samples_leaf=min_leaf)
-        best = min(c[0] for c in candidates)
         column = X[rows, tree.feature[node]]
         left = (column <= tree.threshold[node]) | (
             np.isnan(column) & bool(tree.missing_go_to_left[node]))
-        ours = [c for c in candidates if c[1] == tree.feature[node]
-                and c[2] == tree.threshold[node]
-                and (c[3] == bool(tree.missing_go_to_left[node]) or not np.isnan(column).any())]
-        assert ours and is_tie(ours[0][0], best, best)
+        assert_split_is_optimal(candidates, X[rows], tree.feature[node], tree.threshold[node],
+                                tree.missing_go_to_left[node])
         assert left.any() and (~left).any()
     # no split leaves a child whose mean is 0: every prediction is positive
     assert (tree.value[:, 0, 0] > 0).all()

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import compare_trees, few_valued_features, tie_free_data
-from reference import all_candidates, is_tie
+from helpers import (assert_root_split_is_optimal, assert_split_is_optimal, compare_trees,
+                     few_valued_features, tie_free_data)
+from reference import all_candidates
 
 import dtree
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -66,16 +67,7 @@ def test_root_split_is_the_least_mean_impurity_over_outputs(data, criterion):
                        quantile=float(criterion.split(":")[1]) if ":" in criterion else 0.5)
     candidates = all_candidates(X, y, w, criterion, n_classes or None,
                                 min_samples_leaf=min_leaf)
-    if not candidates:
-        assert found is None
-        return
-    best = min(c[0] for c in candidates)
-    column = X[:, found["feature"]]
-    has_missing = np.isnan(column).any()
-    ours = [c for c in candidates if c[1] == found["feature"] and c[2] == found["threshold"]
-            and (c[3] == found["missing_left"] or not has_missing)]
-    assert ours, f"dtree's split {found} is not a valid candidate"
-    assert is_tie(ours[0][0], best, best), (ours[0], best)
+    assert_root_split_is_optimal(found, candidates, X)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -89,10 +81,8 @@ def test_every_node_is_split_optimally(data, criterion):
         rows = paths[:, node].nonzero()[0]
         candidates = all_candidates(X[rows], y[rows], None if w is None else w[rows],
                                     criterion, 3, min_samples_leaf=min_leaf)
-        best = min(c[0] for c in candidates)
-        ours = [c for c in candidates if c[1] == tree.feature[node]
-                and c[2] == tree.threshold[node]]
-        assert ours and is_tie(min(c[0] for c in ours), best, best)
+        assert_split_is_optimal(candidates, X[rows], tree.feature[node], tree.threshold[node],
+                                tree.missing_go_to_left[node])
 
 
 def _outputs_data(seed, regression, n=400):

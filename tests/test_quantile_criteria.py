@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn import tree as sklearn_tree
 
-from helpers import compare_trees, few_valued_features, tie_free_data
-from reference import all_candidates, is_tie, least_pinball, quantile_level, weighted_quantile
+from helpers import (assert_root_split_is_optimal, assert_split_is_optimal, compare_trees,
+                     few_valued_features, tie_free_data)
+from reference import all_candidates, least_pinball, quantile_level, weighted_quantile
 
 import dtree
 from dtree._criterion import CRITERIA, impurity
@@ -53,16 +54,8 @@ def test_root_split_is_the_brute_force_optimum(problem):
     found = best_split(X, y, w, n_classes=0, criterion=CRITERIA[criterion],
                        min_samples_leaf=min_leaf, quantile=tau)
     candidates = all_candidates(X, y, w, _name(criterion, tau), min_samples_leaf=min_leaf)
-    if not candidates:
-        assert found is None
-        return
-    assert found is not None
-    best = min(c[0] for c in candidates)
-    has_missing = np.isnan(X[:, found["feature"]]).any()
-    ours = [c for c in candidates if c[1] == found["feature"] and c[2] == found["threshold"]
-            and (c[3] == found["missing_left"] or not has_missing)]
-    scale = max(1.0, float(np.abs(y).max()) * len(y))
-    assert ours and is_tie(ours[0][0], best, scale), (found, best)
+    assert_root_split_is_optimal(found, candidates, X,
+                                 scale=max(1.0, float(np.abs(y).max()) * len(y)))
 
 
 def _is_the_quantile(q, ys, ws, tau):
@@ -111,11 +104,8 @@ def test_every_node_is_optimal_and_its_value_is_the_weighted_quantile(problem):
             continue
         candidates = all_candidates(X[rows], ys, None if w is None else ws,
                                     _name(criterion, tau), min_samples_leaf=min_leaf)
-        column = X[rows, tree.feature[node]]
-        ours = [c for c in candidates if c[1] == tree.feature[node]
-                and c[2] == tree.threshold[node]
-                and (c[3] == bool(tree.missing_go_to_left[node]) or not np.isnan(column).any())]
-        assert ours and is_tie(ours[0][0], min(c[0] for c in candidates), scale)
+        assert_split_is_optimal(candidates, X[rows], tree.feature[node], tree.threshold[node],
+                                tree.missing_go_to_left[node], scale)
 
 
 @settings(max_examples=100, deadline=None)

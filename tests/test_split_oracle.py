@@ -4,7 +4,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import all_candidates, is_tie
+from helpers import assert_root_split_is_optimal, assert_split_is_optimal
+from reference import all_candidates
 
 import dtree
 from dtree._criterion import CRITERIA
@@ -49,28 +50,14 @@ def _check_root(X, y, w, n_classes, criterion, min_leaf):
     found = best_split(X, y, w, n_classes=n_classes or 0, criterion=CRITERIA[criterion],
                        min_samples_leaf=min_leaf)
     candidates = all_candidates(X, y, w, criterion, n_classes, min_samples_leaf=min_leaf)
-    if not candidates:
-        assert found is None
+    assert_root_split_is_optimal(found, candidates, X)
+    if found is None:
         return
-    assert found is not None
-    best = min(c[0] for c in candidates)
-    ours = _matching(candidates, X, found["feature"], found["threshold"],
-                     found["missing_left"])
-    assert ours, f"dtree's split {found} is not a valid candidate"
-    assert is_tie(ours[0][0], best, best), (ours[0], best)
     # children sizes agree with the routing rule
     column = X[:, found["feature"]]
     left = int(((column <= found["threshold"]) |
                 (np.isnan(column) & found["missing_left"])).sum())
     assert left == found["pos"]
-
-
-def _matching(candidates, X, feature, threshold, missing_left):
-    # Where the node has no missing value the reference lists missing_left=False
-    # only, while dtree records where a future NaN would go.
-    has_missing = np.isnan(X[:, feature]).any()
-    return [c for c in candidates if c[1] == feature and c[2] == threshold
-            and (c[3] == bool(missing_left) or not has_missing)]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -107,10 +94,8 @@ def test_every_node_of_a_tree_is_split_optimally(problem, criterion):
         candidates = all_candidates(X[rows], codes[rows], wn, criterion,
                                     len(est.classes_) if n_classes else None,
                                     min_samples_leaf=min_leaf)
-        best = min(c[0] for c in candidates)
-        ours = _matching(candidates, X[rows], tree.feature[node], tree.threshold[node],
-                         tree.missing_go_to_left[node])
-        assert ours and is_tie(ours[0][0], best, best)
+        assert_split_is_optimal(candidates, X[rows], tree.feature[node], tree.threshold[node],
+                                tree.missing_go_to_left[node])
         # training samples route at predict exactly as they were partitioned
         left_rows = paths[:, tree.children_left[node]].nonzero()[0]
         column = X[rows, tree.feature[node]]
