@@ -67,17 +67,34 @@ cdef double output_impurity(int crit, const double* stats, Py_ssize_t n_stats,
     return entropy_impurity(stats, n_stats, w)
 
 
-def xlogx_table(int crit, Py_ssize_t n_samples, bint weighted):
-    """n ln n for n = 0..n_samples, or None when the scan cannot use it.
+def xlogx_table(int crit, Py_ssize_t n_samples, bint weighted, Py_ssize_t n_outputs=1):
+    """n ln n for n = 0..n_samples, on a grid that makes every sum exact, or None
+    when the scan cannot use it.
 
     With unit weights every class count is an integer of at most n_samples,
-    so the entropy criteria look x ln x up instead of calling log().
+    so the entropy criteria look x ln x up instead of calling log(). Each entry
+    is rounded to a multiple of 2^-s, s chosen so that every accumulator and
+    score of a scan (at most n_outputs * N ln N in size) stays below 2^(53-s):
+    then every addition and subtraction of entries is exact, a side's
+    accumulator depends only on its counts, not on the order the scan moved
+    them in, and two candidates with the same counts (the missing values sent
+    left or right of a symmetric node, two features cutting the same rows)
+    score exactly alike, as scikit-learn's scores do. The grid step is the
+    size of a double's own rounding at that magnitude.
     """
     if weighted or not is_classification(crit) or crit == CRIT_GINI:
         return None
     grid = np.arange(n_samples + 1, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
+        exact = np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
+    return on_exact_grid(exact, max(n_outputs, 1) * (exact[-1] if n_samples > 0 else 0.0))
+
+
+def on_exact_grid(values, bound):
+    """``values`` rounded to the finest power-of-two grid on which sums of
+    magnitude up to ``bound`` are exact doubles."""
+    step_exp = int(np.ceil(np.log2(bound + 2.0))) - 53
+    return np.ldexp(np.round(np.ldexp(values, -step_exp)), step_exp)
 
 
 def impurity(counts, criterion="gini", quantile=0.5):

@@ -607,7 +607,7 @@ cdef class Splitter:
         self.sw = keep_doubles(None if sample_weight is None else
                                np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
         self.xlogx_table = keep_doubles(
-            xlogx_table(criterion, n, sample_weight is not None), owned)
+            xlogx_table(criterion, n, sample_weight is not None, self.n_outputs), owned)
         self._owned = owned
 
     def __dealloc__(self):

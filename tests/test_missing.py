@@ -3,6 +3,8 @@ import io
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
@@ -76,6 +78,34 @@ def test_missing_values_can_be_sent_left():
     clf = DecisionTreeClassifier(max_depth=1).fit(x[:, None], y)
     assert clf.tree_.threshold[0] == 4.5 and clf.tree_.missing_go_to_left[0] == 1
     assert clf.score(x[:, None], y) == 1.0
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "log_loss"])
+def test_missing_values_tied_both_ways_go_right_as_in_sklearn(criterion):
+    # scikit-learn's test_missing_values_best_splitter_missing_both_classes_has_nan:
+    # one missing value per class, so sending them left or right scores the same;
+    # scikit-learn tries right first and keeps it unless left is strictly better.
+    X = np.array([[1, 2, 3, 5, np.nan, 10, 20, 30, 60, np.nan]]).T
+    y = np.array([0] * 5 + [1] * 5)
+    clf = DecisionTreeClassifier(max_depth=1, criterion=criterion).fit(X, y)
+    assert clf.tree_.threshold[0] == 7.5 and clf.tree_.missing_go_to_left[0] == 0
+    assert clf.predict(np.array([[np.nan, 2.3, 34.2]]).T).tolist() == [1, 0, 1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 3000), n_missing=st.integers(1, 40),
+       criterion=st.sampled_from(["entropy", "gini"]))
+def test_mirrored_missing_values_tie_exactly_at_any_size(n, n_missing, criterion):
+    # A node whose two classes mirror each other (n low numbers and n_missing NaN
+    # per class): both routings of the NaN have the same counts, swapped. The
+    # entropy scan's x ln x entries sit on a grid where every sum is exact, so the
+    # tie is exact whatever order the counts were accumulated in, and right wins.
+    x = np.r_[np.arange(n), np.full(n_missing, np.nan),
+              np.arange(n) + 10 * n, np.full(n_missing, np.nan)]
+    y = np.r_[np.zeros(n + n_missing), np.ones(n + n_missing)]
+    clf = DecisionTreeClassifier(max_depth=1, criterion=criterion).fit(x[:, None], y)
+    assert clf.tree_.threshold[0] == (11 * n - 1) / 2  # between n - 1 and 10 n
+    assert clf.tree_.missing_go_to_left[0] == 0
 
 
 def test_nan_at_predict_follows_the_larger_child_where_fit_saw_none():
