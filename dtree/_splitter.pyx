@@ -79,8 +79,7 @@ cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t
 
     Branch-free: every entry is written both to the in-place left cursor (never
     ahead of the read position) and to the scratch right cursor, and only the
-    cursor of its side advances. (Called with a literal K = 1 for one output, the
-    compiler drops the inner loop.)
+    cursor of its side advances. (``partition_rows`` calls it with a literal K.)
     """
     cdef Py_ssize_t p, nl = start, nr = 0, k
     cdef int i
@@ -100,6 +99,24 @@ cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t
     memcpy(v + nl, tmp_v, nr * sizeof(DTYPE_t))
     memcpy(ix + nl, tmp_i, nr * sizeof(int))
     memcpy(y + nl * K, tmp_y, nr * K * sizeof(payload_t))
+
+
+cdef inline void partition_rows(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
+                                const unsigned long long* goes_left, DTYPE_t* tmp_v,
+                                int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
+                                Py_ssize_t end) noexcept nogil:
+    """``partition_segment`` called with a literal row length for 1-4 targets, so
+    the compiler moves each row in one piece instead of looping over it."""
+    if K == 1:
+        partition_segment(v, ix, y, 1, goes_left, tmp_v, tmp_i, tmp_y, start, end)
+    elif K == 2:
+        partition_segment(v, ix, y, 2, goes_left, tmp_v, tmp_i, tmp_y, start, end)
+    elif K == 3:
+        partition_segment(v, ix, y, 3, goes_left, tmp_v, tmp_i, tmp_y, start, end)
+    elif K == 4:
+        partition_segment(v, ix, y, 4, goes_left, tmp_v, tmp_i, tmp_y, start, end)
+    else:
+        partition_segment(v, ix, y, K, goes_left, tmp_v, tmp_i, tmp_y, start, end)
 
 
 cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, int* tmp,
@@ -1540,18 +1557,12 @@ cdef class Splitter:
     cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil:
         cdef Py_ssize_t offset = f * self.n_samples, K = self.n_outputs
-        if K > 1 and self.is_classifier:
-            partition_segment(self.vals + offset, self.idx + offset, self.ycode + offset * K,
-                              K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
-        elif K > 1:
-            partition_segment(self.vals + offset, self.idx + offset, self.yval + offset * K,
-                              K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
-        elif self.is_classifier:
-            partition_segment(self.vals + offset, self.idx + offset, self.ycode + offset,
-                              1, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
+        if self.is_classifier:
+            partition_rows(self.vals + offset, self.idx + offset, self.ycode + offset * K,
+                           K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
         else:
-            partition_segment(self.vals + offset, self.idx + offset, self.yval + offset,
-                              1, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
+            partition_rows(self.vals + offset, self.idx + offset, self.yval + offset * K,
+                           K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
 
 
 def _presort(X, vals, idx, int n_threads=1):
