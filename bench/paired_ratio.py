@@ -9,18 +9,15 @@ classifiers), full depth, one thread. Prints each pair and the median ratio.
 """
 import argparse
 import statistics
-import time
 
 import sklearn.tree
 
 import dtree
-from dtree.bench import make_data, three_outputs
+from dtree.bench import _best_time, make_data, three_outputs
 
 
 def timed(fit):
-    start = time.perf_counter()
-    fit()
-    return time.perf_counter() - start
+    return _best_time(fit, 1)[0]
 
 
 def main():

@@ -45,6 +45,13 @@ cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_
     best.threshold = midpoint(v[p], v[p + 1]) if p + 1 < end_known else INFINITY
 
 
+cdef inline Py_ssize_t last_cut(Py_ssize_t end_known, Py_ssize_t n_missing,
+                                bint missing_left) noexcept nogil:
+    # the last position a numeric cut can follow: the cut "all numbers | all
+    # missing" (after the last number) exists only with the missing values going right
+    return end_known - 1 if (n_missing and not missing_left) else end_known - 2
+
+
 cdef inline void record_category_split(SplitRecord* best, double num, double den,
                                        Py_ssize_t f, bint multiway) noexcept nogil:
     # the caller then fills cat_left (and cat_rest) and missing_left
@@ -198,17 +205,15 @@ cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const dou
     """``_scan_outputs`` for squared error and K <= SMALL_OUTPUTS outputs, called with
     a literal K: the compiler unrolls the loops over outputs and keeps the sums in
     registers (through memory, each sample's sums would wait for the last one's
-    stores). The proxy is ``reg_proxy_outputs``'s, term for term."""
+    stores). The proxy is ``reg_proxy_outputs``'s (inlined: its squared-error arm)."""
     cdef double sl[SMALL_OUTPUTS]
-    cdef double total[SMALL_OUTPUTS]
     cdef Py_ssize_t k, p, last, end_known = end - n_missing, n_node = end - start
     cdef Py_ssize_t base = n_missing if missing_left else 0
-    cdef double w = 1.0, wl = 0.0, wr, sr, sq_left, sq_right, num, den
+    cdef double w = 1.0, wl = 0.0, num, den
     cdef double tiny = tiny_weight(weight)
     cdef int cut
     for k in range(K):
         sl[k] = 0.0
-        total[k] = stats[2 * k]
     if missing_left:
         for p in range(end_known, end):
             if sw != NULL:
@@ -216,7 +221,7 @@ cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const dou
             wl += w
             for k in range(K):
                 sl[k] += w * rows[p * K + k]
-    last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+    last = last_cut(end_known, n_missing, missing_left)
     for p in range(start, last + 1):
         if sw != NULL:
             w = sw[ix[p]]
@@ -229,15 +234,7 @@ cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const dou
             break
         if cut != CUT_SCORE:
             continue
-        wr = weight - wl
-        sq_left = 0.0
-        sq_right = 0.0
-        for k in range(K):
-            sr = total[k] - sl[k]
-            sq_left += sl[k] * sl[k]
-            sq_right += sr * sr
-        den = wl * wr
-        num = sq_left * wr + sq_right * wl
+        num = reg_proxy_outputs(CRIT_SQUARED_ERROR, wl, sl, weight - wl, stats, K, &den)
         if better(num, den, f, best):
             record_cut(best, num, den, f, missing_left, v, p, end_known)
 
@@ -313,7 +310,7 @@ cdef inline Py_ssize_t start_left(tracker_t* t, const QuantileScanArgs* a, Py_ss
     if missing_left:
         for p in range(end_known, end):
             add_at(t, a, p)
-    return end_known - 1 if (n_missing and not missing_left) else end_known - 2
+    return last_cut(end_known, n_missing, missing_left)
 
 
 cdef void left_losses(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
@@ -963,8 +960,7 @@ cdef class Splitter:
                 if sw != NULL:
                     w = sw[ix[p]]
                 clf_move(crit, &left, &right, cl, cr, yc[p], w, table)
-        # the last cut, "all numbers | all missing", exists only with missing going right
-        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        last = last_cut(end_known, n_missing, missing_left)
 
         for p in range(start, last + 1):
             if sw != NULL:
@@ -1010,7 +1006,7 @@ cdef class Splitter:
         if missing_left:
             for p in range(end_known, end):
                 ones_left += yc[p]
-        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        last = last_cut(end_known, n_missing, missing_left)
         # (kept duplicate: the cut handling below is the same in the three scans, each
         # its criterion family's hot loop; one shared loop would branch per sample)
         for p in range(start, last + 1):
@@ -1119,7 +1115,7 @@ cdef class Splitter:
         if missing_left:
             for p in range(end_known, end):
                 wl += self.sw[ix[p]] if self.sw != NULL else 1.0
-        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        last = last_cut(end_known, n_missing, missing_left)
         for p in range(start, last + 1):
             wl += self.sw[ix[p]] if self.sw != NULL else 1.0
             cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
@@ -1196,7 +1192,7 @@ cdef class Splitter:
                     w = sw[ix[p]]
                 wl += w
                 sl += w * yv[p]
-        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        last = last_cut(end_known, n_missing, missing_left)
         for p in range(start, last + 1):
             if sw != NULL:
                 w = sw[ix[p]]
@@ -1269,7 +1265,7 @@ cdef class Splitter:
         if missing_left:
             for p in range(end_known, end):
                 move_outputs(&o, &left, &right, cl, cr, p)
-        last = end_known - 1 if (n_missing and not missing_left) else end_known - 2
+        last = last_cut(end_known, n_missing, missing_left)
         for p in range(start, last + 1):
             move_outputs(&o, &left, &right, cl, cr, p)
             cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, left.w,
