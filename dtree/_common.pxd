@@ -6,12 +6,13 @@
   and ``Node`` (a node waiting to be grown), with the rule comparing splits;
 - the tolerances (``below_min_decrease``, ``tiny_weight``) and the cut check
   every scan applies to its candidates;
-- the feature draw's generator, and the midpoint threshold;
+- scikit-learn's generator (the feature draw), and the midpoint threshold;
 - category bitsets: bit ``i & 63`` of word ``i >> 6``, spelt out only here.
 """
 
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY
+from libc.string cimport memcpy
 
 ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
 ctypedef unsigned short class_t   # class codes beside the values
@@ -36,6 +37,8 @@ cdef struct SplitRecord:
     double proxy            # the criterion's proxy score of this split (larger is better)
     double num              # proxy = num / den; the scan compares cross-multiplied, so
     double den              # candidates with identical statistics tie exactly
+    double tie_key          # an exact tie goes to the larger key: scikit-learn's own
+                            # floating-point score where dtree computes it, else 0
     double improvement      # scikit-learn's weighted impurity decrease
     double impurity_left    # impurity of the left child
     double impurity_right   # impurity of the right child
@@ -55,6 +58,8 @@ cdef struct Node:
     Py_ssize_t forced_feature   # exact splitter: >= 0 for a step of a multiway cascade
     word_t rest[CAT_WORDS]      # ... the codes the cascade still has to peel off
     double lower, upper         # monotonic constraints: the bounds of its value
+    Py_ssize_t n_constant       # depth-first growth: features known constant here (the
+                                # splitter's constant_features[:n_constant]), from its parent
 
 
 cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssize_t depth,
@@ -72,14 +77,31 @@ cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssiz
     node.forced_feature = -1
     node.lower = -INFINITY
     node.upper = INFINITY
+    node.n_constant = 0
 
 
-cdef inline bint better(double num, double den, Py_ssize_t f,
-                        const SplitRecord* best) noexcept nogil:
-    # num/den > best.num/best.den with positive denominators; on an exact tie
-    # the smaller feature index wins (within a feature the first position does).
+cdef inline bint better(double num, double den, const SplitRecord* best) noexcept nogil:
+    # num/den > best.num/best.den with positive denominators. Strictly: on an
+    # exact tie the candidate seen first stays, so the order in which features
+    # are scanned (scikit-learn's draw) and positions within one decide ties.
+    return num * best.den > best.num * den
+
+
+cdef inline int compare_score(double num, double den, const SplitRecord* best) noexcept nogil:
+    # 1 when num/den beats the best, 0 on an exact tie, -1 below it
     cdef double lhs = num * best.den, rhs = best.num * den
-    return lhs > rhs or (lhs == rhs and f < best.feature)
+    return (lhs > rhs) - (lhs < rhs)
+
+
+cdef inline bint wins(int order, double tie_key, const SplitRecord* best) noexcept nogil:
+    """Whether a candidate ranked ``order`` by ``compare_score`` replaces the best.
+
+    Candidates tied exactly (in the exact arithmetic of integer counts and
+    sums) go to the larger tie key: scikit-learn's floating-point score, whose
+    rounding differs between them and so decides scikit-learn's choice; equal
+    keys leave the first seen.
+    """
+    return order > 0 or (order == 0 and tie_key > best.tie_key)
 
 
 cdef inline void record_candidate(SplitRecord* best, double num, double den, Py_ssize_t f,
@@ -92,11 +114,13 @@ cdef inline void record_candidate(SplitRecord* best, double num, double den, Py_
     best.missing_left = missing_left
     best.categorical = categorical
     best.multiway = multiway
+    best.tie_key = 0.0
 
 
 cdef inline void clear_split(SplitRecord* best, Py_ssize_t end) noexcept nogil:
     # no candidate yet: any valid one is better
     record_candidate(best, -INFINITY, 1.0, -1, False, False, False)
+    best.tie_key = INFINITY     # nothing ties its way past an empty record
     best.pos = end
 
 
@@ -184,29 +208,107 @@ cdef inline const double* keep_doubles(object array, list owners):
     return &view[0] if view.shape[0] > 0 else NULL
 
 
-cdef inline unsigned long long seed_state(unsigned long long seed) noexcept nogil:
-    # xorshift must not start from 0
-    return seed if seed != 0 else 0x9E3779B97F4A7C15ULL
+cdef enum:
+    RAND_R_MAX = 0x7FFFFFFF   # scikit-learn's: seeds are drawn in [0, RAND_R_MAX)
 
 
-cdef inline unsigned long long rng_next(unsigned long long* state) noexcept nogil:
-    # xorshift64*: enough for drawing feature orders, and reproducible everywhere
-    cdef unsigned long long x = state[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    state[0] = x
-    return x * 2685821657736338717ULL
+cdef inline unsigned int rand_r(unsigned int* state) noexcept nogil:
+    # scikit-learn's generator (a 32-bit xorshift, 13/17/5), bit for bit, so that
+    # one seed gives its feature draws: a zero state restarts from 1, and the
+    # output keeps the low 31 bits
+    if state[0] == 0:
+        state[0] = 1
+    state[0] ^= state[0] << 13
+    state[0] ^= state[0] >> 17
+    state[0] ^= state[0] << 5
+    return state[0] & <unsigned int>RAND_R_MAX
 
 
-cdef inline Py_ssize_t draw_feature(Py_ssize_t* features, Py_ssize_t i, Py_ssize_t d,
-                                    unsigned long long* state) noexcept nogil:
-    # step i of a Fisher-Yates draw without replacement: the i-th feature drawn
-    cdef Py_ssize_t j = i + <Py_ssize_t>(rng_next(state) % <unsigned long long>(d - i))
-    cdef Py_ssize_t chosen = features[j]
-    features[j] = features[i]
-    features[i] = chosen
-    return chosen
+cdef inline Py_ssize_t rand_int(Py_ssize_t low, Py_ssize_t high,
+                                unsigned int* state) noexcept nogil:
+    # an integer in [low, high), drawn as scikit-learn draws it
+    return low + <Py_ssize_t>(rand_r(state) % <unsigned long long>(high - low))
+
+
+cdef inline void swap_features(Py_ssize_t* features, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef Py_ssize_t t = features[i]
+    features[i] = features[j]
+    features[j] = t
+
+
+cdef struct FeatureDraw:
+    # scikit-learn's feature draw, shared by the splitters. ``features`` is one
+    # permutation kept from node to node: at a node its head holds the n_known
+    # features the ancestors found constant (never looked at again; they keep
+    # their order for the siblings), then those found constant at this node,
+    # then the undrawn, then the drawn non-constant ones (from undrawn_end).
+    Py_ssize_t* features
+    Py_ssize_t* constant_features   # constants found, ancestors' first
+    Py_ssize_t n_features
+    Py_ssize_t max_features         # draws per node (constants count, see draw_next)
+    unsigned int seed               # randint(0, RAND_R_MAX) of the fit's random state
+    unsigned int state
+    # the node being drawn for
+    Py_ssize_t n_known, n_found, n_drawn_known, n_drawn, undrawn_end
+
+
+cdef inline void draw_begin_fit(FeatureDraw* fd) noexcept nogil:
+    """A fit starts as scikit-learn's: the generator at its seed, features in order."""
+    cdef Py_ssize_t f
+    fd.state = fd.seed
+    for f in range(fd.n_features):
+        fd.features[f] = f
+
+
+cdef inline void draw_begin(FeatureDraw* fd, Py_ssize_t n_known) noexcept nogil:
+    """Start a node's draw, ``n_known`` features known constant from above."""
+    fd.n_known = n_known
+    fd.n_found = 0
+    fd.n_drawn_known = 0
+    fd.n_drawn = 0
+    fd.undrawn_end = fd.n_features
+
+
+cdef inline Py_ssize_t draw_next(FeatureDraw* fd) noexcept nogil:
+    """The position in ``features`` of the next feature to look at, -1 when the
+    node's draw is over; the caller answers with ``draw_constant`` or
+    ``draw_visited``.
+
+    Each draw picks uniformly among the undrawn features and the known
+    constants not drawn yet (which are set aside unseen). Every draw counts
+    towards ``max_features``, but the draw goes on while all it drew were
+    constant.
+    """
+    cdef Py_ssize_t j
+    while fd.undrawn_end > fd.n_known + fd.n_found and (
+            fd.n_drawn < fd.max_features or fd.n_drawn <= fd.n_found + fd.n_drawn_known):
+        fd.n_drawn += 1
+        j = rand_int(fd.n_drawn_known, fd.undrawn_end - fd.n_found, &fd.state)
+        if j >= fd.n_known:
+            return j + fd.n_found
+        swap_features(fd.features, fd.n_drawn_known, j)
+        fd.n_drawn_known += 1
+    return -1
+
+
+cdef inline void draw_constant(FeatureDraw* fd, Py_ssize_t j) noexcept nogil:
+    """The feature at position j is constant in the node: set it with the constants."""
+    swap_features(fd.features, j, fd.n_known + fd.n_found)
+    fd.n_found += 1
+
+
+cdef inline void draw_visited(FeatureDraw* fd, Py_ssize_t j) noexcept nogil:
+    """The feature at position j is scanned: set it with the drawn ones."""
+    fd.undrawn_end -= 1
+    swap_features(fd.features, fd.undrawn_end, j)
+
+
+cdef inline Py_ssize_t draw_end(FeatureDraw* fd) noexcept nogil:
+    """Close the node's draw; returns the constants known below it."""
+    memcpy(fd.features, fd.constant_features, fd.n_known * sizeof(Py_ssize_t))
+    memcpy(fd.constant_features + fd.n_known, fd.features + fd.n_known,
+           fd.n_found * sizeof(Py_ssize_t))
+    return fd.n_known + fd.n_found
 
 
 cdef inline double midpoint(DTYPE_t a, DTYPE_t b) noexcept nogil:

@@ -259,6 +259,75 @@ cdef inline double reg_proxy_outputs(int crit, double wl, const double* sl, doub
 # the fraction of class 0 (scikit-learn constrains the negative class with the
 # signs flipped), a regressor's its mean or quantile.
 
+# ---------------------------------------------------------------- scikit-learn's scores
+# dtree ranks candidates exactly (integer counts and sums give exact sums of
+# squares and cross products), so candidates equal in real arithmetic tie. In
+# scikit-learn they are scored in floating point and its rounding, not equal,
+# decides between them. Computed from the same counts and sums (which for
+# integer weights and targets are its own bit for bit, in whatever order it
+# summed them), its score is the tie key (``_common.wins``) that makes the
+# same choice. Only for exact ties: the score is never used to rank.
+
+cdef inline double sklearn_clf_score(int crit, const double* cl, const double* cr,
+                                     Py_ssize_t stride, Py_ssize_t n_outputs, double wl,
+                                     double wr) noexcept nogil:
+    """scikit-learn's proxy of a classification cut, -wr * impurity_right - wl *
+    impurity_left, in its order of operations (gini and entropy; else 0).
+    ``cl``/``cr``: the sides' class weights, ``stride`` per output."""
+    cdef double il = 0.0, ir = 0.0, sql, sqr, x
+    cdef Py_ssize_t k, c
+    if crit != CRIT_GINI and crit != CRIT_ENTROPY:
+        return 0.0
+    for k in range(n_outputs):
+        if crit == CRIT_GINI:
+            sql = 0.0
+            sqr = 0.0
+            for c in range(k * stride, (k + 1) * stride):
+                sql += cl[c] * cl[c]
+                sqr += cr[c] * cr[c]
+            il += 1.0 - sql / (wl * wl)
+            ir += 1.0 - sqr / (wr * wr)
+        else:
+            for c in range(k * stride, (k + 1) * stride):
+                x = cl[c]
+                if x > 0.0:
+                    x /= wl
+                    il -= x * log(x)
+                x = cr[c]
+                if x > 0.0:
+                    x /= wr
+                    ir -= x * log(x)
+    il /= n_outputs
+    ir /= n_outputs
+    return -wr * ir - wl * il
+
+
+cdef inline double sklearn_mse_score(const double* sl, const double* sr, Py_ssize_t stride,
+                                     Py_ssize_t n_outputs, double wl, double wr) noexcept nogil:
+    """scikit-learn's squared-error proxy, sum_k sl_k^2 / wl + sum_k sr_k^2 / wr (the
+    right sums formed as it forms them: the node's totals minus the left ones)."""
+    cdef double pl = 0.0, pr = 0.0
+    cdef Py_ssize_t k
+    for k in range(n_outputs):
+        pl += sl[k * stride] * sl[k * stride]
+        pr += sr[k * stride] * sr[k * stride]
+    return pl / wl + pr / wr
+
+
+cdef inline double sklearn_score(int crit, const double* left, const double* right,
+                                 Py_ssize_t stride, Py_ssize_t n_outputs, double wl,
+                                 double wr) noexcept nogil:
+    """The tie key of a cut: scikit-learn's score for gini, entropy and squared
+    error, else 0 (poisson's proxy is scikit-learn's already; the quantile
+    criteria keep the first candidate seen). ``left``/``right``: the sides'
+    class weights, or their sums of w*y, ``stride`` apart per output."""
+    if is_classification(crit):
+        return sklearn_clf_score(crit, left, right, stride, n_outputs, wl, wr)
+    if crit == CRIT_SQUARED_ERROR:
+        return sklearn_mse_score(left, right, stride, n_outputs, wl, wr)
+    return 0.0
+
+
 cdef inline double node_value(int crit, const double* stats, double w) noexcept nogil:
     if is_quantile(crit):
         return stats[0]

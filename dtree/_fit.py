@@ -36,24 +36,41 @@ _NO_DEPTH_LIMIT = 2**31 - 1
 _is_int = is_int
 
 
-def draw_seed(random_state):
-    """A 63-bit seed for the Cython feature draw, from scikit-learn style random_state."""
+# scikit-learn's splitters seed their generator with randint(0, RAND_R_MAX)
+RAND_R_MAX = 2**31 - 1
+
+
+def _draw(random_state, low, high):
+    """One integer in [low, high) from what ``random_state`` names (scikit-learn's
+    ``check_random_state``: None is numpy's global RandomState; a Generator, which
+    scikit-learn refuses, draws with ``integers``)."""
     if random_state is None or random_state is np.random:
-        return int(np.random.randint(1, 2**62, dtype=np.int64))
+        return int(np.random.randint(low, high, dtype=np.int64))
     if _is_int(random_state):
-        return int(np.random.RandomState(random_state).randint(1, 2**62, dtype=np.int64))
+        random_state = np.random.RandomState(random_state)
     if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(1, 2**62, dtype=np.int64))
+        return int(random_state.randint(low, high, dtype=np.int64))
     if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(1, 2**62))
+        return int(random_state.integers(low, high))
     raise ValueError(f"random_state must be None, an int, a numpy RandomState or "
                      f"Generator; got {random_state!r}")
 
 
+def draw_seed(random_state):
+    """The seed of the splitters' generator, drawn as scikit-learn draws it.
+
+    ``randint(0, RAND_R_MAX)``, so that the same ``random_state`` gives
+    scikit-learn's feature draws and leaves a RandomState passed in in the
+    state scikit-learn would.
+    """
+    return _draw(random_state, 0, RAND_R_MAX)
+
+
 def rng(random_state):
+    """The RandomState of hold-outs and folds (kept apart from the splitters' seed)."""
     if isinstance(random_state, np.random.RandomState):
         return random_state
-    return np.random.RandomState(draw_seed(random_state) % (2**32))
+    return np.random.RandomState(_draw(random_state, 1, 2**62) % 2**32)
 
 
 def holdout(encoded_y, n_classes, fraction, rng):
@@ -190,7 +207,8 @@ def _most_classes(n_classes):
 def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     """The grower for this configuration, on weights and targets scaled near 1."""
     n_draw = params.max_features
-    seed = draw_seed(est.random_state) if n_draw < X.shape[1] else 1
+    # drawn for every fit, as scikit-learn does: the visiting order decides ties
+    seed = draw_seed(est.random_state)
     n_categories = np.array([0 if c is None else max(1, len(c))
                              for c in est.categories_], dtype=np.int32)
     monotonic = monotonic_constraints(est, X.shape[1], _most_classes(n_classes))
@@ -198,7 +216,7 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
         return _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic)
     if algorithm(est) == "c4.5":
         return _grow_c45(est, X, encoded_y, weights, n_classes, params, n_categories, w_exp)
-    multiway = algorithm(est) == "id3"
+    multiway = algorithm(est) == "id3"   # (its ties go to the smallest feature index)
     if multiway and params.max_leaf_nodes > 0:
         raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
                          "supported with it")
@@ -206,7 +224,8 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
                         params.min_samples_leaf, params.min_weight_leaf,
                         n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)),
                         quantile=float(getattr(est, "quantile", 0.5)),
-                        monotonic_cst=monotonic, value_tolerance=float(est.value_tolerance))
+                        monotonic_cst=monotonic, value_tolerance=float(est.value_tolerance),
+                        index_order=multiway)
     arrays = build_tree(splitter, **params.limits())
     del splitter  # free the presorted columns before building the Tree object
     est.max_features_ = n_draw

@@ -18,7 +18,7 @@ side of the bargain, per node:
 Node ids follow scikit-learn: depth-first growth numbers nodes in pre-order
 (left child first); best-first growth numbers a node when its parent is
 expanded and expands the frontier by the improvement of each node's split
-(ties: the smaller node id).
+(ties: as scikit-learn's heap leaves them, see ``frontier_pop``).
 """
 from libc.float cimport DBL_EPSILON
 from libc.stdlib cimport free, malloc, realloc
@@ -61,6 +61,9 @@ cdef inline void children_of(const Node* node, Py_ssize_t node_id, const SplitRe
               split.impurity_left, split.weight_left)
     init_node(right, split.pos, node.end, node.depth + 1, node_id, False,
               split.impurity_right, split.weight_right)
+    # the features found constant so far stay constant below (depth-first growth)
+    left.n_constant = node.n_constant
+    right.n_constant = node.n_constant
 
 
 cdef inline void bound_children(splitter_t sp, const Node* node, const SplitRecord* split,
@@ -246,51 +249,63 @@ cdef struct FrontierRecord:
     # a node of the best-first frontier, its split found when it was added
     Node node
     Py_ssize_t node_id
-    bint is_leaf             # no split: never pushed
+    bint is_leaf             # no split (pushed all the same, with improvement 0)
     double improvement       # priority: the weighted impurity decrease of its split
     SplitRecord split
 
 
-cdef inline bint frontier_higher(const FrontierRecord* a, const FrontierRecord* b) noexcept nogil:
-    # Larger improvement first; equal improvements by node id, for reproducibility.
-    return a.improvement > b.improvement or (
-        a.improvement == b.improvement and a.node_id < b.node_id)
+# The frontier is a binary max-heap by improvement alone, kept with the moves of
+# the C++ standard library's push_heap/pop_heap as libstdc++ makes them (the
+# ones scikit-learn's builder calls on Linux): equal improvements, leaves
+# included, then leave the heap in scikit-learn's order, so they are expanded
+# in that order and the nodes numbered alike.
+cdef inline void sift_up(FrontierRecord* heap, Py_ssize_t hole, Py_ssize_t top,
+                         const FrontierRecord* rec) noexcept nogil:
+    """Put ``rec`` at ``hole`` or above it, no higher than ``top``."""
+    cdef Py_ssize_t parent
+    while hole > top:
+        parent = (hole - 1) // 2
+        if not heap[parent].improvement < rec.improvement:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = rec[0]
 
 
 cdef inline void frontier_push(FrontierRecord* heap, Py_ssize_t* size,
                                const FrontierRecord* rec) noexcept nogil:
-    """Add a record to the binary max-heap (room for it is the caller's)."""
-    cdef Py_ssize_t i = size[0], parent
+    """Add a record to the heap (room for it is the caller's)."""
     size[0] += 1
-    while i > 0:
-        parent = (i - 1) // 2
-        if not frontier_higher(rec, &heap[parent]):
-            break
-        heap[i] = heap[parent]
-        i = parent
-    heap[i] = rec[0]
+    sift_up(heap, size[0] - 1, 0, rec)
 
 
 cdef inline void frontier_pop(FrontierRecord* heap, Py_ssize_t* size,
                               FrontierRecord* top) noexcept nogil:
-    """Move the highest record of the heap into ``top``."""
-    cdef Py_ssize_t i = 0, child, n
+    """Move the highest record of the heap into ``top``.
+
+    As libstdc++: the last record leaves its place to the top one, the hole
+    at the root sinks along the larger children (the left one unless the
+    right is strictly larger) to the bottom, and the last record rises from
+    there.
+    """
+    cdef Py_ssize_t n = size[0] - 1, hole = 0, child = 0
+    cdef FrontierRecord last
     top[0] = heap[0]
-    size[0] -= 1
-    n = size[0]
+    size[0] = n
     if n == 0:
         return
-    while True:
-        child = 2 * i + 1
-        if child >= n:
-            break
-        if child + 1 < n and frontier_higher(&heap[child + 1], &heap[child]):
-            child += 1
-        if not frontier_higher(&heap[child], &heap[n]):
-            break
-        heap[i] = heap[child]
-        i = child
-    heap[i] = heap[n]
+    last = heap[n]
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if heap[child].improvement < heap[child - 1].improvement:
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    sift_up(heap, hole, 0, &last)
 
 
 cdef int _add_frontier_node(splitter_t sp, NodeStore store, const Limits* lim, Node* node,
@@ -329,8 +344,7 @@ cdef int _add_frontier_node(splitter_t sp, NodeStore store, const Limits* lim, N
 cdef int _grow_best_first(splitter_t sp, NodeStore store, const Limits* lim,
                           Py_ssize_t max_leaf_nodes) except -1:
     cdef Py_ssize_t S = sp.n_stats, size = 0, budget = max_leaf_nodes - 1, k
-    # Each expansion pops one record and pushes at most two: the frontier never
-    # holds more than max_leaf_nodes records (leaves are not pushed at all).
+    # The frontier holds the tree's current leaves: never more than max_leaf_nodes.
     cdef Py_ssize_t cap = min(max_leaf_nodes + 1, 1024)
     cdef FrontierRecord* heap = <FrontierRecord*> malloc(cap * sizeof(FrontierRecord))
     cdef double* child_stats = <double*> malloc(2 * S * sizeof(double))
@@ -348,10 +362,12 @@ cdef int _grow_best_first(splitter_t sp, NodeStore store, const Limits* lim,
     with nogil:
         _start(sp, True, &left, child_stats, &weight_root)
         rc = _add_frontier_node(sp, store, lim, &left, child_stats, weight_root, &top)
-        if rc == 0 and not top.is_leaf:
+        if rc == 0:
             frontier_push(heap, &size, &top)
         while rc == 0 and size > 0 and budget > 0:
             frontier_pop(heap, &size, &top)
+            if top.is_leaf:
+                continue
             budget -= 1
             if not store.set_split(top.node_id, &top.split):
                 sp.release(&top.node)
@@ -382,9 +398,8 @@ cdef int _grow_best_first(splitter_t sp, NodeStore store, const Limits* lim,
                 break
             rc = _add_frontier_node(sp, store, lim, &right, child_stats + S, weight_root,
                                     &right_rec)
-            if not left_rec.is_leaf:
-                frontier_push(heap, &size, &left_rec)
-            if rc == 0 and not right_rec.is_leaf:
+            frontier_push(heap, &size, &left_rec)
+            if rc == 0:
                 frontier_push(heap, &size, &right_rec)
         for k in range(size):
             sp.release(&heap[k].node)

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Histogram splitter on binned features (see _hist.pyx)."""
 
-from ._common cimport Node, SplitRecord
+from ._common cimport FeatureDraw, Node, SplitRecord
 
 ctypedef Py_ssize_t intp_t
 ctypedef unsigned char code_t
@@ -10,6 +10,7 @@ ctypedef unsigned char code_t
 cdef struct Scratch:
     # one per thread: a feature's scan
     double* left          # statistics (see HistSplitter) of the left side
+    double* right         # ... and the right side's class weights (scikit-learn's score)
     double* groups        # the codes present in the node, in order: H values each
     intp_t* group_code
     double* missing       # the missing values' H values
@@ -34,8 +35,7 @@ cdef class HistSplitter:
     # --- constraints ---
     cdef intp_t min_samples_leaf
     cdef double min_weight_leaf
-    cdef intp_t max_features
-    cdef unsigned long long rng_state
+    cdef FeatureDraw draw                 # scikit-learn's feature draw (_common)
     cdef intp_t n_threads
     cdef bint best_first                  # set by begin(): the growth order
     cdef readonly object monotonic_cst    # per feature -1, 0, 1 (int8), or None
@@ -45,7 +45,8 @@ cdef class HistSplitter:
     cdef intp_t* offset                   # feature f's bins start at offset[f] * H in a histogram
     cdef intp_t hist_size
     cdef int* samples                     # sample ids, each node's a contiguous segment
-    cdef intp_t* features
+    cdef intp_t* visit                    # a node's features to scan, in the order drawn
+    cdef intp_t n_visit
     cdef Scratch* scratch                 # one per thread
     cdef SplitRecord* feature_best        # parallel search: best split of each feature
     cdef unsigned char* goes_left         # the side of each sample in the last marked split
@@ -72,6 +73,10 @@ cdef class HistSplitter:
     cdef void build_histogram(self, intp_t start, intp_t end, double* hist) noexcept nogil
     cdef void _build_features(self, intp_t start, intp_t end, intp_t f_lo, intp_t f_hi,
                               double* hist) noexcept nogil
+    cdef intp_t draw_features(self, intp_t start, intp_t end, intp_t n_known,
+                              const double* hist) noexcept nogil
+    cdef bint is_constant(self, intp_t f, intp_t start, intp_t end,
+                          const double* hist) noexcept nogil
     cdef bint node_split(self, intp_t start, intp_t end, const double* stats, double weight,
                          const double* hist, SplitRecord* best) noexcept nogil
     cdef bint scan_feature(self, Scratch* w, intp_t f, intp_t start, intp_t end,

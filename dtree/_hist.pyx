@@ -25,9 +25,11 @@ from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from ._common cimport (CUT_SCORE, CUT_STOP, better, check_cut, clear_split, draw_feature,
-                      keep_doubles, midpoint, record_candidate, seed_state, tiny_weight)
+from ._common cimport (CUT_SCORE, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
+                      draw_begin_fit, draw_constant, draw_end, draw_next, draw_visited,
+                      keep_doubles, midpoint, record_candidate, tiny_weight, wins)
 from ._criterion cimport (add_sample, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
+                          sklearn_score,
                           is_classification, node_entropy_terms, reg_proxy, record_children,
                           stats_size)
 from ._criterion import xlogx_table
@@ -116,7 +118,7 @@ cdef class HistSplitter:
 
     def __cinit__(self, codes, lo, hi, y, sample_weight, intp_t n_classes, int criterion,
                   intp_t min_samples_leaf, double min_weight_leaf, intp_t max_features,
-                  unsigned long long seed, int n_threads, monotonic_cst=None):
+                  unsigned int seed, int n_threads, monotonic_cst=None):
         cdef intp_t f, t
         cdef const signed char[::1] cst_view
         self.monotonic = NULL
@@ -142,9 +144,10 @@ cdef class HistSplitter:
         self.H = self.n_stats + 1                   # + the sample count
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_leaf = min_weight_leaf
-        self.max_features = max_features
+        self.draw.max_features = max_features
+        self.draw.n_features = self.d
+        self.draw.seed = seed
         self.n_threads = max(1, n_threads)
-        self.rng_state = seed_state(seed)
         self.best_first = False
         owned = []
         if self.is_classifier:
@@ -167,8 +170,9 @@ cdef class HistSplitter:
         samples = np.arange(self.n_samples, dtype=np.int32)
         cdef int[::1] sv = samples
         self.samples = &sv[0] if self.n_samples else NULL
-        feature_order = np.arange(self.d, dtype=np.intp)
-        left = np.zeros((self.n_threads, self.H + 16), dtype=np.float64)
+        # the draw's permutation, the constants found, a node's visiting order
+        feature_order = np.zeros((3, max(self.d, 1)), dtype=np.intp)
+        left = np.zeros((self.n_threads, 2 * (self.H + 16)), dtype=np.float64)
         groups = np.zeros((self.n_threads, (N_CODES + 1) * self.H + 16), dtype=np.float64)
         group_code = np.zeros((self.n_threads, N_CODES + 8), dtype=np.intp)
         best = np.zeros(max(self.d, 1) * sizeof(SplitRecord), dtype=np.uint8)
@@ -180,18 +184,23 @@ cdef class HistSplitter:
         self.local_base = 0
         owned += [samples, offsets, feature_order, left, best, groups, group_code, goes_left]
         self._owned = owned
-        cdef intp_t[::1] ov = offsets, fv = feature_order
+        cdef intp_t[::1] ov = offsets
+        cdef intp_t[:, ::1] fv = feature_order
         cdef double[:, ::1] lv = left, gv = groups
         cdef intp_t[:, ::1] gcv = group_code
         cdef unsigned char[::1] bv = best
         self.offset = &ov[0]
-        self.features = &fv[0]
+        self.draw.features = &fv[0, 0]
+        self.draw.constant_features = &fv[1, 0]
+        self.visit = &fv[2, 0]
+        self.n_visit = 0
         self.feature_best = <SplitRecord*> &bv[0]
         self.scratch = <Scratch*> malloc(self.n_threads * sizeof(Scratch))
         if self.scratch == NULL:
             raise MemoryError()
         for t in range(self.n_threads):
             self.scratch[t].left = &lv[t, 0]
+            self.scratch[t].right = &lv[t, self.H + 16]
             self.scratch[t].groups = &gv[t, 0]
             self.scratch[t].missing = &gv[t, N_CODES * self.H]
             self.scratch[t].group_code = &gcv[t, 0]
@@ -205,6 +214,7 @@ cdef class HistSplitter:
         # Small subtrees are split on sorted samples only in depth-first
         # growth, which finishes a subtree before it leaves it.
         self.best_first = best_first
+        draw_begin_fit(&self.draw)
 
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil:
         """The whole training set's statistics, summed in sample order."""
@@ -243,6 +253,9 @@ cdef class HistSplitter:
             if node.hist == NULL:
                 return -1
             self.build_histogram(start, end, node.hist)
+        # scikit-learn carries constants down depth-first growth only
+        node.n_constant = self.draw_features(start, end, 0 if self.best_first else node.n_constant,
+                                             node.hist if self.local == NULL else NULL)
         if not self.node_split(start, end, stats, weight,
                                node.hist if self.local == NULL else NULL, split):
             return 0
@@ -321,34 +334,70 @@ cdef class HistSplitter:
                 self.add_to_bin(hist + (self.offset[f] + c) * H, i, w)
 
     # ------------------------------------------------------------ split search
+    cdef intp_t draw_features(self, intp_t start, intp_t end, intp_t n_known,
+                              const double* hist) noexcept nogil:
+        """scikit-learn's feature draw (as the exact splitter's): ``visit`` gets the
+        non-constant features drawn, in order; returns the constants known below."""
+        cdef intp_t j, f
+        self.n_visit = 0
+        draw_begin(&self.draw, n_known)
+        while True:
+            j = draw_next(&self.draw)
+            if j < 0:
+                break
+            f = self.draw.features[j]
+            if self.is_constant(f, start, end, hist):
+                draw_constant(&self.draw, j)
+            else:
+                draw_visited(&self.draw, j)
+                self.visit[self.n_visit] = f
+                self.n_visit += 1
+        return draw_end(&self.draw)
+
+    cdef bint is_constant(self, intp_t f, intp_t start, intp_t end,
+                          const double* hist) noexcept nogil:
+        """Whether feature f offers no cut in the node: all its samples missing, or
+        none missing and all in one bin (the exact splitter's rule, on bins)."""
+        cdef intp_t H = self.H, nb = self.n_codes[f], b, present = 0
+        cdef const double* fh
+        cdef const int* ids
+        cdef code_t first, last
+        if hist == NULL:
+            # a small subtree's run of the feature is sorted by code, MISSING last
+            ids = self.sorted_segment(f, start)
+            first = self.codes[ids[0], f]
+            last = self.codes[ids[end - start - 1], f]
+            return first == last
+        fh = hist + self.offset[f] * H
+        for b in range(nb):
+            if fh[b * H + self.n_stats] > 0:
+                present += 1
+                if present > 1:
+                    return False
+        return present == 0 or fh[nb * H + self.n_stats] == 0
+
     cdef bint node_split(self, intp_t start, intp_t end, const double* stats, double weight,
                          const double* hist, SplitRecord* best) noexcept nogil:
-        cdef intp_t d = self.d, i, f, visited = 0
-        cdef bint parallel
+        """The best split among the features drawn for the node (``draw_features``):
+        ties go to the feature drawn first, as in the exact splitter."""
+        cdef intp_t i
         clear_split(best, end)
-        if self.max_features >= d:
-            parallel = self.n_threads > 1 and hist != NULL and d > 1 \
-                and end - start >= PARALLEL_ROWS
-            if parallel:
-                for f in prange(d, nogil=True, num_threads=self.n_threads, schedule="dynamic"):
-                    clear_split(&self.feature_best[f], end)
-                    self.scan_feature(&self.scratch[threadid()], f, start, end, stats, weight,
-                                      hist, &self.feature_best[f])
-                for f in range(d):
-                    if self.feature_best[f].feature >= 0 and better(
-                            self.feature_best[f].num, self.feature_best[f].den, f, best):
-                        best[0] = self.feature_best[f]
-            else:
-                for f in range(d):
-                    self.scan_feature(&self.scratch[0], f, start, end, stats, weight, hist, best)
+        if self.n_threads > 1 and hist != NULL and self.n_visit > 1 \
+                and end - start >= PARALLEL_ROWS:
+            for i in prange(self.n_visit, nogil=True, num_threads=self.n_threads,
+                            schedule="dynamic"):
+                clear_split(&self.feature_best[i], end)
+                self.scan_feature(&self.scratch[threadid()], self.visit[i], start, end, stats,
+                                  weight, hist, &self.feature_best[i])
+            for i in range(self.n_visit):
+                if self.feature_best[i].feature >= 0 and wins(
+                        compare_score(self.feature_best[i].num, self.feature_best[i].den, best),
+                        self.feature_best[i].tie_key, best):
+                    best[0] = self.feature_best[i]
         else:
-            # the exact splitter's draw: constant features do not use up the budget
-            for i in range(d):
-                f = draw_feature(self.features, i, d, &self.rng_state)
-                if self.scan_feature(&self.scratch[0], f, start, end, stats, weight, hist, best):
-                    visited += 1
-                    if visited >= self.max_features:
-                        break
+            for i in range(self.n_visit):
+                self.scan_feature(&self.scratch[0], self.visit[i], start, end, stats, weight,
+                                  hist, best)
         return best.feature >= 0
 
     cdef bint scan_feature(self, Scratch* w, intp_t f, intp_t start, intp_t end,
@@ -415,9 +464,10 @@ cdef class HistSplitter:
         cdef intp_t H = self.H, S = self.n_stats, g, k
         cdef const double* row
         cdef double* left = w.left
-        cdef double n_left = 0.0, wl, wr, num, den
+        cdef double n_left = 0.0, wl, wr, num, den, key
         cdef double tiny = tiny_weight(weight)
         cdef double wlogw = 0.0, w_node_entropy = 0.0
+        cdef int order
         cdef intp_t min_leaf = self.min_samples_leaf
         cdef double min_wleaf = self.min_weight_leaf
         cdef bint has_missing = w.missing[S] > 0
@@ -459,8 +509,20 @@ cdef class HistSplitter:
                 value_right = (stats[0] - (left[0] if self.is_classifier else left[1])) / wr
                 if not monotonic_ok(mono, self.lower, self.upper, value_left, value_right):
                     continue
-            if better(num, den, f, best):
+            order = compare_score(num, den, best)
+            if order < 0:
+                continue
+            # scikit-learn's own score decides exact ties, as in the exact splitter
+            if self.is_classifier:
+                for k in range(S):
+                    w.right[k] = stats[k] - left[k]
+                key = sklearn_score(self.criterion, left, w.right, S, 1, wl, wr)
+            else:
+                w.right[0] = stats[0] - left[1]
+                key = sklearn_score(self.criterion, left + 1, w.right, 1, 1, wl, wr)
+            if wins(order, key, best):
                 record_candidate(best, num, den, f, missing_left, False, False)
+                best.tie_key = key
                 best.last_bin = w.group_code[g]
                 if g == n_groups - 1:
                     best.threshold = INFINITY

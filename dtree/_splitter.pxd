@@ -1,8 +1,8 @@
 # cython: language_level=3
 """Exact splitter over presorted feature columns (see _splitter.pyx)."""
 
-from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, Node, SplitRecord, class_t,
-                      word_t)
+from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, FeatureDraw, Node, SplitRecord,
+                      class_t, word_t)
 from ._criterion cimport Fenwick, QuantileLoss, RankSet
 
 cdef enum:
@@ -72,7 +72,10 @@ cdef class Splitter:
     cdef const signed char* monotonic     # ... its data, NULL without constraints
     cdef double lower, upper              # the bounds of the node being split
     cdef DTYPE_t tol                      # values within it are equal (0: exact values)
-    cdef unsigned long long rng_state     # xorshift64* state for the feature draw
+    cdef FeatureDraw draw                 # scikit-learn's feature draw (_common)
+    cdef bint index_order                 # scan the drawn features by index (ID3, the
+                                          # test hook), not in the order drawn
+    cdef bint best_first                  # set by begin(): constants are not carried down
     # --- presorted layout: row f of each (d, N) array is feature f, node segments contiguous ---
     cdef DTYPE_t* vals                    # feature values in sorted order within each node
     cdef int* idx                         # sample index beside each value
@@ -84,7 +87,9 @@ cdef class Splitter:
     # --- scratch, allocated once per fit ---
     cdef unsigned long long* goes_left    # bit i set: sample i goes to the left child
     cdef const double* xlogx_table        # n ln n for n = 0..N when weights are unit, else NULL
-    cdef Py_ssize_t* features             # feature order for the random draw
+    cdef Py_ssize_t* visit                # a node's features to scan, in the order drawn
+    cdef Py_ssize_t n_visit
+    cdef unsigned char* visit_mark        # index_order: the drawn features, by index
     cdef const int* n_categories          # per feature: 0 numeric, else its number of categories
     cdef int n_threads                    # threads of the split search and partition
     cdef Scratch* scratch                 # n_threads of them
@@ -110,6 +115,10 @@ cdef class Splitter:
     cdef void release(self, Node* node) noexcept nogil
     cdef void finish(self) noexcept nogil
     # --- the search ---
+    cdef Py_ssize_t draw_features(self, Py_ssize_t start, Py_ssize_t end,
+                                  Py_ssize_t n_known) noexcept nogil
+    cdef bint is_constant(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef void _sort_visit(self) noexcept nogil
     cdef bint node_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                          double weight, double impurity, double weight_root,
                          SplitRecord* best, double* child_stats) noexcept nogil

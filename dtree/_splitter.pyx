@@ -11,8 +11,13 @@ consecutive values. After a split every other feature's segment is partitioned
 stably into left part + right part, so children stay sorted: nothing is sorted
 twice.
 
-Ties between candidates: the first (smallest threshold) position of a feature
-wins, and across features the smallest feature index wins.
+Which features a node scans, and in which order, is scikit-learn's draw
+(``draw_features``): its generator, seeded as scikit-learn seeds it, permutes
+the features anew at each node, skips those known constant, and counts what
+it visits in scikit-learn's way. Ties between candidates: the feature scanned
+first wins (so the same ``random_state`` gives scikit-learn's tree), and within
+a feature the first (smallest threshold) position. ID3 and the test hook scan
+the drawn features by index instead, so their ties go to the smallest index.
 
 ``Splitter`` serves the growers of ``_grow`` (see its protocol there).
 """
@@ -24,14 +29,15 @@ from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
 from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear_bit,
-                      clear_split, count_bits, draw_feature, keep_doubles, lowest_bit,
-                      midpoint, put_bit, record_candidate, scan_cut, seed_state, set_bit,
-                      tiny_weight)
+                      clear_split, compare_score, count_bits, wins, draw_begin, draw_begin_fit, draw_constant,
+                      draw_end, draw_next, draw_visited, keep_doubles, lowest_bit, midpoint,
+                      put_bit, record_candidate, scan_cut, set_bit, tiny_weight)
 from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
                           quantile_loss, quantile_stats, record_children, reg_proxy,
+                          sklearn_score,
                           stats_size, track_add, track_loss, track_reset, track_value,
                           track_weight, tracker_t)
 from ._criterion import xlogx_table
@@ -207,11 +213,12 @@ cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const dou
     registers (through memory, each sample's sums would wait for the last one's
     stores). The proxy is ``reg_proxy_outputs``'s (inlined: its squared-error arm)."""
     cdef double sl[SMALL_OUTPUTS]
+    cdef double sr[SMALL_OUTPUTS]
     cdef Py_ssize_t k, p, last, end_known = end - n_missing, n_node = end - start
     cdef Py_ssize_t base = n_missing if missing_left else 0
-    cdef double w = 1.0, wl = 0.0, num, den
+    cdef double w = 1.0, wl = 0.0, num, den, key
     cdef double tiny = tiny_weight(weight)
-    cdef int cut
+    cdef int cut, order
     for k in range(K):
         sl[k] = 0.0
     if missing_left:
@@ -235,8 +242,15 @@ cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const dou
         if cut != CUT_SCORE:
             continue
         num = reg_proxy_outputs(CRIT_SQUARED_ERROR, wl, sl, weight - wl, stats, K, &den)
-        if better(num, den, f, best):
+        order = compare_score(num, den, best)
+        if order < 0:
+            continue
+        for k in range(K):
+            sr[k] = stats[2 * k] - sl[k]
+        key = sklearn_score(CRIT_SQUARED_ERROR, sl, sr, 1, K, wl, weight - wl)
+        if wins(order, key, best):
             record_cut(best, num, den, f, missing_left, v, p, end_known)
+            best.tie_key = key
 
 
 def _check_outputs(int criterion, n_categories, bint multiway, monotonic_cst):
@@ -352,7 +366,7 @@ cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t star
         if cut != CUT_SCORE:
             continue
         num = -(track_loss(t, a.ql) + loss_right[p + 1 - start])
-        if better(num, 1.0, a.f, best) and (a.mono == 0 or monotonic_ok(
+        if better(num, 1.0, best) and (a.mono == 0 or monotonic_ok(
                 a.mono, a.lower, a.upper, track_value(t, a.ql),
                 a.value_right[p + 1 - start])):
             record_cut(best, num, 1.0, a.f, missing_left, v, p, end_known)
@@ -401,7 +415,7 @@ cdef void scan_quantile_groups(tracker_t* t, const QuantileScanArgs* a, Scratch*
                      tiny_weight(a.weight)) != CUT_SCORE:
             continue
         num = -(track_loss(t, a.ql) + loss_right[g + 1])
-        if not better(num, 1.0, a.f, best):
+        if not better(num, 1.0, best):
             continue
         record_category_split(best, num, 1.0, a.f, False)
         for h in range(m):
@@ -500,14 +514,18 @@ cdef class Splitter:
     criterion : int
         CRIT_* code.
     min_samples_leaf, min_weight_leaf, max_features, seed
-        Constraints of the scan and the seed of the feature draw.
+        Constraints of the scan, and the seed of scikit-learn's generator for the
+        feature draw (``randint(0, RAND_R_MAX)`` of the fit's random state).
+    index_order : bool
+        Scan the drawn features by index (ties to the smallest index) rather
+        than in the order drawn.
     """
 
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
-                  Py_ssize_t max_features, unsigned long long seed, n_categories=None,
+                  Py_ssize_t max_features, unsigned int seed, n_categories=None,
                   bint multiway=False, int n_threads=1, double quantile=0.5,
-                  monotonic_cst=None, double value_tolerance=0.0):
+                  monotonic_cst=None, double value_tolerance=0.0, bint index_order=False):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         y = np.asarray(y)
@@ -525,7 +543,11 @@ cdef class Splitter:
         self.min_weight_leaf = min_weight_leaf
         self.max_features = max_features
         self.multiway = multiway
-        self.rng_state = seed_state(seed)
+        self.draw.seed = seed
+        self.draw.n_features = d
+        self.draw.max_features = max_features
+        self.index_order = index_order
+        self.best_first = False
         self.qloss = quantile_loss(criterion, quantile)
 
         vals = np.empty((d, n), dtype=np.float32)
@@ -545,14 +567,16 @@ cdef class Splitter:
 
         # a bit per sample: small enough to stay in the core's own cache
         goes_left = np.zeros((n + 63) // 64, dtype=np.uint64)
-        features = np.arange(d, dtype=np.intp)
+        # the draw's permutation, the constants found, a node's visiting order
+        features = np.zeros((3, max(d, 1)), dtype=np.intp)
+        visit_mark = np.zeros(max(d, 1), dtype=np.uint8)
         if n_categories is None:
             n_categories = np.zeros(d, dtype=np.int32)
         n_categories = np.ascontiguousarray(n_categories, dtype=np.int32)
         if n_categories.shape[0] != d or (n_categories > MAX_CATEGORIES).any():
             raise ValueError("n_categories must give, per feature, 0 or a count <= "
                              f"{MAX_CATEGORIES}")
-        owned = [vals, idx, payload, goes_left, features, y, n_categories]
+        owned = [vals, idx, payload, goes_left, features, visit_mark, y, n_categories]
         self.tol = <DTYPE_t>value_tolerance   # float32 sums, as scikit-learn's
         self.monotonic = NULL
         self.monotonic_cst = None
@@ -595,7 +619,8 @@ cdef class Splitter:
         cdef const double[::1] y_val
         y = y.reshape(-1)    # (by sample, then output)
         cdef unsigned long long[::1] gl_view = goes_left
-        cdef Py_ssize_t[::1] feat_view = features
+        cdef Py_ssize_t[:, ::1] feat_view = features
+        cdef unsigned char[::1] mark_view = visit_mark
         cdef const int[::1] ncat_view = n_categories
 
         self.vals = &vals_view[0, 0] if n * d > 0 else NULL
@@ -615,7 +640,11 @@ cdef class Splitter:
             self.yval = &yv_view[0, 0]
             self.yv_by_sample = &y_val[0] if n > 0 else NULL
         self.goes_left = &gl_view[0]
-        self.features = &feat_view[0]
+        self.draw.features = &feat_view[0, 0]
+        self.draw.constant_features = &feat_view[1, 0]
+        self.visit = &feat_view[2, 0]
+        self.n_visit = 0
+        self.visit_mark = &mark_view[0]
         self.n_categories = &ncat_view[0] if d > 0 else NULL
 
         self.sw = keep_doubles(None if sample_weight is None else
@@ -697,7 +726,8 @@ cdef class Splitter:
 
     # ------------------------------------------------------------ the growers' protocol
     cdef void begin(self, bint best_first) noexcept nogil:
-        pass
+        self.best_first = best_first
+        draw_begin_fit(&self.draw)
 
     cdef void root_stats(self, double* stats, double* weight) noexcept nogil:
         """Statistics of the whole training set, summed in sample order."""
@@ -726,6 +756,9 @@ cdef class Splitter:
         self.lower = node.lower
         self.upper = node.upper
         if node.forced_feature < 0:
+            # scikit-learn carries constants down depth-first growth only
+            node.n_constant = self.draw_features(
+                node.start, node.end, 0 if self.best_first else node.n_constant)
             return self.node_split(node.start, node.end, stats, node.weight, node.impurity,
                                    weight_root, split, child_stats)
         # a step of a multiway split: peel off the lowest remaining code
@@ -766,16 +799,64 @@ cdef class Splitter:
 
     # ------------------------------------------------------------ the search
 
+    cdef Py_ssize_t draw_features(self, Py_ssize_t start, Py_ssize_t end,
+                                  Py_ssize_t n_known) noexcept nogil:
+        """scikit-learn's feature draw at the node [start, end): ``visit`` gets the
+        non-constant features drawn, in the order drawn. Returns the number of
+        constants known below the node."""
+        cdef Py_ssize_t j, f, n_total
+        self.n_visit = 0
+        draw_begin(&self.draw, n_known)
+        while True:
+            j = draw_next(&self.draw)
+            if j < 0:
+                break
+            f = self.draw.features[j]
+            if self.is_constant(f, start, end):
+                draw_constant(&self.draw, j)
+            else:
+                draw_visited(&self.draw, j)
+                self.visit[self.n_visit] = f
+                self.n_visit += 1
+        n_total = draw_end(&self.draw)
+        if self.index_order:
+            self._sort_visit()
+        return n_total
+
+    cdef void _sort_visit(self) noexcept nogil:
+        """The features to visit by index (O(d) with a mark per feature)."""
+        cdef Py_ssize_t i, f
+        for i in range(self.n_visit):
+            self.visit_mark[self.visit[i]] = 1
+        i = 0
+        for f in range(self.n_features):
+            if self.visit_mark[f]:
+                self.visit_mark[f] = 0
+                self.visit[i] = f
+                i += 1
+
+    cdef bint is_constant(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+        """Whether feature f offers no cut in the node (scikit-learn's test, with
+        dtree's equality of values): all its values missing, or none missing and
+        all equal."""
+        cdef const DTYPE_t* v = self.vals + f * self.n_samples
+        if v[end - 1] != v[end - 1]:            # missing values sort last
+            return v[start] != v[start]
+        if self.n_categories[f] > 0:
+            return v[end - 1] == v[start]
+        return v[end - 1] <= <DTYPE_t>(v[start] + self.tol)
+
     cdef bint node_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                          double weight, double impurity, double weight_root,
                          SplitRecord* best, double* child_stats) noexcept nogil:
-        """Find the best split of the node [start, end).
+        """Find the best split of the node [start, end) among the features drawn
+        for it (``draw_features``, called first).
 
         Returns False when no feature admits a valid split. On success ``best``
         is filled and ``child_stats`` holds the left then the right child's
         statistics (2 * n_stats values).
         """
-        cdef Py_ssize_t d = self.n_features, i, f, visited = 0
+        cdef Py_ssize_t i
         cdef Scratch* s = &self.scratch[0]
         clear_split(best, end)
         if self.yorder != NULL:
@@ -783,20 +864,11 @@ cdef class Splitter:
 
         if end - start == 2 and self._split_pair(start, stats, weight, best):
             pass
-        elif self.max_features >= d and self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK:
+        elif self.n_threads > 1 and (end - start) * self.n_visit >= PARALLEL_WORK:
             self._scan_in_parallel(start, end, stats, weight, best)
-        elif self.max_features >= d:
-            for f in range(d):
-                self._scan(s, f, start, end, stats, weight, best)
         else:
-            # Draw features without replacement until max_features non-constant
-            # ones were scanned (constant features do not use up the budget).
-            for i in range(d):
-                f = draw_feature(self.features, i, d, &self.rng_state)
-                if self._scan(s, f, start, end, stats, weight, best):
-                    visited += 1
-                    if visited >= self.max_features:
-                        break
+            for i in range(self.n_visit):
+                self._scan(s, self.visit[i], start, end, stats, weight, best)
 
         if best.feature < 0:
             return False
@@ -812,69 +884,96 @@ cdef class Splitter:
                           SplitRecord* best) noexcept nogil:
         """A regression node of two samples: the scan's answer without scanning.
 
-        Every feature whose two values differ makes the same partition with the
-        same score, so the scan would keep the first such feature (ties go to
-        the smaller index) with the midpoint threshold. Deep regression trees
-        are mostly such nodes. Returns False (scan as usual) for classification,
-        a feature draw, leaf-size limits, or a categorical or missing value met
-        before the first differing feature.
+        Every visited feature sends one sample left and the other right (the
+        draw set constant ones aside): only two candidates exist, one per
+        orientation, scored once each; the features then compete in visiting
+        order by the rule of the scans (ties by scikit-learn's score, whose
+        rounding can tell the orientations apart). Deep regression trees are
+        mostly such nodes. Returns False (scan as usual) for classification,
+        leaf-size limits, or a categorical feature or a missing value.
         """
-        cdef Py_ssize_t f, n = self.n_samples, K = self.n_outputs, k
-        cdef DTYPE_t a, b
-        cdef double w0 = 1.0, w1 = 1.0, y0, y1, num, den
+        cdef Py_ssize_t i, f, p, n = self.n_samples, K = self.n_outputs, k, o
+        cdef Py_ssize_t first_left = -1
+        cdef double w0, w1, sl0, sr0
+        cdef double num[2]
+        cdef double den[2]
+        cdef double key[2]
+        cdef bint scored[2]
         cdef double* sl = self.scratch[0].count_left
-        if self.is_classifier or self.max_features < self.n_features or \
-                self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
+        cdef int order
+        if self.is_classifier or self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
                 self.monotonic != NULL:
             return False
-        for f in range(self.n_features):
-            if self.n_categories[f] > 0:
+        for i in range(self.n_visit):
+            f = self.visit[i]
+            p = f * n + start
+            if self.n_categories[f] > 0 or self.vals[p] != self.vals[p] or \
+                    self.vals[p + 1] != self.vals[p + 1]:
                 return False
-            a = self.vals[f * n + start]
-            b = self.vals[f * n + start + 1]
-            if a != a or b != b:
-                return False
-            if b > <DTYPE_t>(a + self.tol):
-                if self.sw != NULL:
-                    w0 = self.sw[self.idx[f * n + start]]
-                    w1 = self.sw[self.idx[f * n + start + 1]]
+        scored[0] = False
+        scored[1] = False
+        for i in range(self.n_visit):
+            f = self.visit[i]
+            p = f * n + start
+            if first_left < 0:
+                first_left = self.idx[p]
+            o = 0 if self.idx[p] == first_left else 1
+            if not scored[o]:
+                scored[o] = True
+                w0 = self.sw[self.idx[p]] if self.sw != NULL else 1.0
+                w1 = self.sw[self.idx[p + 1]] if self.sw != NULL else 1.0
                 if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
                     return False
-                y0 = self.yval[(f * n + start) * K]
-                y1 = self.yval[(f * n + start + 1) * K]
+                key[o] = 0.0
                 if self.yorder != NULL:
-                    num, den = 0.0, 1.0     # two one-sample children lose nothing
+                    num[o], den[o] = 0.0, 1.0     # two one-sample children lose nothing
                 elif K > 1:
                     for k in range(K):
-                        sl[k] = w0 * self.yval[(f * n + start) * K + k]
-                    num = reg_proxy_outputs(self.criterion, w0, sl, w1, stats, K, &den)
+                        sl[k] = w0 * self.yval[p * K + k]
+                    num[o] = reg_proxy_outputs(self.criterion, w0, sl, weight - w0, stats, K,
+                                               &den[o])
+                    for k in range(K):
+                        sl[K + k] = stats[2 * k] - sl[k]
+                    key[o] = sklearn_score(self.criterion, sl, sl + K, 1, K, w0, weight - w0)
+                elif self.criterion == CRIT_SQUARED_ERROR:
+                    sl0 = w0 * self.yval[p]
+                    num[o] = reg_proxy(self.criterion, w0, sl0, w1, w1 * self.yval[p + 1],
+                                       &den[o])
+                    sr0 = stats[0] - sl0
+                    key[o] = sklearn_score(self.criterion, &sl0, &sr0, 1, 1, w0, weight - w0)
                 else:
-                    num = reg_proxy(self.criterion, w0, w0 * y0, w1, w1 * y1, &den)
-                if num == -INFINITY:
+                    sl0 = w0 * self.yval[p]
+                    num[o] = reg_proxy(self.criterion, w0, sl0, weight - w0, stats[0] - sl0,
+                                       &den[o])
+                if num[o] == -INFINITY:
                     return False    # no valid split at all: the scan will say so
-                record_candidate(best, num, den, f, False, False, False)
-                best.threshold = midpoint(a, b)
-                return True
-        return False
+            order = compare_score(num[o], den[o], best)
+            if wins(order, key[o], best):
+                record_candidate(best, num[o], den[o], f, False, False, False)
+                best.tie_key = key[o]
+                best.threshold = midpoint(self.vals[p], self.vals[p + 1])
+        return best.feature >= 0
 
     cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                                 double weight, SplitRecord* best) noexcept nogil:
-        """Every feature's best split on its own thread, then the best of them.
+        """Every visited feature's best split on its own thread, then the best of them.
 
         Each feature's scan starts from an empty record, and the records are
-        compared in feature order with the same rule as the serial scan, so
+        compared in visiting order with the same rule as the serial scan, so
         the winner (ties included) is the serial one for any thread count.
         """
-        cdef Py_ssize_t d = self.n_features, f
+        cdef Py_ssize_t i
         cdef SplitRecord* per_feature = self.feature_best
-        for f in prange(d, nogil=True, num_threads=self.n_threads, schedule="dynamic"):
-            clear_split(&per_feature[f], end)
-            self._scan(&self.scratch[threadid()], f, start, end, stats, weight,
-                       &per_feature[f])
-        for f in range(d):
-            if per_feature[f].feature >= 0 and better(per_feature[f].num, per_feature[f].den,
-                                                      f, best):
-                best[0] = per_feature[f]
+        for i in prange(self.n_visit, nogil=True, num_threads=self.n_threads,
+                        schedule="dynamic"):
+            clear_split(&per_feature[i], end)
+            self._scan(&self.scratch[threadid()], self.visit[i], start, end, stats, weight,
+                       &per_feature[i])
+        for i in range(self.n_visit):
+            if per_feature[i].feature >= 0 and wins(
+                    compare_score(per_feature[i].num, per_feature[i].den, best),
+                    per_feature[i].tie_key, best):
+                best[0] = per_feature[i]
 
     cdef bint _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil:
@@ -942,9 +1041,9 @@ cdef class Splitter:
         cdef double min_wleaf = self.min_weight_leaf
         # Both children need a weight clearly above rounding noise to be real.
         cdef double tiny = tiny_weight(weight)
-        cdef double w = 1.0, wr, num, den
+        cdef double w = 1.0, wr, num, den, key
         cdef double w_node_entropy, wlogw
-        cdef int cut
+        cdef int cut, order
         cdef Side left, right
         cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
 
@@ -975,9 +1074,14 @@ cdef class Splitter:
             wr = weight - left.w
             num = clf_proxy(crit, left.w, left.acc, wr, right.acc,
                             w_node_entropy, wlogw, table, 1.0, &den)
-            if better(num, den, f, best) and (mono == 0 or monotonic_ok(
+            order = compare_score(num, den, best)
+            if order < 0 or not (mono == 0 or monotonic_ok(
                     mono, self.lower, self.upper, cl[0] / left.w, cr[0] / wr)):
+                continue
+            key = sklearn_score(crit, cl, cr, K, 1, left.w, wr)
+            if wins(order, key, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
+                best.tie_key = key
 
     cdef void _scan_binary_gini(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 Py_ssize_t n_missing, bint missing_left,
@@ -1001,7 +1105,9 @@ cdef class Splitter:
         cdef double ones = stats[1]
         cdef int cut
         cdef Py_ssize_t ones_left = 0, base = n_missing if missing_left else 0
-        cdef double wl, wr, l1, l0, r1, r0, num, den
+        cdef double wl, wr, l1, l0, r1, r0, num, den, key
+        cdef double sides[4]      # (l0, l1) and (r0, r1): scikit-learn's score on ties
+        cdef int order
         cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
         if missing_left:
             for p in range(end_known, end):
@@ -1025,9 +1131,18 @@ cdef class Splitter:
             r0 = wr - r1
             den = wl * wr
             num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
-            if better(num, den, f, best) and (mono == 0 or monotonic_ok(
+            order = compare_score(num, den, best)
+            if order < 0 or not (mono == 0 or monotonic_ok(
                     mono, self.lower, self.upper, l0 / wl, r0 / wr)):
+                continue
+            sides[0] = l0
+            sides[1] = l1
+            sides[2] = r0
+            sides[3] = r1
+            key = sklearn_score(CRIT_GINI, sides, sides + 2, 2, 1, wl, wr)
+            if wins(order, key, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
+                best.tie_key = key
 
     # ------------------------------------------------------------ quantile criteria
     # A side's loss needs its weighted quantile, which no running sum gives. The
@@ -1125,7 +1240,7 @@ cdef class Splitter:
             if cut != CUT_SCORE:
                 continue
             num = -(loss_left[p - start] + s.loss_right[p + 1 - start])
-            if better(num, 1.0, f, best):
+            if better(num, 1.0, best):
                 record_cut(best, num, 1.0, f, missing_left, v, p, end_known)
 
     cdef void _quantile_groups(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, Py_ssize_t start,
@@ -1181,9 +1296,9 @@ cdef class Splitter:
         cdef double min_wleaf = self.min_weight_leaf
         cdef double tiny = tiny_weight(weight)
         cdef double total = stats[0]
-        cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den
+        cdef double w = 1.0, wl = 0.0, sl = 0.0, sr, wr, num, den, key
         cdef int crit = self.criterion
-        cdef int cut
+        cdef int cut, order
         cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
 
         if missing_left:
@@ -1206,9 +1321,15 @@ cdef class Splitter:
                 continue
             wr = weight - wl
             num = reg_proxy(crit, wl, sl, wr, total - sl, &den)
-            if better(num, den, f, best) and (mono == 0 or monotonic_ok(
+            order = compare_score(num, den, best)
+            if order < 0 or not (mono == 0 or monotonic_ok(
                     mono, self.lower, self.upper, sl / wl, (total - sl) / wr)):
+                continue
+            sr = total - sl
+            key = sklearn_score(crit, &sl, &sr, 1, 1, wl, wr)
+            if wins(order, key, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
+                best.tie_key = key
 
     cdef void _scan_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                             Py_ssize_t n_missing, bint missing_left, const double* stats,
@@ -1217,7 +1338,7 @@ cdef class Splitter:
         (classes) or one sum of w*y (regression) per output, from the row of targets
         beside its value; the proxy sums the outputs' terms (``_criterion``)."""
         cdef Py_ssize_t n_samples = self.n_samples, K = self.n_outputs, S = self.n_stats
-        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start, p, last
+        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start, p, last, k
         cdef const double* rows
         cdef Py_ssize_t base = n_missing if missing_left else 0
         cdef const DTYPE_t* v = self.vals + f * n_samples
@@ -1225,8 +1346,8 @@ cdef class Splitter:
         cdef const double* table = self.xlogx_table
         cdef double* cl = s.count_left     # classes: the left counts; regression: sums
         cdef double* cr = s.count_right
-        cdef double tiny = tiny_weight(weight), wr, num, den
-        cdef int crit = self.criterion, cut
+        cdef double tiny = tiny_weight(weight), wr, num, den, key
+        cdef int crit = self.criterion, cut, order
         cdef bint classes = self.is_classifier
         # (locals: the stores to the running sums could alias the object's fields)
         cdef Py_ssize_t min_leaf = self.min_samples_leaf
@@ -1280,8 +1401,16 @@ cdef class Splitter:
                                 <double>K, &den)
             else:
                 num = reg_proxy_outputs(crit, left.w, cl, wr, stats, K, &den)
-            if better(num, den, f, best):
+            order = compare_score(num, den, best)
+            if order < 0:
+                continue
+            if not classes:
+                for k in range(K):
+                    cr[k] = stats[k * o.stride] - cl[k]
+            key = sklearn_score(crit, cl, cr, o.stride if classes else 1, K, left.w, wr)
+            if wins(order, key, best):
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
+                best.tie_key = key
 
     cdef bint _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
@@ -1408,7 +1537,7 @@ cdef class Splitter:
             impurity_sum += wg * node_impurity(self.criterion, gstats, K, wg, 1)
         if not multiway_proxy(self.criterion, children, split_info, w_node_entropy, &num, &den):
             return
-        if not better(num, den, f, best):
+        if not better(num, den, best):
             return
         record_category_split(best, num, den, f, True)
         best.multiway_impurity = impurity_sum
@@ -1453,7 +1582,7 @@ cdef class Splitter:
         else:
             num = reg_proxy(self.criterion, wl, s.count_left[0], wr,
                             stats[0] - s.count_left[0], &den)
-        if not better(num, den, f, best):
+        if not better(num, den, best):
             return
         record_category_split(best, num, den, f, False)
         for g in range(m):
@@ -1601,14 +1730,17 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     X = np.ascontiguousarray(X, dtype=np.float32)
     cdef Splitter sp = Splitter(X, y, sample_weight, n_classes, criterion,
                                 min_samples_leaf, min_weight_leaf, X.shape[1], 1,
-                                n_categories, quantile=quantile)
+                                n_categories, quantile=quantile, index_order=True)
     stats = np.zeros(sp.n_stats, dtype=np.float64)
     left = np.zeros(2 * sp.n_stats, dtype=np.float64)
     cdef double[::1] sv = stats, lv = left
     cdef double w
     cdef SplitRecord rec
+    sp.begin(False)
     sp.root_stats(&sv[0], &w)
     imp = node_impurity(criterion, &sv[0], sp.n_stats, w, sp.n_outputs)
+    if sp.n_samples > 0:
+        sp.draw_features(0, sp.n_samples, 0)
     if not sp.node_split(0, sp.n_samples, &sv[0], w, imp, w, &rec, &lv[0]):
         return None
     return dict(feature=rec.feature, threshold=rec.threshold, pos=rec.pos,

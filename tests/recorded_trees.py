@@ -2,7 +2,8 @@
 
 ``python tests/recorded_trees.py`` (re)writes ``tests/data/recorded_trees.npz``;
 ``test_recorded_trees.py`` fits the same configurations and compares. Record
-only when a change is meant to change trees, and say so in the commit.
+only when a change is meant to change trees, and say so in the commit. Every
+fit names its random_state: it orders the features at each node, so decides ties.
 """
 from pathlib import Path
 
@@ -51,37 +52,37 @@ def configurations():
     C, R = DecisionTreeClassifier, DecisionTreeRegressor
     return [
         ("gini", C(random_state=0), X, y_class, None),
-        ("entropy_weights", C(criterion="entropy"), X, y_class, weights),
-        ("gini_depth3_best_first", C(max_leaf_nodes=12), X, y_class, None),
+        ("entropy_weights", C(criterion="entropy", random_state=0), X, y_class, weights),
+        ("gini_depth3_best_first", C(max_leaf_nodes=12, random_state=0), X, y_class, None),
         ("gini_max_features", C(max_features=2, random_state=3), X, y_class, None),
-        ("gini_min_leaf", C(min_samples_leaf=7, min_impurity_decrease=0.001), X, y_class,
+        ("gini_min_leaf", C(min_samples_leaf=7, min_impurity_decrease=0.001, random_state=0), X, y_class,
          None),
-        ("gini_balanced", C(class_weight="balanced", max_depth=6), X, y_class, None),
-        ("gini_ccp", C(ccp_alpha=0.005), X, y_class, None),
+        ("gini_balanced", C(class_weight="balanced", max_depth=6, random_state=0), X, y_class, None),
+        ("gini_ccp", C(ccp_alpha=0.005, random_state=0), X, y_class, None),
         ("gini_cv", C(ccp_alpha="cv", cv=5, random_state=0), X, y_class, None),
-        ("gini_categorical", C(categorical_features=[0, 1]), X_cat, y_class, None),
-        ("gain_ratio", C(criterion="gain_ratio", max_depth=5), X, y_class, None),
-        ("id3", C(algorithm="id3", categorical_features=[0, 1, 3]), X_cat, y_class, None),
-        ("c45", C(algorithm="c4.5", categorical_features=[0, 1]), X_cat, y_class, None),
-        ("hist_gini", C(splitter="hist", max_bins=16), X, y_class, None),
-        ("hist_best_first", C(splitter="hist", max_leaf_nodes=9), X, y_class, weights),
-        ("mse", R(), X, y_reg, None),
-        ("mse_weights_leaves", R(max_leaf_nodes=15), X, y_reg, weights),
+        ("gini_categorical", C(categorical_features=[0, 1], random_state=0), X_cat, y_class, None),
+        ("gain_ratio", C(criterion="gain_ratio", max_depth=5, random_state=0), X, y_class, None),
+        ("id3", C(algorithm="id3", categorical_features=[0, 1, 3], random_state=0), X_cat, y_class, None),
+        ("c45", C(algorithm="c4.5", categorical_features=[0, 1], random_state=0), X_cat, y_class, None),
+        ("hist_gini", C(splitter="hist", max_bins=16, random_state=0), X, y_class, None),
+        ("hist_best_first", C(splitter="hist", max_leaf_nodes=9, random_state=0), X, y_class, weights),
+        ("mse", R(random_state=0), X, y_reg, None),
+        ("mse_weights_leaves", R(max_leaf_nodes=15, random_state=0), X, y_reg, weights),
         ("mse_reduced_error", R(pruning="reduced_error", random_state=1), X, y_reg, None),
-        ("mse_hist", R(splitter="hist", max_depth=6), X, y_reg, None),
-        ("mse_categorical", R(categorical_features=[0, 1]), X_cat, y_reg, None),
-        ("large_hist", C(splitter="hist"), XL, yl_class, None),
-        ("large_hist_entropy_weights", C(splitter="hist", criterion="entropy", max_depth=9),
+        ("mse_hist", R(splitter="hist", max_depth=6, random_state=0), X, y_reg, None),
+        ("mse_categorical", R(categorical_features=[0, 1], random_state=0), X_cat, y_reg, None),
+        ("large_hist", C(splitter="hist", random_state=0), XL, yl_class, None),
+        ("large_hist_entropy_weights", C(splitter="hist", criterion="entropy", max_depth=9, random_state=0),
          XL, yl_class, wl),
-        ("large_hist_best_first", R(splitter="hist", max_leaf_nodes=40), XL, yl_reg, wl),
+        ("large_hist_best_first", R(splitter="hist", max_leaf_nodes=40, random_state=0), XL, yl_reg, wl),
         ("large_hist_threads", R(splitter="hist", n_jobs=2, max_features=4, random_state=5),
          XL, yl_reg, None),
-        ("large_exact_threads", C(n_jobs=2, max_leaf_nodes=60), XL, yl_class, wl),
-        ("large_id3_missing", C(algorithm="id3", categorical_features=[0, 1, 3], max_depth=6),
+        ("large_exact_threads", C(n_jobs=2, max_leaf_nodes=60, random_state=0), XL, yl_class, wl),
+        ("large_id3_missing", C(algorithm="id3", categorical_features=[0, 1, 3], max_depth=6, random_state=0),
          XL_cat, yl_class, None),
-        ("large_c45_missing", C(algorithm="c4.5", categorical_features=[1, 3]), XL_cat,
+        ("large_c45_missing", C(algorithm="c4.5", categorical_features=[1, 3], random_state=0), XL_cat,
          yl_class, wl),
-        ("large_categorical_missing", R(categorical_features=[1, 3], max_depth=8), XL_cat,
+        ("large_categorical_missing", R(categorical_features=[1, 3], max_depth=8, random_state=0), XL_cat,
          yl_reg, None),
     ]
 

@@ -89,14 +89,14 @@ def test_class_weight_balanced_equals_explicit_sample_weights(data):
     y = np.where(np.arange(len(y)) < 40, 0, 1)
     counts = np.bincount(y)
     weights = (len(y) / (2 * counts))[y]
-    a = DecisionTreeClassifier(class_weight="balanced", max_depth=4).fit(X, y)
-    b = DecisionTreeClassifier(max_depth=4).fit(X, y, sample_weight=weights)
+    a = DecisionTreeClassifier(random_state=0, class_weight="balanced", max_depth=4).fit(X, y)
+    b = DecisionTreeClassifier(random_state=0, max_depth=4).fit(X, y, sample_weight=weights)
     np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
     # the weights' size too, not only their ratios: the node weights sum them
     np.testing.assert_allclose(a.tree_.weighted_n_node_samples,
                                b.tree_.weighted_n_node_samples, rtol=1e-12)
-    c = DecisionTreeClassifier(class_weight={0: 5.0}, max_depth=4).fit(X, y)
-    d = DecisionTreeClassifier(max_depth=4).fit(X, y, sample_weight=np.where(y == 0, 5.0, 1.0))
+    c = DecisionTreeClassifier(random_state=0, class_weight={0: 5.0}, max_depth=4).fit(X, y)
+    d = DecisionTreeClassifier(random_state=0, max_depth=4).fit(X, y, sample_weight=np.where(y == 0, 5.0, 1.0))
     np.testing.assert_array_equal(c.tree_.threshold, d.tree_.threshold)
 
 
@@ -189,16 +189,16 @@ def test_dataframe_feature_names(data):
 
 def test_input_layouts_give_the_same_tree(data):
     X, y = data
-    ref = DecisionTreeClassifier().fit(X, y)
+    ref = DecisionTreeClassifier(random_state=0).fit(X, y)
     for variant in (np.asfortranarray(X), X.astype(np.float64), X.tolist(),
                     X[:, ::-1][:, ::-1]):
-        other = DecisionTreeClassifier().fit(variant, y)
+        other = DecisionTreeClassifier(random_state=0).fit(variant, y)
         np.testing.assert_array_equal(other.tree_.threshold, ref.tree_.threshold)
     readonly = X.copy()
     readonly.flags.writeable = False
-    DecisionTreeClassifier().fit(readonly, y)
+    DecisionTreeClassifier(random_state=0).fit(readonly, y)
     ints = np.round(X * 10).astype(np.int64)
-    assert DecisionTreeClassifier().fit(ints, y).score(ints, y) >= 0.99
+    assert DecisionTreeClassifier(random_state=0).fit(ints, y).score(ints, y) >= 0.99
 
 
 def test_regressor_score_is_r2(data):
@@ -232,8 +232,8 @@ def test_gain_ratio_and_information_gain_choose_differently():
     ratio = DecisionTreeClassifier(criterion="gain_ratio", max_depth=1).fit(X, y).tree_
     assert (gain.feature[0], gain.threshold[0]) == (1, 1.5)
     assert (ratio.feature[0], ratio.threshold[0]) == (1, 0.5)
-    log_loss = DecisionTreeClassifier(criterion="log_loss").fit(X, y)
-    entropy = DecisionTreeClassifier(criterion="entropy").fit(X, y)
+    log_loss = DecisionTreeClassifier(criterion="log_loss", random_state=0).fit(X, y)
+    entropy = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y)
     np.testing.assert_array_equal(log_loss.tree_.threshold, entropy.tree_.threshold)
 
 

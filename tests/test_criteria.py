@@ -120,8 +120,9 @@ def test_poisson_hist_equals_exact_on_few_valued_features():
     X = rng.randint(0, 40, size=(3000, 4)).astype(float)
     y = rng.poisson(np.exp(0.03 * X[:, 0])).astype(float)
     for params in ({}, {"max_leaf_nodes": 20}):
-        exact = dtree.DecisionTreeRegressor(criterion="poisson", **params).fit(X, y).tree_
-        hist = dtree.DecisionTreeRegressor(criterion="poisson", splitter="hist",
+        exact = dtree.DecisionTreeRegressor(criterion="poisson", random_state=0,
+                                            **params).fit(X, y).tree_
+        hist = dtree.DecisionTreeRegressor(criterion="poisson", splitter="hist", random_state=0,
                                            **params).fit(X, y).tree_
         np.testing.assert_array_equal(exact.feature, hist.feature)
         np.testing.assert_array_equal(exact.threshold, hist.threshold)
@@ -142,8 +143,8 @@ def test_poisson_node_impurity_is_the_half_deviance_per_weight():
 def test_poisson_trees_do_not_depend_on_the_target_unit(factor):
     X, _ = tie_free_data(6, 300, 3, regression=True)
     y = _positive_target(1, X)
-    base = dtree.DecisionTreeRegressor(criterion="poisson", min_impurity_decrease=1e-3)
-    scaled = dtree.DecisionTreeRegressor(criterion="poisson",
+    base = dtree.DecisionTreeRegressor(random_state=0, criterion="poisson", min_impurity_decrease=1e-3)
+    scaled = dtree.DecisionTreeRegressor(random_state=0, criterion="poisson",
                                          min_impurity_decrease=1e-3 * factor)
     a, b = base.fit(X, y).tree_, scaled.fit(X, y * factor).tree_
     assert a.node_count == b.node_count
@@ -194,13 +195,13 @@ def test_poisson_prunes_by_cost_complexity_in_its_own_units():
 def test_friedman_mse_is_squared_error_with_scikit_learns_future_warning():
     X, y = tie_free_data(8, 300, 4, regression=True)
     with pytest.warns(FutureWarning, match="friedman_mse"):   # at construction, as 1.9
-        friedman = dtree.DecisionTreeRegressor(criterion="friedman_mse")
+        friedman = dtree.DecisionTreeRegressor(random_state=0, criterion="friedman_mse")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         friedman.fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        mse = dtree.DecisionTreeRegressor(criterion="squared_error").fit(X, y)
+        mse = dtree.DecisionTreeRegressor(random_state=0, criterion="squared_error").fit(X, y)
     np.testing.assert_array_equal(friedman.tree_.feature, mse.tree_.feature)
     np.testing.assert_array_equal(friedman.tree_.threshold, mse.tree_.threshold)
     np.testing.assert_array_equal(friedman.tree_.impurity, mse.tree_.impurity)
@@ -211,4 +212,4 @@ def test_friedman_mse_is_squared_error_with_scikit_learns_future_warning():
         dtree.DecisionTreeRegressor(**friedman.get_params())
     # the alias is made at construction only: set later, the value is refused, as in 1.9
     with pytest.raises(ValueError, match="'criterion' parameter"):
-        dtree.DecisionTreeRegressor().set_params(criterion="friedman_mse").fit(X, y)
+        dtree.DecisionTreeRegressor(random_state=0).set_params(criterion="friedman_mse").fit(X, y)

@@ -41,13 +41,13 @@ def test_numeric_input_builds_the_same_tree_as_before():
     rng = np.random.RandomState(0)
     X = rng.rand(200, 4)
     y = (X[:, 0] + X[:, 1] > 1).astype(int)
-    auto = DecisionTreeClassifier().fit(X, y)
-    none = DecisionTreeClassifier(categorical_features=None).fit(X, y)
+    auto = DecisionTreeClassifier(random_state=0).fit(X, y)
+    none = DecisionTreeClassifier(random_state=0, categorical_features=None).fit(X, y)
     assert not auto.categorical_features_.any()
     np.testing.assert_array_equal(auto.tree_.feature, none.tree_.feature)
     np.testing.assert_array_equal(auto.tree_.threshold, none.tree_.threshold)
     frame = pd.DataFrame(X, columns=list("abcd"))
-    np.testing.assert_array_equal(DecisionTreeClassifier().fit(frame, y).tree_.threshold,
+    np.testing.assert_array_equal(DecisionTreeClassifier(random_state=0).fit(frame, y).tree_.threshold,
                                   none.tree_.threshold)
 
 

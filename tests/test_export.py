@@ -27,14 +27,14 @@ def cancer_tree():
 
 def test_export_text_equals_sklearn_on_the_same_tree():
     X, y = tie_free_data(51, 500, 4, n_classes=3)
-    ours = DecisionTreeClassifier(max_depth=4).fit(X, y)
+    ours = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
     theirs = SkClassifier(max_depth=4, random_state=0).fit(X, y)
     np.testing.assert_array_equal(ours.tree_.threshold, theirs.tree_.threshold)
     for kwargs in ({}, {"max_depth": 2}, {"decimals": 4, "show_weights": True},
                    {"feature_names": ["a", "b", "c", "d"]}):
         assert export_text(ours, **kwargs) == sk_export_text(theirs, **kwargs)
     Xr, yr = tie_free_data(52, 500, 3, regression=True)
-    ours = DecisionTreeRegressor(max_depth=3).fit(Xr, yr)
+    ours = DecisionTreeRegressor(max_depth=3, random_state=0).fit(Xr, yr)
     theirs = SkRegressor(max_depth=3, random_state=0).fit(Xr, yr)
     assert export_text(ours) == sk_export_text(theirs)
 

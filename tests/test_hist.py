@@ -40,6 +40,7 @@ def _assert_same(a, b):
 ])
 @pytest.mark.parametrize("missing", [0.0, 0.15])
 def test_classifier_equals_exact_when_features_have_few_values(options, missing):
+    options = {"random_state": 0, **options}   # the same draws: ties go alike
     # more samples than SMALL_NODE, so histograms, subtraction and the switch
     # to sorted samples all take part (best-first: histograms at every node)
     X, signal, rng = _few_values(0, 6000, missing=missing)
@@ -57,7 +58,8 @@ def test_classifier_equals_exact_when_features_have_few_values(options, missing)
 def test_regressor_equals_exact_when_features_have_few_values(missing):
     X, signal, rng = _few_values(1, 6000, missing=missing)
     y = np.round(signal * 3 + rng.normal(size=len(signal)) * 5)  # integer sums are exact
-    for options in (dict(), dict(min_samples_leaf=4, max_depth=12), dict(max_leaf_nodes=90)):
+    for options in (dict(random_state=0), dict(min_samples_leaf=4, max_depth=12, random_state=1),
+                    dict(max_leaf_nodes=90, random_state=2)):
         exact = DecisionTreeRegressor(**options).fit(X, y)
         hist = DecisionTreeRegressor(splitter="hist", **options).fit(X, y)
         _assert_same(exact, hist)
@@ -174,7 +176,7 @@ def test_feature_draw_from_a_random_state_object_matches_exact():
 def test_hist_threads_and_refusals():
     X, signal, rng = _few_values(6, 40_000, levels=400)
     y = (signal + rng.normal(size=len(signal)) * 4 > 20).astype(int)
-    for options in (dict(), dict(max_leaf_nodes=200)):
+    for options in (dict(random_state=0), dict(max_leaf_nodes=200, random_state=0)):
         one = DecisionTreeClassifier(splitter="hist", n_jobs=1, **options).fit(X, y)
         two = DecisionTreeClassifier(splitter="hist", n_jobs=2, **options).fit(X, y)
         _assert_same(one, two)

@@ -206,8 +206,8 @@ def test_a_column_vector_is_one_output_without_warning():
 def test_one_output_per_tree_matches_when_outputs_are_copies():
     # every output the same: the mean impurity is that output's, so the same tree
     X, y = _outputs_data(6, False, n=300)
-    single = DecisionTreeClassifier(max_depth=5).fit(X, y[:, 0])
-    double = DecisionTreeClassifier(max_depth=5).fit(X, np.column_stack([y[:, 0], y[:, 0]]))
+    single = DecisionTreeClassifier(random_state=0, max_depth=5).fit(X, y[:, 0])
+    double = DecisionTreeClassifier(random_state=0, max_depth=5).fit(X, np.column_stack([y[:, 0], y[:, 0]]))
     np.testing.assert_array_equal(single.tree_.feature, double.tree_.feature)
     np.testing.assert_array_equal(single.tree_.threshold, double.tree_.threshold)
     np.testing.assert_allclose(single.tree_.impurity, double.tree_.impurity)
@@ -218,15 +218,15 @@ def test_class_weight_per_output():
     y = y[:, :2]
     cw = [{0: 2.0, 1: 1.0, 2: 3.0}, {0: 1.0, 1: 4.0}]
     weights = np.array([cw[0][a] * cw[1][b] for a, b in y])
-    a = DecisionTreeClassifier(class_weight=cw).fit(X, y)
-    b = DecisionTreeClassifier().fit(X, y, sample_weight=weights)
+    a = DecisionTreeClassifier(random_state=0, class_weight=cw).fit(X, y)
+    b = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=weights)
     np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
     np.testing.assert_allclose(a.tree_.value, b.tree_.value)
     # "balanced": the product of the outputs' balanced weights, as scikit-learn's
     from sklearn.utils.class_weight import compute_sample_weight
 
-    c = DecisionTreeClassifier(class_weight="balanced").fit(X, y)
-    d = DecisionTreeClassifier().fit(X, y, sample_weight=compute_sample_weight("balanced", y))
+    c = DecisionTreeClassifier(random_state=0, class_weight="balanced").fit(X, y)
+    d = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=compute_sample_weight("balanced", y))
     np.testing.assert_allclose(c.tree_.weighted_n_node_samples, d.tree_.weighted_n_node_samples)
     np.testing.assert_array_equal(c.tree_.feature, d.tree_.feature)
 
@@ -235,14 +235,14 @@ def test_class_weight_errors_in_sklearn_words():
     X, y = _outputs_data(8, False, n=50)
     with pytest.raises(ValueError, match="number of elements in class_weight should match "
                                          "number of outputs"):
-        DecisionTreeClassifier(class_weight=[{0: 1.0}]).fit(X, y)
+        DecisionTreeClassifier(random_state=0, class_weight=[{0: 1.0}]).fit(X, y)
     with pytest.raises(ValueError, match="should be a list of dicts, or the string"):
-        DecisionTreeClassifier(class_weight={0: 2.0}).fit(X, y)
+        DecisionTreeClassifier(random_state=0, class_weight={0: 2.0}).fit(X, y)
     with pytest.raises(ValueError, match="one output: pass a dict"):
-        DecisionTreeClassifier(class_weight=[{0: 1.0}, {1: 2.0}]).fit(X, y[:, 0])
+        DecisionTreeClassifier(random_state=0, class_weight=[{0: 1.0}, {1: 2.0}]).fit(X, y[:, 0])
     # a list of one dict is that dict for one output
-    a = DecisionTreeClassifier(class_weight=[{0: 3.0}]).fit(X, y[:, 0])
-    b = DecisionTreeClassifier(class_weight={0: 3.0}).fit(X, y[:, 0])
+    a = DecisionTreeClassifier(random_state=0, class_weight=[{0: 3.0}]).fit(X, y[:, 0])
+    b = DecisionTreeClassifier(random_state=0, class_weight={0: 3.0}).fit(X, y[:, 0])
     np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
 
 
@@ -446,7 +446,7 @@ def test_threads_give_the_same_tree():
     rng = np.random.RandomState(17)
     X = rng.normal(size=(20000, 5))
     y = np.column_stack([X[:, 0] + rng.normal(size=20000), np.round(X[:, 1] * 2)])
-    a = DecisionTreeRegressor(n_jobs=1).fit(X, y)
-    b = DecisionTreeRegressor(n_jobs=2).fit(X, y)
+    a = DecisionTreeRegressor(random_state=0, n_jobs=1).fit(X, y)
+    b = DecisionTreeRegressor(random_state=0, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
     np.testing.assert_array_equal(a.tree_.value, b.tree_.value)

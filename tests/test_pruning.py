@@ -165,13 +165,13 @@ def test_cv_accepts_a_splitter_or_index_pairs(cancer):
 
     X_train, _, y_train, _ = cancer
     splitter = KFold(4, shuffle=True, random_state=0)
-    a = DecisionTreeClassifier(ccp_alpha="cv", cv=splitter).fit(X_train, y_train)
-    b = DecisionTreeClassifier(ccp_alpha="cv", cv=list(splitter.split(X_train))).fit(
+    a = DecisionTreeClassifier(random_state=0, ccp_alpha="cv", cv=splitter).fit(X_train, y_train)
+    b = DecisionTreeClassifier(random_state=0, ccp_alpha="cv", cv=list(splitter.split(X_train))).fit(
         X_train, y_train)
     np.testing.assert_array_equal(a.cp_table_.xerror, b.cp_table_.xerror)
     assert np.isfinite(a.cp_table_.xerror).all()
     with pytest.raises(ValueError, match="no \\(train, test\\) splits"):
-        DecisionTreeClassifier(ccp_alpha="cv", cv=[]).fit(X_train, y_train)
+        DecisionTreeClassifier(random_state=0, ccp_alpha="cv", cv=[]).fit(X_train, y_train)
 
 
 def test_cp_table_frame_and_plot(tmp_path):
@@ -191,7 +191,7 @@ def test_cp_table_frame_and_plot(tmp_path):
 # --------------------------------------------- subtrees and held-out accuracy
 def test_every_pruned_tree_is_a_subtree(cancer):
     X_train, _, y_train, _ = cancer
-    full = DecisionTreeClassifier().fit(X_train, y_train)
+    full = DecisionTreeClassifier(random_state=0).fit(X_train, y_train)
     path = full.cost_complexity_pruning_path(X_train, y_train)
     leaves = []
     for alpha in path.ccp_alphas:
@@ -201,7 +201,7 @@ def test_every_pruned_tree_is_a_subtree(cancer):
         assert pruned.feature_importances_.sum() in (0.0, pytest.approx(1.0))
     assert leaves == sorted(leaves, reverse=True) and leaves[-1] == 1
     assert full.get_n_leaves() == leaves[0]  # prune() left the original alone
-    pessimistic = DecisionTreeClassifier(pruning="pessimistic").fit(X_train, y_train)
+    pessimistic = DecisionTreeClassifier(random_state=0, pruning="pessimistic").fit(X_train, y_train)
     assert is_subtree(pessimistic, full)
 
 
@@ -272,9 +272,9 @@ def test_pessimistic_pruning_on_quinlans_example():
 
 def test_pessimistic_pruning_shrinks_a_noisy_tree():
     X, y = tie_free_data(31, 600, 4, n_classes=2)
-    full = DecisionTreeClassifier().fit(X, y)
-    pruned = DecisionTreeClassifier(pruning="pessimistic").fit(X, y)
-    looser = DecisionTreeClassifier(pruning="pessimistic", cf=0.5).fit(X, y)
+    full = DecisionTreeClassifier(random_state=0).fit(X, y)
+    pruned = DecisionTreeClassifier(random_state=0, pruning="pessimistic").fit(X, y)
+    looser = DecisionTreeClassifier(random_state=0, pruning="pessimistic", cf=0.5).fit(X, y)
     assert is_subtree(pruned, full) and is_subtree(looser, full)
     assert pruned.get_n_leaves() < looser.get_n_leaves() <= full.get_n_leaves()
 
@@ -293,7 +293,7 @@ def test_reduced_error_pruning(kind):
     codes = y if kind == "classifier" else np.zeros(len(y), dtype=int)
     valid = _holdout(codes, 2 if kind == "classifier" else 0, 0.25, _rng(0))
     assert 0.2 < valid.mean() < 0.3
-    grown = est().fit(X[~valid], y[~valid])
+    grown = est(random_state=0).fit(X[~valid], y[~valid])
     assert is_subtree(pruned, grown)
     assert pruned.get_n_leaves() < grown.get_n_leaves() / 2
 

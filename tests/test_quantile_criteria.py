@@ -147,8 +147,8 @@ def test_absolute_error_equals_sklearn_on_tie_free_data(params, weighted):
 
 def test_quantile_at_one_half_splits_as_absolute_error_with_half_its_loss():
     X, y = tie_free_data(2, 300, 3, regression=True)
-    a = dtree.DecisionTreeRegressor(criterion="absolute_error").fit(X, y).tree_
-    q = dtree.DecisionTreeRegressor(criterion="quantile", quantile=0.5).fit(X, y).tree_
+    a = dtree.DecisionTreeRegressor(random_state=0, criterion="absolute_error").fit(X, y).tree_
+    q = dtree.DecisionTreeRegressor(random_state=0, criterion="quantile", quantile=0.5).fit(X, y).tree_
     np.testing.assert_array_equal(a.feature, q.feature)
     np.testing.assert_array_equal(a.threshold, q.threshold)
     np.testing.assert_array_equal(a.value, q.value)
@@ -176,8 +176,8 @@ def test_each_leaf_predicts_its_tau_quantile(tau):
 @pytest.mark.parametrize("factor", [2.0**-70, 2.0**80, 1e300, 1e-300])
 def test_trees_do_not_depend_on_the_target_unit(criterion, factor):
     X, y = tie_free_data(6, 300, 3, regression=True)
-    base = dtree.DecisionTreeRegressor(criterion=criterion, quantile=0.3).fit(X, y)
-    scaled = dtree.DecisionTreeRegressor(criterion=criterion, quantile=0.3).fit(
+    base = dtree.DecisionTreeRegressor(random_state=0, criterion=criterion, quantile=0.3).fit(X, y)
+    scaled = dtree.DecisionTreeRegressor(random_state=0, criterion=criterion, quantile=0.3).fit(
         X, y * factor)
     assert base.tree_.node_count == scaled.tree_.node_count
     np.testing.assert_allclose(scaled.predict(X), base.predict(X) * factor, rtol=1e-9)
@@ -191,9 +191,9 @@ def test_trees_do_not_depend_on_the_target_unit(criterion, factor):
 def test_extreme_weights_give_the_moderate_tree():
     X, y = tie_free_data(9, 300, 3, regression=True)
     w = np.random.RandomState(2).uniform(0.5, 2.0, len(y))
-    base = dtree.DecisionTreeRegressor(criterion="absolute_error").fit(X, y, sample_weight=w)
+    base = dtree.DecisionTreeRegressor(random_state=0, criterion="absolute_error").fit(X, y, sample_weight=w)
     for factor in (2.0**-990, 2.0**1000):
-        other = dtree.DecisionTreeRegressor(criterion="absolute_error").fit(
+        other = dtree.DecisionTreeRegressor(random_state=0, criterion="absolute_error").fit(
             X, y, sample_weight=w * factor)
         np.testing.assert_array_equal(base.tree_.feature, other.tree_.feature)
         np.testing.assert_array_equal(base.tree_.value, other.tree_.value)

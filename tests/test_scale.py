@@ -30,10 +30,10 @@ def finite_outputs(model, X):
                                           (DecisionTreeRegressor, Y_REG)])
 @pytest.mark.parametrize("weight", [1e-300, 1e-90, 1e-10, 0.3, 7.0, 1e10, 1e70, 1e300, 1e307])
 def test_uniform_weights_give_the_unit_tree(Estimator, y, splitter, weight):
-    base = Estimator(splitter=splitter).fit(X, y)
+    base = Estimator(random_state=0, splitter=splitter).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow or invalid-value warnings either
-        model = Estimator(splitter=splitter).fit(X, y, sample_weight=np.full(40, weight))
+        model = Estimator(random_state=0, splitter=splitter).fit(X, y, sample_weight=np.full(40, weight))
         assert finite_outputs(model, X)
         np.testing.assert_array_equal(model.tree_.scaled_impurity, base.tree_.scaled_impurity)
     assert structure(model) == structure(base)
@@ -47,8 +47,8 @@ def test_uniform_weights_give_the_unit_tree(Estimator, y, splitter, weight):
 @pytest.mark.parametrize("exponent", [-1000, -700, -200, -20, 3, 200, 700, 990])
 def test_power_of_two_weight_scaling_is_exact(Estimator, y, splitter, exponent):
     w = np.random.RandomState(1).randint(1, 5, 40).astype(float)
-    base = Estimator(splitter=splitter).fit(X, y, sample_weight=w)
-    model = Estimator(splitter=splitter).fit(X, y, sample_weight=np.ldexp(w, exponent))
+    base = Estimator(random_state=0, splitter=splitter).fit(X, y, sample_weight=w)
+    model = Estimator(random_state=0, splitter=splitter).fit(X, y, sample_weight=np.ldexp(w, exponent))
     assert structure(model) == structure(base)
     assert finite_outputs(model, X)
     np.testing.assert_array_equal(model.predict(X), base.predict(X))
@@ -59,9 +59,9 @@ def test_power_of_two_weight_scaling_is_exact(Estimator, y, splitter, exponent):
 def test_target_scaling_gives_the_same_tree(splitter, exponent):
     # powers of two are exact: the tree, leaf values and importances match,
     # including the leaf rule "impurity at most epsilon" (relative to the scale)
-    base = DecisionTreeRegressor(splitter=splitter).fit(X, Y_REG)
+    base = DecisionTreeRegressor(random_state=0, splitter=splitter).fit(X, Y_REG)
     y = np.ldexp(Y_REG, exponent)
-    model = DecisionTreeRegressor(splitter=splitter).fit(X, y)
+    model = DecisionTreeRegressor(random_state=0, splitter=splitter).fit(X, y)
     assert structure(model) == structure(base)
     np.testing.assert_array_equal(np.ldexp(model.predict(X), -exponent), base.predict(X))
     np.testing.assert_allclose(model.feature_importances_, base.feature_importances_)
@@ -84,10 +84,10 @@ def test_targets_near_float_max_split_two_pure_groups():
 
 def test_min_impurity_decrease_is_in_the_users_units():
     y = np.ldexp(Y_REG, 300)
-    base = DecisionTreeRegressor(min_impurity_decrease=1e-3).fit(X, Y_REG)
-    model = DecisionTreeRegressor(min_impurity_decrease=np.ldexp(1e-3, 600)).fit(X, y)
+    base = DecisionTreeRegressor(random_state=0, min_impurity_decrease=1e-3).fit(X, Y_REG)
+    model = DecisionTreeRegressor(random_state=0, min_impurity_decrease=np.ldexp(1e-3, 600)).fit(X, y)
     assert structure(model) == structure(base)
-    assert base.tree_.node_count < DecisionTreeRegressor().fit(X, Y_REG).tree_.node_count
+    assert base.tree_.node_count < DecisionTreeRegressor(random_state=0).fit(X, Y_REG).tree_.node_count
 
 
 @pytest.mark.parametrize("weights", [{0: 1e200, 1: 1}, {0: 1e-200, 1: 1}, {0: 1e300, 1: 1e-300}])
@@ -116,15 +116,15 @@ def test_c45_uniform_weights_keep_the_tree():
 @pytest.mark.parametrize("exponent", [-1000, -300, 0, 300, 1000])
 def test_pruning_is_unit_free(exponent):
     y = np.ldexp(Y_REG, exponent)
-    base_path = DecisionTreeRegressor().cost_complexity_pruning_path(X, Y_REG)
+    base_path = DecisionTreeRegressor(random_state=0).cost_complexity_pruning_path(X, Y_REG)
     alpha = float(base_path.ccp_alphas[len(base_path.ccp_alphas) // 2])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         # alphas are in squared target units
         if abs(2 * exponent) < 1000:  # (beyond, the alpha itself is not a float64)
             scaled_alpha = float(np.ldexp(alpha, 2 * exponent))
-            model = DecisionTreeRegressor(ccp_alpha=scaled_alpha).fit(X, y)
-            base = DecisionTreeRegressor(ccp_alpha=alpha).fit(X, Y_REG)
+            model = DecisionTreeRegressor(random_state=0, ccp_alpha=scaled_alpha).fit(X, y)
+            base = DecisionTreeRegressor(random_state=0, ccp_alpha=alpha).fit(X, Y_REG)
             assert structure(model) == structure(base)
         for options in (dict(ccp_alpha="cv", cv=4, random_state=0),
                         dict(pruning="reduced_error", random_state=0)):

@@ -22,10 +22,10 @@ PARAMS = [
 
 def _pair(kind, criterion, params):
     if kind == "clf":
-        return (dtree.DecisionTreeClassifier(criterion=criterion, **params),
+        return (dtree.DecisionTreeClassifier(criterion=criterion, random_state=0, **params),
                 sklearn_tree.DecisionTreeClassifier(criterion=criterion, random_state=0,
                                                     **params))
-    return (dtree.DecisionTreeRegressor(criterion=criterion, **params),
+    return (dtree.DecisionTreeRegressor(criterion=criterion, random_state=0, **params),
             sklearn_tree.DecisionTreeRegressor(criterion=criterion, random_state=0, **params))
 
 

@@ -160,8 +160,8 @@ def test_binary_unit_weight_scan_equals_the_general_scan(seed):
     y = (X[:, 0] + rng.rand(400) * 6 > 9).astype(int)
     for params in ({}, {"min_samples_leaf": 7}, {"min_weight_fraction_leaf": 0.05},
                    {"max_depth": 3}):
-        fast = dtree.DecisionTreeClassifier(**params).fit(X, y)
-        general = dtree.DecisionTreeClassifier(**params).fit(X, y, sample_weight=np.ones(400))
+        fast = dtree.DecisionTreeClassifier(random_state=0, **params).fit(X, y)
+        general = dtree.DecisionTreeClassifier(random_state=0, **params).fit(X, y, sample_weight=np.ones(400))
         a, b = fast.tree_, general.tree_
         assert a.node_count == b.node_count > 3
         np.testing.assert_array_equal(a.feature, b.feature)

@@ -35,7 +35,7 @@ def _assert_same_tree(a, b):
 def test_same_tree_for_one_two_and_three_threads(regression, options):
     X, y = _problem(1, regression=regression, **options)
     Est = DecisionTreeRegressor if regression else DecisionTreeClassifier
-    fits = [Est(n_jobs=n_jobs, min_samples_leaf=3).fit(X, y) for n_jobs in (1, 2, 3)]
+    fits = [Est(random_state=0, n_jobs=n_jobs, min_samples_leaf=3).fit(X, y) for n_jobs in (1, 2, 3)]
     for other in fits[1:]:
         _assert_same_tree(fits[0], other)
         if regression:
@@ -51,8 +51,8 @@ def test_same_tree_with_weights_categories_and_best_first_growth():
     X[:, 5] = rng.integers(0, 7, X.shape[0])
     w = rng.uniform(0.1, 3.0, X.shape[0])
     kw = dict(categorical_features=[5], max_leaf_nodes=200, criterion="entropy")
-    one = DecisionTreeClassifier(n_jobs=1, **kw).fit(X, y, sample_weight=w)
-    two = DecisionTreeClassifier(n_jobs=2, **kw).fit(X, y, sample_weight=w)
+    one = DecisionTreeClassifier(random_state=0, n_jobs=1, **kw).fit(X, y, sample_weight=w)
+    two = DecisionTreeClassifier(random_state=0, n_jobs=2, **kw).fit(X, y, sample_weight=w)
     _assert_same_tree(one, two)
 
 
