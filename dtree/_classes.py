@@ -243,7 +243,11 @@ class DecisionTreeClassifier(BaseDecisionTree):
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Number of features drawn at random for each split (None: all).
     random_state : int in [0, 2**32 - 1], RandomState, Generator or None, default=None
-        Seed of the feature draw (used only when max_features < n_features).
+        As scikit-learn's: it seeds the generator that draws, at every node, the
+        order in which features are visited (and which, with ``max_features``
+        below the feature count). Ties between splits go to the feature visited
+        first, so the same value gives scikit-learn's tree. None draws a fresh
+        seed from numpy's global RandomState at each fit.
 
     Every parameter is checked when ``fit`` starts, those the configuration
     does not use included; a bad one raises ``InvalidParameterError`` (a

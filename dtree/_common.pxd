@@ -88,9 +88,15 @@ cdef inline bint better(double num, double den, const SplitRecord* best) noexcep
 
 
 cdef inline int compare_score(double num, double den, const SplitRecord* best) noexcept nogil:
-    # 1 when num/den beats the best, 0 on an exact tie, -1 below it
+    # 1 when num/den beats the best, 0 on an exact tie, -1 below it (or NaN). One
+    # comparison's flags answer all three: the scans' common case costs no more
+    # than a plain "better".
     cdef double lhs = num * best.den, rhs = best.num * den
-    return (lhs > rhs) - (lhs < rhs)
+    if lhs > rhs:
+        return 1
+    if lhs == rhs:
+        return 0
+    return -1
 
 
 cdef inline bint wins(int order, double tie_key, const SplitRecord* best) noexcept nogil:

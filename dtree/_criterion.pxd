@@ -292,11 +292,11 @@ cdef inline double sklearn_clf_score(int crit, const double* cl, const double* c
                 x = cl[c]
                 if x > 0.0:
                     x /= wl
-                    il -= x * log(x)
+                    il -= x * (log(x) / log(2.0))     # its log is base 2, divided so
                 x = cr[c]
                 if x > 0.0:
                     x /= wr
-                    ir -= x * log(x)
+                    ir -= x * (log(x) / log(2.0))
     il /= n_outputs
     ir /= n_outputs
     return -wr * ir - wl * il

@@ -51,6 +51,24 @@ cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_
     best.threshold = midpoint(v[p], v[p + 1]) if p + 1 < end_known else INFINITY
 
 
+cdef inline double binary_gini_key(double l1, double wl, double ones,
+                                   double weight) noexcept nogil:
+    # the tie key of a two-class gini cut from its left side's class-1 weight
+    cdef double sides[4]      # (l0, l1) and (r0, r1)
+    sides[0] = wl - l1
+    sides[1] = l1
+    sides[2] = (weight - wl) - (ones - l1)
+    sides[3] = ones - l1
+    return sklearn_score(CRIT_GINI, sides, sides + 2, 2, 1, wl, weight - wl)
+
+
+cdef inline double regression_key(int crit, double sl, double wl, double total,
+                                  double weight) noexcept nogil:
+    # the tie key of a one-output regression cut from its left side's sums
+    cdef double sr = total - sl
+    return sklearn_score(crit, &sl, &sr, 1, 1, wl, weight - wl)
+
+
 cdef inline Py_ssize_t last_cut(Py_ssize_t end_known, Py_ssize_t n_missing,
                                 bint missing_left) noexcept nogil:
     # the last position a numeric cut can follow: the cut "all numbers | all
@@ -888,9 +906,11 @@ cdef class Splitter:
         draw set constant ones aside): only two candidates exist, one per
         orientation, scored once each; the features then compete in visiting
         order by the rule of the scans (ties by scikit-learn's score, whose
-        rounding can tell the orientations apart). Deep regression trees are
-        mostly such nodes. Returns False (scan as usual) for classification,
-        leaf-size limits, or a categorical feature or a missing value.
+        rounding can tell the orientations apart). Once both orientations were
+        met no later feature can win, so a node costs a few features, not d.
+        Deep regression trees are mostly such nodes. Returns False (scan as
+        usual) for classification, leaf-size limits, or a categorical feature
+        or a missing value met first.
         """
         cdef Py_ssize_t i, f, p, n = self.n_samples, K = self.n_outputs, k, o
         cdef Py_ssize_t first_left = -1
@@ -904,17 +924,17 @@ cdef class Splitter:
         if self.is_classifier or self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
                 self.monotonic != NULL:
             return False
+        scored[0] = False
+        scored[1] = False
         for i in range(self.n_visit):
+            if scored[0] and scored[1]:
+                break
             f = self.visit[i]
             p = f * n + start
             if self.n_categories[f] > 0 or self.vals[p] != self.vals[p] or \
                     self.vals[p + 1] != self.vals[p + 1]:
+                clear_split(best, start + 2)
                 return False
-        scored[0] = False
-        scored[1] = False
-        for i in range(self.n_visit):
-            f = self.visit[i]
-            p = f * n + start
             if first_left < 0:
                 first_left = self.idx[p]
             o = 0 if self.idx[p] == first_left else 1
@@ -923,6 +943,7 @@ cdef class Splitter:
                 w0 = self.sw[self.idx[p]] if self.sw != NULL else 1.0
                 w1 = self.sw[self.idx[p + 1]] if self.sw != NULL else 1.0
                 if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
+                    clear_split(best, start + 2)
                     return False
                 key[o] = 0.0
                 if self.yorder != NULL:
@@ -946,6 +967,7 @@ cdef class Splitter:
                     num[o] = reg_proxy(self.criterion, w0, sl0, weight - w0, stats[0] - sl0,
                                        &den[o])
                 if num[o] == -INFINITY:
+                    clear_split(best, start + 2)
                     return False    # no valid split at all: the scan will say so
             order = compare_score(num[o], den[o], best)
             if wins(order, key[o], best):
@@ -1106,7 +1128,9 @@ cdef class Splitter:
         cdef int cut
         cdef Py_ssize_t ones_left = 0, base = n_missing if missing_left else 0
         cdef double wl, wr, l1, l0, r1, r0, num, den, key
-        cdef double sides[4]      # (l0, l1) and (r0, r1): scikit-learn's score on ties
+        # this scan's best so far, its tie key not computed yet (pending_l1 < 0: none):
+        # keys are needed on ties only, so a record costs no division
+        cdef double pending_l1 = -1.0, pending_wl = 0.0
         cdef int order
         cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
         if missing_left:
@@ -1135,14 +1159,20 @@ cdef class Splitter:
             if order < 0 or not (mono == 0 or monotonic_ok(
                     mono, self.lower, self.upper, l0 / wl, r0 / wr)):
                 continue
-            sides[0] = l0
-            sides[1] = l1
-            sides[2] = r0
-            sides[3] = r1
-            key = sklearn_score(CRIT_GINI, sides, sides + 2, 2, 1, wl, wr)
-            if wins(order, key, best):
+            if order == 0:
+                if pending_l1 >= 0.0:
+                    best.tie_key = binary_gini_key(pending_l1, pending_wl, ones, weight)
+                    pending_l1 = -1.0
+                key = binary_gini_key(l1, wl, ones, weight)
+                if wins(order, key, best):
+                    record_cut(best, num, den, f, missing_left, v, p, end_known)
+                    best.tie_key = key
+            else:
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
-                best.tie_key = key
+                pending_l1 = l1
+                pending_wl = wl
+        if pending_l1 >= 0.0:
+            best.tie_key = binary_gini_key(pending_l1, pending_wl, ones, weight)
 
     # ------------------------------------------------------------ quantile criteria
     # A side's loss needs its weighted quantile, which no running sum gives. The
@@ -1296,7 +1326,9 @@ cdef class Splitter:
         cdef double min_wleaf = self.min_weight_leaf
         cdef double tiny = tiny_weight(weight)
         cdef double total = stats[0]
-        cdef double w = 1.0, wl = 0.0, sl = 0.0, sr, wr, num, den, key
+        cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den, key
+        # this scan's best so far, its tie key not computed yet (pending_wl 0: none)
+        cdef double pending_sl = 0.0, pending_wl = 0.0
         cdef int crit = self.criterion
         cdef int cut, order
         cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
@@ -1325,11 +1357,20 @@ cdef class Splitter:
             if order < 0 or not (mono == 0 or monotonic_ok(
                     mono, self.lower, self.upper, sl / wl, (total - sl) / wr)):
                 continue
-            sr = total - sl
-            key = sklearn_score(crit, &sl, &sr, 1, 1, wl, wr)
-            if wins(order, key, best):
+            if order == 0:
+                if pending_wl > 0.0:
+                    best.tie_key = regression_key(crit, pending_sl, pending_wl, total, weight)
+                    pending_wl = 0.0
+                key = regression_key(crit, sl, wl, total, weight)
+                if wins(order, key, best):
+                    record_cut(best, num, den, f, missing_left, v, p, end_known)
+                    best.tie_key = key
+            else:
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
-                best.tie_key = key
+                pending_sl = sl
+                pending_wl = wl
+        if pending_wl > 0.0:
+            best.tie_key = regression_key(crit, pending_sl, pending_wl, total, weight)
 
     cdef void _scan_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                             Py_ssize_t n_missing, bint missing_left, const double* stats,
