@@ -279,14 +279,16 @@ class Tree:
         importances = np.zeros(self.n_features, dtype=np.float64)
         inner = np.flatnonzero(self.children_left != TREE_LEAF)
         if inner.size:
-            # relative weights and scaled impurities: finite whatever the units
+            # scaled weights and impurities: finite whatever the units; summed in
+            # node order and divided by the root's weight after, as scikit-learn
+            # does, so equal trees give equal importances to the last bit
             w = self.scaled_weighted_n_node_samples
-            w = w / w[0]
             imp = self.scaled_impurity
             left = self.children_left[inner]
             right = self.children_right[inner]
             decrease = (w[inner] * imp[inner] - w[left] * imp[left] - w[right] * imp[right])
             np.add.at(importances, self.feature[inner], decrease)
+            importances /= w[0]
         if normalize:
             total = importances.sum()
             if total > 0.0:

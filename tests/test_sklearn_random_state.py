@@ -190,3 +190,14 @@ def test_ties_decided_by_rounding_follow_scikit_learns_scores():
             assert_same_tree(ours, theirs)
             chosen.add(tuple(ours.tree_.value[1].ravel()))
         assert chosen == {(0.2, 0.8)}   # the (1, 4) side: rounding, not the order, decided
+
+
+def test_feature_importances_equal_scikit_learns_to_the_last_bit():
+    # summed in node order and divided by the root weight after, as scikit-learn
+    # sums them: depth-first and best-first trees of the same splits agree too
+    for name in ("iris", "wine", "diabetes"):
+        X, y = LOADERS[name](return_X_y=True)
+        for params in ({}, {"max_leaf_nodes": len(y)}):
+            ours, theirs = _fit_both(X, y, name == "diabetes", 0, **params)
+            np.testing.assert_array_equal(ours.feature_importances_,
+                                          theirs.feature_importances_)
