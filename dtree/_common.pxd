@@ -250,6 +250,8 @@ cdef struct FeatureDraw:
     # then the undrawn, then the drawn non-constant ones (from undrawn_end).
     Py_ssize_t* features
     Py_ssize_t* constant_features   # constants found, ancestors' first
+    Py_ssize_t* visit               # the node's non-constant features drawn, in order
+    Py_ssize_t n_visit
     Py_ssize_t n_features
     Py_ssize_t max_features         # draws per node (constants count, see draw_next)
     unsigned int seed               # randint(0, RAND_R_MAX) of the fit's random state
@@ -273,12 +275,12 @@ cdef inline void draw_begin(FeatureDraw* fd, Py_ssize_t n_known) noexcept nogil:
     fd.n_drawn_known = 0
     fd.n_drawn = 0
     fd.undrawn_end = fd.n_features
+    fd.n_visit = 0
 
 
 cdef inline Py_ssize_t draw_next(FeatureDraw* fd) noexcept nogil:
     """The position in ``features`` of the next feature to look at, -1 when the
-    node's draw is over; the caller answers with ``draw_constant`` or
-    ``draw_visited``.
+    node's draw is over; the caller answers with ``draw_take``.
 
     Each draw picks uniformly among the undrawn features and the known
     constants not drawn yet (which are set aside unseen). Every draw counts
@@ -297,16 +299,18 @@ cdef inline Py_ssize_t draw_next(FeatureDraw* fd) noexcept nogil:
     return -1
 
 
-cdef inline void draw_constant(FeatureDraw* fd, Py_ssize_t j) noexcept nogil:
-    """The feature at position j is constant in the node: set it with the constants."""
-    swap_features(fd.features, j, fd.n_known + fd.n_found)
-    fd.n_found += 1
-
-
-cdef inline void draw_visited(FeatureDraw* fd, Py_ssize_t j) noexcept nogil:
-    """The feature at position j is scanned: set it with the drawn ones."""
-    fd.undrawn_end -= 1
-    swap_features(fd.features, fd.undrawn_end, j)
+cdef inline void draw_take(FeatureDraw* fd, Py_ssize_t j, bint constant) noexcept nogil:
+    """The caller's verdict on the feature at position j: constant in the node (set
+    it with the constants), or to be scanned (set it with the drawn ones, and
+    append it to ``visit``)."""
+    if constant:
+        swap_features(fd.features, j, fd.n_known + fd.n_found)
+        fd.n_found += 1
+    else:
+        fd.visit[fd.n_visit] = fd.features[j]
+        fd.n_visit += 1
+        fd.undrawn_end -= 1
+        swap_features(fd.features, fd.undrawn_end, j)
 
 
 cdef inline Py_ssize_t draw_end(FeatureDraw* fd) noexcept nogil:

@@ -35,7 +35,8 @@ cdef class HistSplitter:
     # --- constraints ---
     cdef intp_t min_samples_leaf
     cdef double min_weight_leaf
-    cdef FeatureDraw draw                 # scikit-learn's feature draw (_common)
+    cdef FeatureDraw draw                 # scikit-learn's feature draw (_common); its
+                                          # visit: the node's features to scan, in order
     cdef intp_t n_threads
     cdef bint best_first                  # set by begin(): the growth order
     cdef readonly object monotonic_cst    # per feature -1, 0, 1 (int8), or None
@@ -45,8 +46,6 @@ cdef class HistSplitter:
     cdef intp_t* offset                   # feature f's bins start at offset[f] * H in a histogram
     cdef intp_t hist_size
     cdef int* samples                     # sample ids, each node's a contiguous segment
-    cdef intp_t* visit                    # a node's features to scan, in the order drawn
-    cdef intp_t n_visit
     cdef Scratch* scratch                 # one per thread
     cdef SplitRecord* feature_best        # parallel search: best split of each feature
     cdef unsigned char* goes_left         # the side of each sample in the last marked split

@@ -26,7 +26,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from ._common cimport (CUT_SCORE, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
-                      draw_begin_fit, draw_constant, draw_end, draw_next, draw_visited,
+                      draw_begin_fit, draw_end, draw_next, draw_take,
                       keep_doubles, midpoint, record_candidate, tiny_weight, wins)
 from ._criterion cimport (add_sample, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
                           sklearn_score,
@@ -192,8 +192,8 @@ cdef class HistSplitter:
         self.offset = &ov[0]
         self.draw.features = &fv[0, 0]
         self.draw.constant_features = &fv[1, 0]
-        self.visit = &fv[2, 0]
-        self.n_visit = 0
+        self.draw.visit = &fv[2, 0]
+        self.draw.n_visit = 0
         self.feature_best = <SplitRecord*> &bv[0]
         self.scratch = <Scratch*> malloc(self.n_threads * sizeof(Scratch))
         if self.scratch == NULL:
@@ -338,20 +338,12 @@ cdef class HistSplitter:
                               const double* hist) noexcept nogil:
         """scikit-learn's feature draw (as the exact splitter's): ``visit`` gets the
         non-constant features drawn, in order; returns the constants known below."""
-        cdef intp_t j, f
-        self.n_visit = 0
+        cdef intp_t j
         draw_begin(&self.draw, n_known)
-        while True:
+        j = draw_next(&self.draw)
+        while j >= 0:
+            draw_take(&self.draw, j, self.is_constant(self.draw.features[j], start, end, hist))
             j = draw_next(&self.draw)
-            if j < 0:
-                break
-            f = self.draw.features[j]
-            if self.is_constant(f, start, end, hist):
-                draw_constant(&self.draw, j)
-            else:
-                draw_visited(&self.draw, j)
-                self.visit[self.n_visit] = f
-                self.n_visit += 1
         return draw_end(&self.draw)
 
     cdef bint is_constant(self, intp_t f, intp_t start, intp_t end,
@@ -382,21 +374,21 @@ cdef class HistSplitter:
         ties go to the feature drawn first, as in the exact splitter."""
         cdef intp_t i
         clear_split(best, end)
-        if self.n_threads > 1 and hist != NULL and self.n_visit > 1 \
+        if self.n_threads > 1 and hist != NULL and self.draw.n_visit > 1 \
                 and end - start >= PARALLEL_ROWS:
-            for i in prange(self.n_visit, nogil=True, num_threads=self.n_threads,
+            for i in prange(self.draw.n_visit, nogil=True, num_threads=self.n_threads,
                             schedule="dynamic"):
                 clear_split(&self.feature_best[i], end)
-                self.scan_feature(&self.scratch[threadid()], self.visit[i], start, end, stats,
+                self.scan_feature(&self.scratch[threadid()], self.draw.visit[i], start, end, stats,
                                   weight, hist, &self.feature_best[i])
-            for i in range(self.n_visit):
+            for i in range(self.draw.n_visit):
                 if self.feature_best[i].feature >= 0 and wins(
                         compare_score(self.feature_best[i].num, self.feature_best[i].den, best),
                         self.feature_best[i].tie_key, best):
                     best[0] = self.feature_best[i]
         else:
-            for i in range(self.n_visit):
-                self.scan_feature(&self.scratch[0], self.visit[i], start, end, stats, weight,
+            for i in range(self.draw.n_visit):
+                self.scan_feature(&self.scratch[0], self.draw.visit[i], start, end, stats, weight,
                                   hist, best)
         return best.feature >= 0
 

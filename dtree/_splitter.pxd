@@ -72,7 +72,8 @@ cdef class Splitter:
     cdef const signed char* monotonic     # ... its data, NULL without constraints
     cdef double lower, upper              # the bounds of the node being split
     cdef DTYPE_t tol                      # values within it are equal (0: exact values)
-    cdef FeatureDraw draw                 # scikit-learn's feature draw (_common)
+    cdef FeatureDraw draw                 # scikit-learn's feature draw (_common); its
+                                          # visit: the node's features to scan, in order
     cdef bint index_order                 # scan the drawn features by index (ID3, the
                                           # test hook), not in the order drawn
     cdef bint best_first                  # set by begin(): constants are not carried down
@@ -87,8 +88,6 @@ cdef class Splitter:
     # --- scratch, allocated once per fit ---
     cdef unsigned long long* goes_left    # bit i set: sample i goes to the left child
     cdef const double* xlogx_table        # n ln n for n = 0..N when weights are unit, else NULL
-    cdef Py_ssize_t* visit                # a node's features to scan, in the order drawn
-    cdef Py_ssize_t n_visit
     cdef unsigned char* visit_mark        # index_order: the drawn features, by index
     cdef const int* n_categories          # per feature: 0 numeric, else its number of categories
     cdef int n_threads                    # threads of the split search and partition

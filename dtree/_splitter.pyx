@@ -29,8 +29,8 @@ from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
 from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear_bit,
-                      clear_split, compare_score, count_bits, wins, draw_begin, draw_begin_fit, draw_constant,
-                      draw_end, draw_next, draw_visited, keep_doubles, lowest_bit, midpoint,
+                      clear_split, compare_score, count_bits, wins, draw_begin, draw_begin_fit,
+                      draw_end, draw_next, draw_take, keep_doubles, lowest_bit, midpoint,
                       put_bit, record_candidate, scan_cut, set_bit, tiny_weight)
 from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
@@ -660,8 +660,8 @@ cdef class Splitter:
         self.goes_left = &gl_view[0]
         self.draw.features = &feat_view[0, 0]
         self.draw.constant_features = &feat_view[1, 0]
-        self.visit = &feat_view[2, 0]
-        self.n_visit = 0
+        self.draw.visit = &feat_view[2, 0]
+        self.draw.n_visit = 0
         self.visit_mark = &mark_view[0]
         self.n_categories = &ncat_view[0] if d > 0 else NULL
 
@@ -822,20 +822,12 @@ cdef class Splitter:
         """scikit-learn's feature draw at the node [start, end): ``visit`` gets the
         non-constant features drawn, in the order drawn. Returns the number of
         constants known below the node."""
-        cdef Py_ssize_t j, f, n_total
-        self.n_visit = 0
+        cdef Py_ssize_t j, n_total
         draw_begin(&self.draw, n_known)
-        while True:
+        j = draw_next(&self.draw)
+        while j >= 0:
+            draw_take(&self.draw, j, self.is_constant(self.draw.features[j], start, end))
             j = draw_next(&self.draw)
-            if j < 0:
-                break
-            f = self.draw.features[j]
-            if self.is_constant(f, start, end):
-                draw_constant(&self.draw, j)
-            else:
-                draw_visited(&self.draw, j)
-                self.visit[self.n_visit] = f
-                self.n_visit += 1
         n_total = draw_end(&self.draw)
         if self.index_order:
             self._sort_visit()
@@ -844,13 +836,13 @@ cdef class Splitter:
     cdef void _sort_visit(self) noexcept nogil:
         """The features to visit by index (O(d) with a mark per feature)."""
         cdef Py_ssize_t i, f
-        for i in range(self.n_visit):
-            self.visit_mark[self.visit[i]] = 1
+        for i in range(self.draw.n_visit):
+            self.visit_mark[self.draw.visit[i]] = 1
         i = 0
         for f in range(self.n_features):
             if self.visit_mark[f]:
                 self.visit_mark[f] = 0
-                self.visit[i] = f
+                self.draw.visit[i] = f
                 i += 1
 
     cdef bint is_constant(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
@@ -882,11 +874,11 @@ cdef class Splitter:
 
         if end - start == 2 and self._split_pair(start, stats, weight, best):
             pass
-        elif self.n_threads > 1 and (end - start) * self.n_visit >= PARALLEL_WORK:
+        elif self.n_threads > 1 and (end - start) * self.draw.n_visit >= PARALLEL_WORK:
             self._scan_in_parallel(start, end, stats, weight, best)
         else:
-            for i in range(self.n_visit):
-                self._scan(s, self.visit[i], start, end, stats, weight, best)
+            for i in range(self.draw.n_visit):
+                self._scan(s, self.draw.visit[i], start, end, stats, weight, best)
 
         if best.feature < 0:
             return False
@@ -926,10 +918,10 @@ cdef class Splitter:
             return False
         scored[0] = False
         scored[1] = False
-        for i in range(self.n_visit):
+        for i in range(self.draw.n_visit):
             if scored[0] and scored[1]:
                 break
-            f = self.visit[i]
+            f = self.draw.visit[i]
             p = f * n + start
             if self.n_categories[f] > 0 or self.vals[p] != self.vals[p] or \
                     self.vals[p + 1] != self.vals[p + 1]:
@@ -986,12 +978,12 @@ cdef class Splitter:
         """
         cdef Py_ssize_t i
         cdef SplitRecord* per_feature = self.feature_best
-        for i in prange(self.n_visit, nogil=True, num_threads=self.n_threads,
+        for i in prange(self.draw.n_visit, nogil=True, num_threads=self.n_threads,
                         schedule="dynamic"):
             clear_split(&per_feature[i], end)
-            self._scan(&self.scratch[threadid()], self.visit[i], start, end, stats, weight,
+            self._scan(&self.scratch[threadid()], self.draw.visit[i], start, end, stats, weight,
                        &per_feature[i])
-        for i in range(self.n_visit):
+        for i in range(self.draw.n_visit):
             if per_feature[i].feature >= 0 and wins(
                     compare_score(per_feature[i].num, per_feature[i].den, best),
                     per_feature[i].tie_key, best):
