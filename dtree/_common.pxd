@@ -80,13 +80,6 @@ cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssiz
     node.n_constant = 0
 
 
-cdef inline bint better(double num, double den, const SplitRecord* best) noexcept nogil:
-    # num/den > best.num/best.den with positive denominators. Strictly: on an
-    # exact tie the candidate seen first stays, so the order in which features
-    # are scanned (scikit-learn's draw) and positions within one decide ties.
-    return num * best.den > best.num * den
-
-
 cdef inline int compare_score(double num, double den, const SplitRecord* best) noexcept nogil:
     # 1 when num/den beats the best, 0 on an exact tie, -1 below it (or NaN). One
     # comparison's flags answer all three: the scans' common case costs no more
@@ -108,6 +101,21 @@ cdef inline bint wins(int order, double tie_key, const SplitRecord* best) noexce
     keys leave the first seen.
     """
     return order > 0 or (order == 0 and tie_key > best.tie_key)
+
+
+cdef inline bint better(double num, double den, const SplitRecord* best) noexcept nogil:
+    # num/den > best.num/best.den with positive denominators, strictly: for the
+    # scans without a tie key, an exact tie leaves the candidate seen first
+    return compare_score(num, den, best) > 0
+
+
+cdef inline void keep_better(SplitRecord* best, const SplitRecord* found) noexcept nogil:
+    """A feature's own best (a parallel search's record) against the node's best,
+    by the scans' rule: so records compared in visiting order pick the serial
+    winner, ties included."""
+    if found.feature >= 0 and wins(compare_score(found.num, found.den, best),
+                                   found.tie_key, best):
+        best[0] = found[0]
 
 
 cdef inline void record_candidate(SplitRecord* best, double num, double den, Py_ssize_t f,

@@ -26,7 +26,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from ._common cimport (CUT_SCORE, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
-                      draw_begin_fit, draw_end, draw_next, draw_take,
+                      draw_begin_fit, draw_end, draw_next, draw_take, keep_better,
                       keep_doubles, midpoint, record_candidate, tiny_weight, wins)
 from ._criterion cimport (add_sample, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
                           sklearn_score,
@@ -382,10 +382,7 @@ cdef class HistSplitter:
                 self.scan_feature(&self.scratch[threadid()], self.draw.visit[i], start, end, stats,
                                   weight, hist, &self.feature_best[i])
             for i in range(self.draw.n_visit):
-                if self.feature_best[i].feature >= 0 and wins(
-                        compare_score(self.feature_best[i].num, self.feature_best[i].den, best),
-                        self.feature_best[i].tie_key, best):
-                    best[0] = self.feature_best[i]
+                keep_better(best, &self.feature_best[i])
         else:
             for i in range(self.draw.n_visit):
                 self.scan_feature(&self.scratch[0], self.draw.visit[i], start, end, stats, weight,

@@ -66,7 +66,6 @@ cdef class Splitter:
     # --- constraints ---
     cdef Py_ssize_t min_samples_leaf
     cdef double min_weight_leaf
-    cdef Py_ssize_t max_features          # features drawn per node (non-constant ones count)
     cdef bint multiway                    # categorical features split one child per category
     cdef readonly object monotonic_cst    # per feature -1, 0, 1 (int8), or None
     cdef const signed char* monotonic     # ... its data, NULL without constraints
@@ -134,7 +133,7 @@ cdef class Splitter:
                                 double weight, SplitRecord* best) noexcept nogil
     cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                const SplitRecord* split) noexcept nogil
-    cdef bint _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil
     cdef void _scan_classification(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                    Py_ssize_t n_missing, bint missing_left,
@@ -164,7 +163,7 @@ cdef class Splitter:
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
                                SplitRecord* best) noexcept nogil
-    cdef bint _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil
     cdef void _move_group(self, Scratch* s, Py_ssize_t g, int direction,

@@ -30,7 +30,8 @@ from cython.parallel cimport prange, threadid
 
 from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear_bit,
                       clear_split, compare_score, count_bits, wins, draw_begin, draw_begin_fit,
-                      draw_end, draw_next, draw_take, keep_doubles, lowest_bit, midpoint,
+                      draw_end, draw_next, draw_take, keep_better, keep_doubles, lowest_bit,
+                      midpoint,
                       put_bit, record_candidate, scan_cut, set_bit, tiny_weight)
 from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
@@ -559,7 +560,6 @@ cdef class Splitter:
         self.n_stats = self.n_outputs * stats_size(criterion, n_classes)
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_leaf = min_weight_leaf
-        self.max_features = max_features
         self.multiway = multiway
         self.draw.seed = seed
         self.draw.n_features = d
@@ -949,6 +949,8 @@ cdef class Splitter:
                         sl[K + k] = stats[2 * k] - sl[k]
                     key[o] = sklearn_score(self.criterion, sl, sl + K, 1, K, w0, weight - w0)
                 elif self.criterion == CRIT_SQUARED_ERROR:
+                    # each side's own sum: the two orientations' scores are then
+                    # equal to the bit, and scikit-learn's score decides
                     sl0 = w0 * self.yval[p]
                     num[o] = reg_proxy(self.criterion, w0, sl0, w1, w1 * self.yval[p + 1],
                                        &den[o])
@@ -984,14 +986,12 @@ cdef class Splitter:
             self._scan(&self.scratch[threadid()], self.draw.visit[i], start, end, stats, weight,
                        &per_feature[i])
         for i in range(self.draw.n_visit):
-            if per_feature[i].feature >= 0 and wins(
-                    compare_score(per_feature[i].num, per_feature[i].den, best),
-                    per_feature[i].tie_key, best):
-                best[0] = per_feature[i]
+            keep_better(best, &per_feature[i])
 
-    cdef bint _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil:
-        """Scan one feature; returns False if it offers no split in the node.
+        """Scan one feature drawn for the node (so not constant there: see
+        ``is_constant``).
 
         Missing values (NaN) sort after every number, so they form the tail of
         the segment. With a tail the feature is scanned twice: missing values
@@ -1001,14 +1001,11 @@ cdef class Splitter:
         cdef const DTYPE_t* v = self.vals + f * self.n_samples
         cdef Py_ssize_t end_known = end, n_missing
         if self.n_categories[f] > 0:
-            return self._scan_categorical(s, f, start, end, stats, weight, best)
+            self._scan_categorical(s, f, start, end, stats, weight, best)
+            return
         while end_known > start and v[end_known - 1] != v[end_known - 1]:
             end_known -= 1
         n_missing = end - end_known
-        if end_known == start:
-            return False
-        if n_missing == 0 and v[end - 1] <= <DTYPE_t>(v[start] + self.tol):
-            return False
         if self.n_outputs > 1 and self.yorder != NULL:
             self._scan_quantile_outputs(s, f, start, end, n_missing, False, weight, best)
             if n_missing:
@@ -1034,7 +1031,6 @@ cdef class Splitter:
             self._scan_regression(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
                 self._scan_regression(s, f, start, end, n_missing, True, stats, weight, best)
-        return True
 
     cdef void _scan_classification(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                    Py_ssize_t n_missing, bint missing_left,
@@ -1445,7 +1441,7 @@ cdef class Splitter:
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
                 best.tie_key = key
 
-    cdef bint _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil:
         """Best subset of categories to send left.
@@ -1490,13 +1486,13 @@ cdef class Splitter:
                 p += 1
             m += 1
         if m < 2:
-            return False
+            return
         if not regression:
             node_entropy_terms(self.criterion, stats, K, weight, self.xlogx_table,
                                self.multiway, &wlogw, &w_node_entropy)
         if self.multiway and not regression:
             self._consider_multiway(s, f, m, stats, weight, w_node_entropy, wlogw, best)
-            return True
+            return
         memset(in_left, 0, m)
         # left statistics live in count_left (classes) or count_left[0] (sum w*y)
         memset(s.count_left, 0, (2 if regression else K) * sizeof(double))
@@ -1531,7 +1527,7 @@ cdef class Splitter:
                 s.group_order[j] = g
             if self.yorder != NULL:
                 self._quantile_groups(s, f, m, start, end, weight, best)
-                return True
+                return
             for i in range(m - 1):
                 self._move_group(s, s.group_order[i], 1, in_left)
                 self._consider(s, f, m, in_left, stats, weight, end - start,
@@ -1543,7 +1539,7 @@ cdef class Splitter:
                 self._consider(s, f, m, in_left, stats, weight, end - start,
                                w_node_entropy, wlogw, best)
                 self._move_group(s, g, -1, in_left)
-        return True
+        return
 
     cdef void _consider_multiway(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const double* stats,
                                  double weight, double w_node_entropy, double wlogw,
