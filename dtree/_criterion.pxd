@@ -413,18 +413,17 @@ cdef extern from *:
     int dtree_clz64(unsigned long long x) nogil
 
 
-# A quantile scan adds the samples of one side one at a time, by their target's
-# rank in the node (0..n-1), and asks for the side's loss after each: two
-# trackers answer, one per weighting, behind the fused type ``tracker_t``.
-# Neither needs the quantile itself: any q between the candidates the tie rule
-# averages gives the same loss, so the scans skip that rule (``quantile_stats``
-# applies it to the nodes' values).
+# A quantile scan needs the loss of every prefix and of every suffix of the node's
+# samples in scan order (``sequence_losses`` in _splitter), each sample known by
+# its target's rank in the node (0..n-1). Neither tracker below needs the quantile
+# itself: any q between the candidates the tie rule averages gives the same loss,
+# so the scans skip that rule (``quantile_stats`` applies it to the nodes' values).
 
 cdef struct RankSet:
-    # unit weights: a bitset of the ranks present and a pointer to the quantile's
-    # rank with the count and sum of targets below it. One add moves the quantile
-    # by at most one present rank (a word scan of the bitset), so a pass costs
-    # O(n) plus O(n log n / 64) word reads.
+    # unit weights, the prefixes: a bitset of the ranks present and a pointer to
+    # the quantile's rank with the count and sum of targets below it. One add
+    # moves the quantile by at most one present rank (a word scan of the bitset),
+    # so a pass costs O(n) plus O(n log n / 64) word reads.
     word_t* present
     const double* ysorted   # the node's targets in ascending order: y of each rank
     Py_ssize_t count
@@ -433,6 +432,23 @@ cdef struct RankSet:
     double y_below          # ... and the sum of their targets
     double sy               # the sum of all targets added
     bint half               # tau is 1/2: the count below is count // 2
+
+
+cdef struct RankRest:
+    # unit weights, the suffixes: the node's ranks a RankSet has not taken (the
+    # zero bits of its bitset below n), walked by a pointer of their own while the
+    # RankSet fills, so the suffixes need no pass of their own. A sample moved to
+    # the prefix is a removal here, which again moves the quantile by at most one
+    # rank; the two pointers are independent chains of work that the processor
+    # overlaps.
+    const word_t* taken     # the RankSet's bitset: a set bit is a rank in the prefix
+    const double* ysorted
+    Py_ssize_t count
+    Py_ssize_t r            # the quantile's rank
+    Py_ssize_t below        # how many untaken ranks lie below r
+    double y_below          # ... and the sum of their targets
+    double sy               # the sum of all untaken targets
+    bint half
 
 
 cdef struct Fenwick:
@@ -446,91 +462,197 @@ cdef struct Fenwick:
     double wy               # total w*y added
 
 
-ctypedef fused tracker_t:
-    RankSet
-    Fenwick
+cdef inline Py_ssize_t below_count(Py_ssize_t count, bint half, double tau) noexcept nogil:
+    # how many members lie below the quantile: floor(tau * count), the rule of
+    # fenwick_descend with unit weights
+    return (count >> 1) if half else <Py_ssize_t>(tau * <double>count)
 
 
-cdef inline Py_ssize_t next_present(const word_t* bits, Py_ssize_t r) noexcept nogil:
-    # the smallest present rank above r (the caller knows there is one)
+cdef inline Py_ssize_t next_present(const word_t* bits, Py_ssize_t r,
+                                     word_t flip) noexcept nogil:
+    # the smallest rank above r whose bit is set (flip 0) or clear (flip ~0); the
+    # caller knows there is one below n
     cdef Py_ssize_t word = (r + 1) >> 6
-    cdef word_t x = bits[word] & ((~<word_t>0) << ((r + 1) & 63))
+    cdef word_t x = (bits[word] ^ flip) & ((~<word_t>0) << ((r + 1) & 63))
     while x == 0:
         word += 1
-        x = bits[word]
+        x = bits[word] ^ flip
     return (word << 6) + dtree_ctz64(x)
 
 
-cdef inline Py_ssize_t prev_present(const word_t* bits, Py_ssize_t r) noexcept nogil:
-    # the largest present rank below r (the caller knows there is one)
+cdef inline Py_ssize_t prev_present(const word_t* bits, Py_ssize_t r,
+                                     word_t flip) noexcept nogil:
+    # the largest rank below r whose bit is set (flip 0) or clear (flip ~0); the
+    # caller knows there is one
     cdef Py_ssize_t word = r >> 6
-    cdef word_t x = bits[word] & (((<word_t>1) << (r & 63)) - 1)
+    cdef word_t x = (bits[word] ^ flip) & (((<word_t>1) << (r & 63)) - 1)
     while x == 0:
         word -= 1
-        x = bits[word]
+        x = bits[word] ^ flip
     return (word << 6) + 63 - dtree_clz64(x)
 
 
-cdef inline void track_reset(tracker_t* t, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t top = 1
-    if tracker_t is RankSet:
-        memset(t.present, 0, ((n + 63) // 64) * sizeof(word_t))
-        t.count = 0
-        t.r = -1
-        t.below = 0
-        t.y_below = 0.0
-        t.sy = 0.0
+cdef inline void rank_reset(RankSet* t, Py_ssize_t n) noexcept nogil:
+    # (room for (n >> 6) + 2 words: a sentinel rank n present, then clear bits,
+    # so the half-level updates may look for a neighbour they end up not using)
+    memset(t.present, 0, ((n >> 6) + 2) * sizeof(word_t))
+    t.present[n >> 6] |= (<word_t>1) << (n & 63)
+    t.count = 0
+    t.r = -1
+    t.below = 0
+    t.y_below = 0.0
+    t.sy = 0.0
+
+
+cdef inline void rank_add(RankSet* t, Py_ssize_t rank, double tau) noexcept nogil:
+    """Add the sample at ``rank`` (target ``ysorted[rank]``)."""
+    cdef Py_ssize_t need
+    cdef double y = t.ysorted[rank]
+    t.present[rank >> 6] |= (<word_t>1) << (rank & 63)
+    t.count += 1
+    t.sy += y
+    if t.r < 0:
+        t.r = rank
+        return
+    if rank < t.r:
+        t.below += 1
+        t.y_below += y
+    # one add changes the count below the quantile and the count it needs by 0
+    # or 1 each, so the pointer moves one step at most
+    need = below_count(t.count, t.half, tau)
+    if t.below > need:
+        t.r = prev_present(t.present, t.r, 0)
+        t.below -= 1
+        t.y_below -= t.ysorted[t.r]
+    elif t.below < need:
+        t.below += 1
+        t.y_below += t.ysorted[t.r]
+        t.r = next_present(t.present, t.r, 0)
+
+
+cdef inline void rank_add_half(RankSet* t, Py_ssize_t rank) noexcept nogil:
+    """``rank_add`` at tau = 1/2 (after the first add), without a branch on the
+    side of the quantile the rank falls: with an odd count the quantile can only
+    step down (to its predecessor, when the rank is below it), with an even
+    count only up (to its successor, when the rank is above it), so the parity
+    (which alternates, and the predictor follows) picks the neighbour, and a
+    select picks between it and staying put."""
+    cdef double y = t.ysorted[rank]
+    cdef bint lt = rank < t.r
+    cdef Py_ssize_t to
+    t.present[rank >> 6] |= (<word_t>1) << (rank & 63)
+    t.count += 1
+    t.sy += y
+    if t.count & 1:
+        to = prev_present(t.present, t.r, 0)
+        t.y_below += (y - t.ysorted[to]) if lt else 0.0
+        t.r = to if lt else t.r
     else:
-        memset(t.sums, 0, 2 * (n + 1) * sizeof(double))
-        while top * 2 <= n:
-            top *= 2
-        t.n = n
-        t.top = top
-        t.w = 0.0
-        t.wy = 0.0
+        to = next_present(t.present, t.r, 0)    # (the sentinel, at worst)
+        t.below += 1
+        t.y_below += y if lt else t.ysorted[t.r]
+        t.r = t.r if lt else to
 
 
-cdef inline double track_weight(const tracker_t* t) noexcept nogil:
-    if tracker_t is RankSet:
-        return <double>t.count
+cdef inline void rest_remove_half(RankRest* c, Py_ssize_t rank) noexcept nogil:
+    """``rest_remove`` at tau = 1/2, the same way as ``rank_add_half``: an odd
+    count left means the quantile steps down unless the rank was below it, an
+    even one that it steps up if the rank was at or below it."""
+    cdef double y = c.ysorted[rank]
+    cdef bint lt = rank < c.r
+    cdef Py_ssize_t to
+    c.count -= 1
+    c.sy -= y
+    if c.count & 1:
+        to = prev_present(c.taken, c.r, ~<word_t>0)
+        c.below -= 1
+        c.y_below -= y if lt else c.ysorted[to]
+        c.r = c.r if lt else to
     else:
-        return t.w
+        to = next_present(c.taken, c.r, ~<word_t>0)   # (past n at worst: clear bits)
+        c.y_below += (c.ysorted[c.r] - y) if lt else 0.0
+        c.r = to if rank <= c.r else c.r
 
 
-cdef inline void track_add(tracker_t* t, Py_ssize_t rank, double w, double y,
-                           double tau) noexcept nogil:
-    """Add a sample of target y (the one at ``rank``) and weight w (1 for RankSet)."""
-    cdef Py_ssize_t i, need
-    if tracker_t is Fenwick:
-        t.w += w
-        t.wy += w * y
-        i = rank + 1
-        while i <= t.n:
-            t.sums[2 * i] += w
-            t.sums[2 * i + 1] += w * y
-            i += i & -i
-    else:
-        t.present[rank >> 6] |= (<word_t>1) << (rank & 63)
-        t.count += 1
-        t.sy += y
-        if t.r < 0:
-            t.r = rank
+cdef inline void rest_begin(RankRest* c, const RankSet* t, Py_ssize_t n, double tau,
+                            const double* sums) noexcept nogil:
+    """Point c at all n ranks, which t (empty) has not taken yet; ``sums``: the sum
+    of the n targets and of those below the quantile's rank."""
+    c.taken = t.present
+    c.ysorted = t.ysorted
+    c.half = t.half
+    c.count = n
+    c.below = below_count(n, c.half, tau)
+    c.r = c.below
+    c.sy = sums[0]
+    c.y_below = sums[1]
+
+
+cdef inline void rest_remove(RankRest* c, Py_ssize_t rank, double tau) noexcept nogil:
+    """The sample at ``rank`` has moved to the prefix (its bit is set in ``taken``);
+    at least one sample stays."""
+    cdef Py_ssize_t need
+    cdef double y = c.ysorted[rank]
+    c.count -= 1
+    c.sy -= y
+    need = below_count(c.count, c.half, tau)
+    if rank < c.r:
+        c.below -= 1
+        c.y_below -= y
+    elif rank == c.r:
+        # the quantile itself went: its successor has as many ranks below it
+        if c.below == need:
+            c.r = next_present(c.taken, c.r, ~<word_t>0)
             return
-        if rank < t.r:
-            t.below += 1
-            t.y_below += y
-        # the quantile has floor(tau * count) present ranks below it (the rule
-        # of fenwick_descend with unit weights); one add changes that and the
-        # count below by 0 or 1 each, so the pointer moves one step at most
-        need = (t.count >> 1) if t.half else <Py_ssize_t>(tau * <double>t.count)
-        if t.below > need:
-            t.r = prev_present(t.present, t.r)
-            t.below -= 1
-            t.y_below -= t.ysorted[t.r]
-        elif t.below < need:
-            t.below += 1
-            t.y_below += t.ysorted[t.r]
-            t.r = next_present(t.present, t.r)
+    if c.below > need:
+        c.r = prev_present(c.taken, c.r, ~<word_t>0)
+        c.below -= 1
+        c.y_below -= c.ysorted[c.r]
+    elif c.below < need:
+        c.below += 1
+        c.y_below += c.ysorted[c.r]
+        c.r = next_present(c.taken, c.r, ~<word_t>0)
+
+
+cdef inline double rank_loss(const double* ysorted, Py_ssize_t r, Py_ssize_t count,
+                             double sy, Py_ssize_t below, double y_below,
+                             const QuantileLoss* ql) noexcept nogil:
+    """The pinball loss of a RankSet's or a RankRest's samples about their quantile."""
+    return pinball_loss(ql, ysorted[r], <double>count, sy, <double>below, y_below)
+
+
+cdef inline double rank_value(const double* ysorted, const word_t* bits, word_t flip,
+                              Py_ssize_t r, Py_ssize_t count, Py_ssize_t below,
+                              const QuantileLoss* ql) noexcept nogil:
+    """Their quantile with the tie rule (for the monotonic constraints, which
+    compare the sides' values)."""
+    cdef double q = ysorted[r]
+    if below > 0 and <double>below == ql.tau * <double>count:
+        q = 0.5 * (ysorted[prev_present(bits, r, flip)] + q)
+    return q
+
+
+cdef inline void fenwick_reset(Fenwick* t, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t top = 1
+    memset(t.sums, 0, 2 * (n + 1) * sizeof(double))
+    while top * 2 <= n:
+        top *= 2
+    t.n = n
+    t.top = top
+    t.w = 0.0
+    t.wy = 0.0
+
+
+cdef inline void fenwick_add(Fenwick* t, Py_ssize_t rank, double w) noexcept nogil:
+    """Add the sample at ``rank`` with weight w."""
+    cdef Py_ssize_t i = rank + 1
+    cdef double wy = w * t.ysorted[rank]
+    t.w += w
+    t.wy += wy
+    while i <= t.n:
+        t.sums[2 * i] += w
+        t.sums[2 * i + 1] += wy
+        i += i & -i
 
 
 cdef inline Py_ssize_t fenwick_descend(const Fenwick* t, double target, bint inclusive,
@@ -553,35 +675,21 @@ cdef inline Py_ssize_t fenwick_descend(const Fenwick* t, double target, bint inc
     return pos if pos < t.n else t.n - 1   # (a rounding guard: the last rank)
 
 
-cdef inline double track_loss(const tracker_t* t, const QuantileLoss* ql) noexcept nogil:
+cdef inline double fenwick_loss(const Fenwick* t, const QuantileLoss* ql) noexcept nogil:
     """The pinball loss of the samples added, about their weighted quantile."""
     cdef double w_below, wy_below
-    cdef Py_ssize_t r
-    if tracker_t is RankSet:
-        return pinball_loss(ql, t.ysorted[t.r], <double>t.count, t.sy, <double>t.below,
-                            t.y_below)
-    else:
-        r = fenwick_descend(t, ql.tau * t.w, True, &w_below, &wy_below)
-        return pinball_loss(ql, t.ysorted[r], t.w, t.wy, w_below, wy_below)
+    cdef Py_ssize_t r = fenwick_descend(t, ql.tau * t.w, True, &w_below, &wy_below)
+    return pinball_loss(ql, t.ysorted[r], t.w, t.wy, w_below, wy_below)
 
 
-cdef inline double track_value(const tracker_t* t, const QuantileLoss* ql) noexcept nogil:
-    """The weighted quantile of the samples added, with the tie rule (for the
-    monotonic constraints, which compare the sides' values)."""
-    cdef double target, w_below, wy_below, q
-    cdef Py_ssize_t r
-    if tracker_t is RankSet:
-        q = t.ysorted[t.r]
-        if t.below > 0 and <double>t.below == ql.tau * <double>t.count:
-            q = 0.5 * (t.ysorted[prev_present(t.present, t.r)] + q)
-        return q
-    else:
-        target = ql.tau * t.w
-        r = fenwick_descend(t, target, True, &w_below, &wy_below)
-        q = t.ysorted[r]
-        if w_below == target and w_below > 0.0:
-            q = 0.5 * (t.ysorted[fenwick_descend(t, target, False, &w_below, &wy_below)] + q)
-        return q
+cdef inline double fenwick_value(const Fenwick* t, const QuantileLoss* ql) noexcept nogil:
+    """The weighted quantile of the samples added, with the tie rule."""
+    cdef double target = ql.tau * t.w, w_below, wy_below, q
+    cdef Py_ssize_t r = fenwick_descend(t, target, True, &w_below, &wy_below)
+    q = t.ysorted[r]
+    if w_below == target and w_below > 0.0:
+        q = 0.5 * (t.ysorted[fenwick_descend(t, target, False, &w_below, &wy_below)] + q)
+    return q
 
 
 cdef inline void quantile_stats(const QuantileLoss* ql, const double* yw, Py_ssize_t n,

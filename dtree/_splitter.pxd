@@ -3,7 +3,7 @@
 
 from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, FeatureDraw, Node, SplitRecord,
                       class_t, word_t)
-from ._criterion cimport Fenwick, QuantileLoss, RankSet
+from ._criterion cimport Fenwick, QuantileLoss
 
 cdef enum:
     MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
@@ -14,18 +14,15 @@ cdef struct QuantileScanArgs:
     # what a quantile scan of one feature in one node reads
     const QuantileLoss* ql
     Py_ssize_t f
-    const DTYPE_t* v        # the feature's values, ids and targets in its order
+    const DTYPE_t* v        # the feature's values and ids in its order
     const int* ix
-    const double* yv        # (its targets of one output: every stride-th value)
-    Py_ssize_t stride
-    const int* yrank        # per sample: its target's rank in the node
+    const int* yrank        # per sample: its target's rank in the node (one output)
+    const double* ysorted   # ... and the node's targets of that output in rank order
+    const double* node_sums # ... their sum and the sum below the quantile's rank
     const double* sw
-    double* loss_right      # by position - start: the loss of the right side from there
-    double* value_right     # ... and its quantile (monotonic constraints only)
     signed char mono        # the feature's monotonic constraint
     double lower, upper     # ... and the node's bounds
     DTYPE_t tol             # values within it are equal
-    int* ranks              # by position: the sample's target rank (gathered per scan)
     double weight           # the node's
     Py_ssize_t min_leaf
     double min_wleaf
@@ -47,11 +44,16 @@ cdef struct Scratch:
     int* tmp_i
     class_t* tmp_yc
     double* tmp_yv
-    Fenwick weighted                # quantile criteria: the scans' trackers, set up once
-    RankSet unit                    # (weighted's 2 (N + 1) sums double as pairs' room)
-    double* loss_right              # ... and the loss of each right side of a scan (N)
-    double* value_right             # ... and its quantile (N; monotonic constraints)
-    int* ranks                      # ... and the ranks of a segment's samples (N)
+    # quantile criteria: a scan's samples in scan order (``sequence_losses``)
+    int* ranks                      # their target ranks in the node (N)
+    double* seq_weight              # ... and their weights (N; with sample weights)
+    double* loss_left               # the loss of the prefix up to each (N)
+    double* loss_right              # ... of the suffix after each (N)
+    double* value_left              # ... and their quantiles (N each; monotonic
+    double* value_right             #     constraints only)
+    Fenwick weighted                # the weighted tracker (its 2 (N + 2) sums
+    word_t* present                 # double as pairs' room and as the unit
+                                    # tracker's bitset)
 
 
 cdef class Splitter:
@@ -97,6 +99,8 @@ cdef class Splitter:
                                           # contiguous (partitioned like a feature)
     cdef int* yrank                       # per sample: its target's rank in its node
     cdef double* ysorted                  # the node's targets in ascending order
+    cdef double* node_sums                # per output: the sum of the node's targets and
+                                          # of those below its quantile's rank
     cdef SplitRecord* feature_best        # parallel search: best split of each feature
     cdef object _owned                    # numpy arrays that own the memory above
 
@@ -144,8 +148,8 @@ cdef class Splitter:
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil
     cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
-    cdef void _quantile_args(self, Scratch* s, Py_ssize_t f, double weight,
-                             QuantileScanArgs* a, Py_ssize_t k=*) noexcept nogil
+    cdef void _quantile_args(self, Py_ssize_t f, double weight, QuantileScanArgs* a,
+                             Py_ssize_t k=*) noexcept nogil
     cdef void _quantile_stats(self, Scratch* s, Py_ssize_t start, Py_ssize_t end,
                               Py_ssize_t n_left, double* stats) noexcept nogil
     cdef void _scan_quantile(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,

@@ -38,9 +38,11 @@ from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
                           quantile_loss, quantile_stats, record_children, reg_proxy,
+                          RankRest, RankSet, below_count, fenwick_add, fenwick_loss, fenwick_reset,
+                          fenwick_value, rank_add, rank_add_half, rank_loss, rank_reset, rank_value,
+                          rest_begin, rest_remove, rest_remove_half,
                           sklearn_score,
-                          stats_size, track_add, track_loss, track_reset, track_value,
-                          track_weight, tracker_t)
+                          stats_size)
 from ._criterion import xlogx_table
 
 
@@ -282,48 +284,6 @@ def _check_outputs(int criterion, n_categories, bint multiway, monotonic_cst):
                          "monotonic constraints")
 
 
-cdef inline void add_at(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t p) noexcept nogil:
-    # the sample at position p of the feature's segment (its rank gathered in ranks)
-    track_add(t, a.ranks[p], a.sw[a.ix[p]] if a.sw != NULL else 1.0, a.yv[p * a.stride],
-              a.ql.tau)
-
-
-cdef inline void gather_ranks(const QuantileScanArgs* a, Py_ssize_t start,
-                              Py_ssize_t end) noexcept nogil:
-    # one loop of independent loads (the passes' own loops each carry a chain
-    # through the tracker, which would serialise these cache misses)
-    cdef Py_ssize_t p
-    for p in range(start, end):
-        a.ranks[p] = a.yrank[a.ix[p]]
-
-
-cdef void right_losses(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
-                       Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
-                       bint accumulate) noexcept nogil:
-    """The loss of every right side a cut can leave (a pass from the end) into
-    ``loss_right[p - start]`` (from position p on), or added to it (``accumulate``:
-    the outputs' losses summed). Ranks gathered already."""
-    cdef Py_ssize_t p, end_known = end - n_missing
-    cdef const DTYPE_t* v = a.v
-    cdef double* loss_right = a.loss_right
-    # where a cut can fall: before a new value, or before the missing tail when it
-    # goes right
-    track_reset(t, end - start)
-    if not missing_left:
-        for p in range(end - 1, end_known - 1, -1):
-            add_at(t, a, p)
-        if n_missing:
-            store_loss(loss_right, end_known - start, track_loss(t, a.ql), accumulate)
-            if a.mono:
-                a.value_right[end_known - start] = track_value(t, a.ql)
-    for p in range(end_known - 1, start, -1):
-        add_at(t, a, p)
-        if v[p] > <DTYPE_t>(v[p - 1] + a.tol):
-            store_loss(loss_right, p - start, track_loss(t, a.ql), accumulate)
-            if a.mono:
-                a.value_right[p - start] = track_value(t, a.ql)
-
-
 cdef inline void store_loss(double* losses, Py_ssize_t i, double loss,
                             bint accumulate) noexcept nogil:
     if accumulate:
@@ -332,108 +292,155 @@ cdef inline void store_loss(double* losses, Py_ssize_t i, double loss,
         losses[i] = loss
 
 
-cdef inline Py_ssize_t start_left(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
-                                  Py_ssize_t end, Py_ssize_t n_missing,
-                                  bint missing_left) noexcept nogil:
-    """Start a pass of left sides: the tracker empty but for the missing values when
-    they go left. Returns the last position a cut can follow (past the last number
-    only when the missing values go right)."""
-    cdef Py_ssize_t p, end_known = end - n_missing
-    track_reset(t, end - start)
+cdef void sequence_losses(Scratch* s, const QuantileScanArgs* a, Py_ssize_t m,
+                          bint accumulate, bint values) noexcept nogil:
+    """For the node's m samples in scan order (their ranks in ``s.ranks``, their
+    weights in ``s.seq_weight`` if weighted), the loss of every prefix ending at
+    i into ``s.loss_left[i]`` and of every suffix starting after i into
+    ``s.loss_right[i]``, for i < m - 1 (added to them with ``accumulate``: the
+    outputs' losses summed); ``values``: their quantiles too."""
+    cdef Py_ssize_t i
+    cdef const int* seq = s.ranks
+    cdef double tau = a.ql.tau
+    cdef RankSet left
+    cdef RankRest right
+    cdef Fenwick* t = &s.weighted
+    cdef QuantileLoss qloss = a.ql[0]      # (a local: no store can alias it)
+    cdef const QuantileLoss* ql = &qloss
+    if m < 2:
+        return
+    if a.sw == NULL:
+        # one pass: each sample joins the prefix and leaves the suffix
+        left.present = s.present
+        left.ysorted = a.ysorted
+        left.half = tau == 0.5
+        rank_reset(&left, m)
+        rest_begin(&right, &left, m, tau, a.node_sums)
+        for i in range(m - 1):
+            # (the first add, and the removal that leaves one, the general way)
+            if left.half and left.count > 0:
+                rank_add_half(&left, seq[i])
+            else:
+                rank_add(&left, seq[i], tau)
+            if left.half and right.count > 2:
+                rest_remove_half(&right, seq[i])
+            else:
+                rest_remove(&right, seq[i], tau)
+            store_loss(s.loss_left, i, rank_loss(a.ysorted, left.r, left.count, left.sy,
+                                                 left.below, left.y_below, ql), accumulate)
+            store_loss(s.loss_right, i, rank_loss(a.ysorted, right.r, right.count, right.sy,
+                                                  right.below, right.y_below, ql), accumulate)
+            if values:
+                s.value_left[i] = rank_value(a.ysorted, left.present, 0, left.r, left.count,
+                                             left.below, ql)
+                s.value_right[i] = rank_value(a.ysorted, right.taken, ~(<word_t>0), right.r,
+                                              right.count, right.below, ql)
+        return
+    t.ysorted = a.ysorted
+    fenwick_reset(t, m)
+    for i in range(m - 1):
+        fenwick_add(t, seq[i], s.seq_weight[i])
+        store_loss(s.loss_left, i, fenwick_loss(t, ql), accumulate)
+        if values:
+            s.value_left[i] = fenwick_value(t, ql)
+    fenwick_reset(t, m)
+    for i in range(m - 1, 0, -1):
+        fenwick_add(t, seq[i], s.seq_weight[i])
+        store_loss(s.loss_right, i - 1, fenwick_loss(t, ql), accumulate)
+        if values:
+            s.value_right[i - 1] = fenwick_value(t, ql)
+
+
+cdef inline void gather_at(Scratch* s, const QuantileScanArgs* a, Py_ssize_t i,
+                           Py_ssize_t p) noexcept nogil:
+    # the sample at position p of the feature's segment, i-th in scan order
+    s.ranks[i] = a.yrank[a.ix[p]]
+    if a.sw != NULL:
+        s.seq_weight[i] = a.sw[a.ix[p]]
+
+
+cdef Py_ssize_t gather_numeric(Scratch* s, const QuantileScanArgs* a, Py_ssize_t start,
+                               Py_ssize_t end, Py_ssize_t n_missing,
+                               bint missing_left) noexcept nogil:
+    """The scan order of a numeric feature: its segment, with the missing tail
+    first when it goes left. Returns how many samples precede the first number."""
+    cdef Py_ssize_t p, i = 0, end_known = end - n_missing
     if missing_left:
         for p in range(end_known, end):
-            add_at(t, a, p)
-    return last_cut(end_known, n_missing, missing_left)
+            gather_at(s, a, i, p)
+            i += 1
+    for p in range(start, end_known if missing_left else end):
+        gather_at(s, a, i, p)
+        i += 1
+    return n_missing if missing_left else 0
 
 
-cdef void left_losses(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
-                      Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
-                      double* loss_left) noexcept nogil:
-    """The loss of every left side a cut can leave (a pass from the start) added
-    to ``loss_left[p - start]`` (up to position p): several outputs' scans, which
-    score the cuts once every output's losses are in (``scan_quantile_outputs``)."""
-    cdef Py_ssize_t p, last, end_known = end - n_missing
-    cdef const DTYPE_t* v = a.v
-    last = start_left(t, a, start, end, n_missing, missing_left)
-    for p in range(start, last + 1):
-        add_at(t, a, p)
-        if p + 1 >= end_known or v[p + 1] > <DTYPE_t>(v[p] + a.tol):
-            loss_left[p - start] += track_loss(t, a.ql)
-
-
-cdef void scan_quantile(tracker_t* t, const QuantileScanArgs* a, Py_ssize_t start,
+cdef void scan_quantile(Scratch* s, const QuantileScanArgs* a, Py_ssize_t start,
                         Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
                         SplitRecord* best) noexcept nogil:
     """One numeric feature's cuts under a quantile criterion, missing values on one
-    side: proxy -(left loss + right loss), the right losses from a pass from the end."""
-    cdef Py_ssize_t p, last, end_known = end - n_missing, n_node = end - start
-    cdef Py_ssize_t base = n_missing if missing_left else 0
-    cdef const DTYPE_t* v = a.v
-    cdef double* loss_right = a.loss_right
-    cdef double tiny = tiny_weight(a.weight), num, wl
+    side: proxy -(left loss + right loss)."""
+    cdef Py_ssize_t base = gather_numeric(s, a, start, end, n_missing, missing_left)
+    sequence_losses(s, a, end - start, False, a.mono != 0)
+    score_numeric_cuts(s, a, start, end, n_missing, missing_left, base, best)
+
+
+cdef void score_numeric_cuts(Scratch* s, const QuantileScanArgs* a, Py_ssize_t start,
+                             Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
+                             Py_ssize_t base, SplitRecord* best) noexcept nogil:
+    """The cuts of a numeric feature from ``sequence_losses`` (its scan order from
+    ``gather_numeric``)."""
+    cdef Py_ssize_t p, i, last, end_known = end - n_missing, n_node = end - start
+    cdef double tiny = tiny_weight(a.weight), num, wl = 0.0
     cdef int cut
-    gather_ranks(a, start, end)
-    right_losses(t, a, start, end, n_missing, missing_left, False)
-    last = start_left(t, a, start, end, n_missing, missing_left)
+    for i in range(base):
+        wl += s.seq_weight[i] if a.sw != NULL else 1.0
+    last = last_cut(end_known, n_missing, missing_left)
     for p in range(start, last + 1):
-        add_at(t, a, p)
-        wl = track_weight(t)
-        cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, a.weight - wl,
+        i = base + p - start
+        wl += s.seq_weight[i] if a.sw != NULL else 1.0
+        cut = scan_cut(a.v, p, end_known, i + 1, n_node, wl, a.weight - wl,
                        a.min_leaf, a.min_wleaf, tiny, a.tol)
         if cut == CUT_STOP:
             break
         if cut != CUT_SCORE:
             continue
-        num = -(track_loss(t, a.ql) + loss_right[p + 1 - start])
+        num = -(s.loss_left[i] + s.loss_right[i])
         if better(num, 1.0, best) and (a.mono == 0 or monotonic_ok(
-                a.mono, a.lower, a.upper, track_value(t, a.ql),
-                a.value_right[p + 1 - start])):
-            record_cut(best, num, 1.0, a.f, missing_left, v, p, end_known)
+                a.mono, a.lower, a.upper, s.value_left[i], s.value_right[i])):
+            record_cut(best, num, 1.0, a.f, missing_left, a.v, p, end_known)
 
 
-cdef void scan_quantile_groups(tracker_t* t, const QuantileScanArgs* a, Scratch* s,
-                               Py_ssize_t m, Py_ssize_t start, Py_ssize_t end,
+cdef void scan_quantile_groups(Scratch* s, const QuantileScanArgs* a, Py_ssize_t m,
+                               Py_ssize_t start, Py_ssize_t end,
                                SplitRecord* best) noexcept nogil:
     """The m - 1 cuts of a categorical feature's groups in ``group_order``."""
-    cdef Py_ssize_t g, h, j, n = 0, n_node = end - start, p
+    cdef Py_ssize_t g, h, j = 0, n_node = end - start, p, i = 0
     cdef Py_ssize_t first[MAX_CATEGORIES + 1]       # each group's first position
-    cdef int* seq = s.tmp_i                         # positions in group order
-    cdef double* loss_right = a.loss_right          # by group index in the order
-    cdef double num, wl
+    cdef double num, wl = 0.0
     cdef int code
     cdef unsigned char in_left[MAX_CATEGORIES + 1]
-    gather_ranks(a, start, end)
-    # the positions in group order (groups lie in code order in the segment)
+    # the samples in group order (groups lie in code order in the segment)
     first[0] = start
     for g in range(1, m):
         first[g] = first[g - 1] + s.group_count[g - 1]
     for g in range(m):
         h = s.group_order[g]
         for p in range(first[h], first[h] + s.group_count[h]):
-            seq[n] = <int>p
-            n += 1
-    track_reset(t, n_node)
-    j = n_node
-    for g in range(m - 1, 0, -1):
-        h = s.group_order[g]
-        for n in range(j - s.group_count[h], j):
-            add_at(t, a, seq[n])
-        j -= s.group_count[h]
-        loss_right[g] = track_loss(t, a.ql)
-    track_reset(t, n_node)
+            gather_at(s, a, i, p)
+            i += 1
+    sequence_losses(s, a, n_node, False, False)
     memset(in_left, 0, m)
-    j = 0
     for g in range(m - 1):
         h = s.group_order[g]
-        for n in range(j, j + s.group_count[h]):
-            add_at(t, a, seq[n])
+        for i in range(j, j + s.group_count[h]):
+            wl += s.seq_weight[i] if a.sw != NULL else 1.0
         j += s.group_count[h]
         in_left[h] = 1
-        wl = track_weight(t)
         if check_cut(j, n_node, wl, a.weight - wl, a.min_leaf, a.min_wleaf,
                      tiny_weight(a.weight)) != CUT_SCORE:
             continue
-        num = -(track_loss(t, a.ql) + loss_right[g + 1])
+        num = -(s.loss_left[j - 1] + s.loss_right[j - 1])
         if not better(num, 1.0, best):
             continue
         record_category_split(best, num, 1.0, a.f, False)
@@ -612,17 +619,20 @@ cdef class Splitter:
         self.yrank = NULL
         self.ysorted = NULL
         cdef int[:, ::1] order_view, rank_view
-        cdef double[:, ::1] sorted_view
+        cdef double[:, ::1] sorted_view, sums_view
         if is_quantile(criterion) and n > 0:
             # per output (row k): sample ids by target, ranks, the node's sorted targets
             order = np.ascontiguousarray(
                 np.argsort(y.reshape(n, -1), axis=0, kind="stable").T, dtype=np.int32)
             ranks = np.empty((self.n_outputs, n), dtype=np.int32)
             ysorted = np.empty((self.n_outputs, n), dtype=np.float64)
-            owned.extend([order, ranks, ysorted])
+            node_sums = np.zeros((self.n_outputs, 2), dtype=np.float64)
+            owned.extend([order, ranks, ysorted, node_sums])
             order_view = order
             rank_view = ranks
             sorted_view = ysorted
+            sums_view = node_sums
+            self.node_sums = &sums_view[0, 0]
             self.yorder = &order_view[0, 0]
             self.yrank = &rank_view[0, 0]
             self.ysorted = &sorted_view[0, 0]
@@ -692,17 +702,18 @@ cdef class Splitter:
         tmp_y = np.empty((n_threads, max(n * self.n_outputs, 1)),
                          dtype=np.uint16 if self.is_classifier else np.float64)
         best = np.zeros(max(self.n_features, 1) * sizeof(SplitRecord), dtype=np.uint8)
-        # quantile criteria, per thread: a Fenwick tree (or, with unit weights, a
-        # bitset of ranks) and the right sides' losses
-        quantile_rows = 4 * n + 2 if is_quantile(self.criterion) else 1
+        # quantile criteria, per thread (``sequence_losses``): room for a Fenwick
+        # tree's 2 (n + 2) sums (or the unit tracker's bitset), then the losses of
+        # prefixes and suffixes, the weights in scan order and, with monotonic
+        # constraints, the quantiles of prefixes and suffixes
+        quantile_rows = 1
+        if is_quantile(self.criterion):
+            quantile_rows = 5 * n + 4 + (2 * n if self.monotonic != NULL else 0)
         quantile_scratch = np.zeros((n_threads, quantile_rows), dtype=np.float64)
-        present = np.zeros((n_threads, n // 64 + 1 if quantile_rows > 1 else 1),
-                           dtype=np.uint64)
         seg_ranks = np.zeros((n_threads, n if quantile_rows > 1 else 1), dtype=np.int32)
         owned.extend([counts, group_stats, group_real, group_index, group_code, tmp_v,
-                      tmp_i, tmp_y, best, quantile_scratch, present, seg_ranks])
+                      tmp_i, tmp_y, best, quantile_scratch, seg_ranks])
         cdef double[:, ::1] qv = quantile_scratch
-        cdef word_t[:, ::1] pv = present
         cdef int[:, ::1] rv = seg_ranks
         cdef double[:, :, ::1] cv = counts, gs = group_stats, gr = group_real
         cdef Py_ssize_t[:, :, ::1] gi = group_index
@@ -731,16 +742,22 @@ cdef class Splitter:
             self.scratch[t].tmp_i = &ti[t, 0]
             self.scratch[t].tmp_yc = &tyc[t, 0] if self.is_classifier else NULL
             self.scratch[t].tmp_yv = NULL if self.is_classifier else &tyv[t, 0]
-            # (the trackers' ysorted, an output's sorted targets: set by each scan's
-            # _quantile_args)
-            self.scratch[t].weighted.sums = &qv[t, 0]
-            self.scratch[t].weighted.ysorted = NULL
-            self.scratch[t].unit.present = &pv[t, 0]
-            self.scratch[t].unit.ysorted = NULL
-            self.scratch[t].unit.half = self.qloss.tau == 0.5
             self.scratch[t].ranks = &rv[t, 0]
-            self.scratch[t].loss_right = &qv[t, 2 * n + 2] if quantile_rows > 1 else NULL
-            self.scratch[t].value_right = &qv[t, 3 * n + 2] if quantile_rows > 1 else NULL
+            self.scratch[t].weighted.sums = &qv[t, 0]
+            self.scratch[t].weighted.ysorted = NULL   # (set by each scan)
+            self.scratch[t].present = <word_t*> &qv[t, 0]
+            self.scratch[t].loss_left = NULL
+            self.scratch[t].loss_right = NULL
+            self.scratch[t].seq_weight = NULL
+            self.scratch[t].value_left = NULL
+            self.scratch[t].value_right = NULL
+            if quantile_rows > 1:
+                self.scratch[t].loss_left = &qv[t, 2 * n + 4]
+                self.scratch[t].loss_right = &qv[t, 3 * n + 4]
+                self.scratch[t].seq_weight = &qv[t, 4 * n + 4]
+            if quantile_rows > 5 * n + 4:
+                self.scratch[t].value_left = &qv[t, 5 * n + 4]
+                self.scratch[t].value_right = &qv[t, 6 * n + 4]
 
     # ------------------------------------------------------------ the growers' protocol
     cdef void begin(self, bint best_first) noexcept nogil:
@@ -1165,22 +1182,30 @@ cdef class Splitter:
     # ------------------------------------------------------------ quantile criteria
     # A side's loss needs its weighted quantile, which no running sum gives. The
     # node's samples are kept in ascending target order too (``yorder``), so their
-    # ranks in the node cost O(n) per node, not a sort per feature; a scan adds
-    # samples one by one to a tracker over those ranks (``_criterion``'s RankSet
-    # with unit weights, Fenwick with weights), which answers the side's loss after
-    # each. The right sides' losses come from a pass from the end first, then the
-    # left sides' from the start (``scan_quantile``).
+    # ranks in the node cost O(n) per node, not a sort per feature. A scan lists
+    # the samples' ranks in scan order, a tracker over the ranks (``_criterion``'s
+    # RankList with unit weights, Fenwick with weights) gives the loss of every
+    # prefix and every suffix of that order (``sequence_losses``), and the cuts
+    # are scored from those (``score_numeric_cuts``, ``scan_quantile_groups``).
 
     cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
-        """Each sample's target rank within the node, and the node's sorted targets
-        (of every output)."""
+        """Each sample's target rank within the node, the node's sorted targets and
+        their sums (``node_sums``) (of every output)."""
         cdef Py_ssize_t p, k, K = self.n_outputs, n = self.n_samples
+        cdef Py_ssize_t need = below_count(end - start, self.qloss.tau == 0.5, self.qloss.tau)
         cdef int i
+        cdef double y, total
         for k in range(K):
+            total = 0.0
             for p in range(start, end):
                 i = self.yorder[k * n + p]
                 self.yrank[k * n + i] = <int>(p - start)
-                self.ysorted[k * n + p - start] = self.yv_by_sample[i * K + k]
+                y = self.yv_by_sample[i * K + k]
+                self.ysorted[k * n + p - start] = y
+                if p - start == need:
+                    self.node_sums[2 * k + 1] = total
+                total += y
+            self.node_sums[2 * k] = total
 
     cdef void _quantile_stats(self, Scratch* s, Py_ssize_t start, Py_ssize_t end,
                               Py_ssize_t n_left, double* stats) noexcept nogil:
@@ -1213,53 +1238,25 @@ cdef class Splitter:
                              SplitRecord* best) noexcept nogil:
         """The numeric scan of a quantile criterion: proxy -(left loss + right loss)."""
         cdef QuantileScanArgs a
-        self._quantile_args(s, f, weight, &a)
-        if self.sw == NULL:
-            scan_quantile(&s.unit, &a, start, end, n_missing, missing_left, best)
-        else:
-            scan_quantile(&s.weighted, &a, start, end, n_missing, missing_left, best)
+        self._quantile_args(f, weight, &a)
+        scan_quantile(s, &a, start, end, n_missing, missing_left, best)
 
     cdef void _scan_quantile_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                      Py_ssize_t end, Py_ssize_t n_missing, bint missing_left,
                                      double weight, SplitRecord* best) noexcept nogil:
         """The numeric scan of a quantile criterion with several outputs: every
-        output's left and right losses summed first (two passes each), then the
-        cuts scored once, proxy -(left losses + right losses)."""
+        output's prefix and suffix losses summed first, then the cuts scored once,
+        proxy -(left losses + right losses)."""
         cdef QuantileScanArgs a
-        cdef Py_ssize_t k, p, last, end_known = end - n_missing, n_node = end - start
-        cdef Py_ssize_t base = n_missing if missing_left else 0
-        cdef const DTYPE_t* v = self.vals + f * self.n_samples
-        cdef const int* ix = self.idx + f * self.n_samples
-        # (value_right is free: several outputs take no monotonic constraints)
-        cdef double* loss_left = s.value_right
-        cdef double wl = 0.0, tiny = tiny_weight(weight), num
-        cdef int cut
+        cdef Py_ssize_t k, base = 0, n_node = end - start
+        memset(s.loss_left, 0, n_node * sizeof(double))
         memset(s.loss_right, 0, n_node * sizeof(double))
-        memset(loss_left, 0, n_node * sizeof(double))
         for k in range(self.n_outputs):
-            self._quantile_args(s, f, weight, &a, k)
-            gather_ranks(&a, start, end)
-            if self.sw == NULL:
-                right_losses(&s.unit, &a, start, end, n_missing, missing_left, True)
-                left_losses(&s.unit, &a, start, end, n_missing, missing_left, loss_left)
-            else:
-                right_losses(&s.weighted, &a, start, end, n_missing, missing_left, True)
-                left_losses(&s.weighted, &a, start, end, n_missing, missing_left, loss_left)
-        if missing_left:
-            for p in range(end_known, end):
-                wl += self.sw[ix[p]] if self.sw != NULL else 1.0
-        last = last_cut(end_known, n_missing, missing_left)
-        for p in range(start, last + 1):
-            wl += self.sw[ix[p]] if self.sw != NULL else 1.0
-            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
-                           self.min_samples_leaf, self.min_weight_leaf, tiny, self.tol)
-            if cut == CUT_STOP:
-                break
-            if cut != CUT_SCORE:
-                continue
-            num = -(loss_left[p - start] + s.loss_right[p + 1 - start])
-            if better(num, 1.0, best):
-                record_cut(best, num, 1.0, f, missing_left, v, p, end_known)
+            self._quantile_args(f, weight, &a, k)
+            base = gather_numeric(s, &a, start, end, n_missing, missing_left)
+            sequence_losses(s, &a, n_node, True, False)
+        # (several outputs take no monotonic constraints)
+        score_numeric_cuts(s, &a, start, end, n_missing, missing_left, base, best)
 
     cdef void _quantile_groups(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, Py_ssize_t start,
                                Py_ssize_t end, double weight, SplitRecord* best) noexcept nogil:
@@ -1268,33 +1265,25 @@ cdef class Splitter:
         like numeric cuts (an exhaustive subset search would cost a quantile per
         subset)."""
         cdef QuantileScanArgs a
-        self._quantile_args(s, f, weight, &a)
-        if self.sw == NULL:
-            scan_quantile_groups(&s.unit, &a, s, m, start, end, best)
-        else:
-            scan_quantile_groups(&s.weighted, &a, s, m, start, end, best)
+        self._quantile_args(f, weight, &a)
+        scan_quantile_groups(s, &a, m, start, end, best)
 
-    cdef void _quantile_args(self, Scratch* s, Py_ssize_t f, double weight,
-                             QuantileScanArgs* a, Py_ssize_t k=0) noexcept nogil:
-        """What a scan of feature f reads for output k (its trackers included)."""
-        cdef Py_ssize_t K = self.n_outputs, n = self.n_samples
+    cdef void _quantile_args(self, Py_ssize_t f, double weight, QuantileScanArgs* a,
+                             Py_ssize_t k=0) noexcept nogil:
+        """What a scan of feature f reads for output k."""
+        cdef Py_ssize_t n = self.n_samples
         a.ql = &self.qloss
         a.f = f
         a.v = self.vals + f * n
         a.ix = self.idx + f * n
-        a.yv = self.yval + f * n * K + k
-        a.stride = K
         a.yrank = self.yrank + k * n
-        s.unit.ysorted = self.ysorted + k * n
-        s.weighted.ysorted = self.ysorted + k * n
+        a.ysorted = self.ysorted + k * n
+        a.node_sums = self.node_sums + 2 * k
         a.sw = self.sw
-        a.loss_right = s.loss_right
-        a.value_right = s.value_right
         a.mono = self.monotonic[f] if self.monotonic != NULL else 0
         a.lower = self.lower
         a.upper = self.upper
         a.tol = self.tol
-        a.ranks = s.ranks
         a.weight = weight
         a.min_leaf = self.min_samples_leaf
         a.min_wleaf = self.min_weight_leaf

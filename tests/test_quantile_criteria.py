@@ -58,6 +58,26 @@ def test_root_split_is_the_brute_force_optimum(problem):
                                  scale=max(1.0, float(np.abs(y).max()) * len(y)))
 
 
+@pytest.mark.parametrize("n", [64, 65, 130])
+@pytest.mark.parametrize("criterion,tau", [("absolute_error", 0.5), ("quantile", 0.5),
+                                           ("quantile", 0.3)])
+@pytest.mark.parametrize("ties", [False, True])
+def test_unit_weight_scans_past_one_word_of_ranks(n, criterion, tau, ties):
+    # The unit-weight trackers keep the ranks in a bitset of 64-bit words and step
+    # their quantile across words (and, at tau = 1/2, look at a neighbour they may
+    # not use, up to a sentinel past the last rank): nodes wider than a word, with
+    # missing values on either side, against the brute force.
+    rng = np.random.default_rng(n + int(100 * tau) + ties)
+    X = rng.normal(size=(n, 2)).astype(np.float32)
+    X[::7, 0] = np.nan
+    y = rng.normal(size=n) * 10
+    if ties:
+        y = np.round(y)
+    found = best_split(X, y, None, n_classes=0, criterion=CRITERIA[criterion], quantile=tau)
+    candidates = all_candidates(X, y, None, _name(criterion, tau))
+    assert_root_split_is_optimal(found, candidates, X, scale=float(np.abs(y).max()) * n)
+
+
 def _is_the_quantile(q, ys, ws, tau):
     """q is the reference's weighted quantile, or one the tie rule gives where the
     weight below or up to a target is tau * W only up to rounding (0.1 + 0.1 + 0.1
