@@ -298,3 +298,23 @@ def test_model_files_keep_the_criterion_and_its_values(tmp_path, criterion):
     assert loaded.get_params()["criterion"] == criterion
     assert loaded.get_params()["quantile"] == 0.8
     np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+
+
+@pytest.mark.parametrize("criterion,tau", [("absolute_error", 0.5), ("quantile", 0.3)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_unit_weights_build_the_tree_of_explicit_unit_weights(criterion, tau, seed):
+    # Two trackers, one answer: without weights the one-pass rank pointers, with
+    # weights of 1 the Fenwick tree's passes; wide nodes, missing values.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 3)).astype(np.float32)
+    X[rng.random(300) < 0.1, 1] = np.nan
+    y = rng.normal(size=300) * 100
+    unit = dtree.DecisionTreeRegressor(criterion=criterion, quantile=tau, random_state=0).fit(X, y)
+    ones = dtree.DecisionTreeRegressor(criterion=criterion, quantile=tau, random_state=0).fit(
+        X, y, sample_weight=np.ones(300))
+    a, b = unit.tree_, ones.tree_
+    for name in ("children_left", "children_right", "feature", "threshold",
+                 "missing_go_to_left", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    np.testing.assert_array_equal(a.value, b.value)
+    np.testing.assert_allclose(a.impurity, b.impurity, rtol=1e-12, atol=1e-9)
