@@ -1,11 +1,10 @@
 """Run scikit-learn's own tree tests (sklearn/tree/tests/test_tree.py) against dtree.
 
 The installed scikit-learn's test file is copied to a temporary folder with
-``DecisionTreeClassifier`` and ``DecisionTreeRegressor`` imported from dtree
-instead (the ExtraTree classes stay scikit-learn's until dtree has them), and
-run with pytest. By default the tests that need sparse input or
-``splitter="random"`` are left out, as issue 15 scopes them; ``--all`` runs
-everything.
+the four estimators (``DecisionTreeClassifier``, ``DecisionTreeRegressor``,
+``ExtraTreeClassifier``, ``ExtraTreeRegressor``) imported from dtree instead,
+and run with pytest. By default the tests that need sparse input are left out
+(dtree does not take it yet); ``--all`` runs everything.
 
     python bench/sklearn_tree_tests.py            # prints pytest's summary
     python bench/sklearn_tree_tests.py --all
@@ -22,11 +21,12 @@ SWAP_FROM = """from sklearn.tree import (
     ExtraTreeClassifier,
     ExtraTreeRegressor,
 )"""
-SWAP_TO = """from sklearn.tree import (
+SWAP_TO = """from dtree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
     ExtraTreeClassifier,
     ExtraTreeRegressor,
-)
-from dtree import DecisionTreeClassifier, DecisionTreeRegressor"""
+)"""
 # scikit-learn's conftest gives this fixture (its default seed is 42)
 CONFTEST = """import pytest
 
@@ -35,12 +35,12 @@ CONFTEST = """import pytest
 def global_random_seed():
     return 42
 """
-OUT_OF_SCOPE = "not sparse and not random and not Extra and not csc and not csr and not coo"
+OUT_OF_SCOPE = "not sparse and not csc and not csr and not coo"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--all", action="store_true", help="sparse and random tests too")
+    parser.add_argument("--all", action="store_true", help="the sparse tests too")
     args = parser.parse_args(argv)
     import sklearn
 

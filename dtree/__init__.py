@@ -1,15 +1,18 @@
 """dtree: exact, fast decision trees with typed Cython kernels.
 
-Public names: the estimators ``DecisionTreeClassifier`` and
-``DecisionTreeRegressor``; ``load`` / ``from_dict`` for model files (and their
-``ModelFileError``); ``NotFittedError``; ``__version__``. Datasets live in
+Public names: the estimators ``DecisionTreeClassifier``,
+``DecisionTreeRegressor``, ``ExtraTreeClassifier`` and ``ExtraTreeRegressor``;
+``load`` / ``from_dict`` for model files (and their ``ModelFileError``);
+``NotFittedError``; ``__version__``. Datasets live in
 ``dtree.datasets``, exporters in ``dtree.export``.
 """
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._classes import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                       ExtraTreeRegressor)
 from ._gains import information_gains
 from ._io import ModelFileError, from_dict, load
 from ._validation import NotFittedError
 from ._version import __version__
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ModelFileError",
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
+           "ExtraTreeRegressor", "ModelFileError",
            "NotFittedError", "from_dict", "information_gains", "load", "__version__"]

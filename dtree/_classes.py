@@ -613,3 +613,67 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
     def __sklearn_tags__(self):
         return self._tags("regressor")
+
+
+@register
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """Extremely randomized tree classifier (scikit-learn's ``ExtraTreeClassifier``).
+
+    A ``DecisionTreeClassifier`` whose defaults are ``splitter="random"`` and
+    ``max_features="sqrt"``: at each node, one threshold per drawn feature, drawn
+    uniformly between the node's least and greatest value of that feature (the
+    ends of its presorted segment), and the best of those cuts kept. Missing
+    values go to a side drawn at random; a categorical feature sends each
+    category present (and the missing values) left on a coin. Every other
+    parameter, attribute and method is ``DecisionTreeClassifier``'s; ``random_state``
+    makes a fit reproducible. Use it alone for a very fast, very rough tree, or
+    many of them in an ensemble.
+
+    Examples
+    --------
+    >>> from dtree import ExtraTreeClassifier
+    >>> clf = ExtraTreeClassifier(random_state=0).fit([[0.0], [1.0], [2.0], [3.0]],
+    ...                                                [0, 0, 1, 1])
+    >>> clf.predict([[0.2], [2.8]]).tolist()
+    [0, 1]
+    """
+
+    def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
+                 prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
+                 validation_fraction=0.1, handle_missing="split", categorical_features="auto",
+                 handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
+                 monotonic_cst=None, value_tolerance=0.0):
+        self._store_params(locals())
+
+
+@register
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """Extremely randomized tree regressor (scikit-learn's ``ExtraTreeRegressor``).
+
+    A ``DecisionTreeRegressor`` whose defaults are ``splitter="random"`` and
+    ``max_features=1.0`` (every feature drawn, one random threshold each, the
+    best kept; see ``ExtraTreeClassifier`` for the draw). Every criterion,
+    several outputs, weights, missing values and pruning work as for
+    ``DecisionTreeRegressor``.
+
+    Examples
+    --------
+    >>> from dtree import ExtraTreeRegressor
+    >>> reg = ExtraTreeRegressor(random_state=0).fit([[0.0], [1.0], [2.0]], [1.0, 1.0, 3.0])
+    >>> reg.predict([[0.0], [2.0]]).tolist()
+    [1.0, 3.0]
+    """
+
+    def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
+                 pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
+                 handle_missing="split", categorical_features="auto",
+                 handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
+                 monotonic_cst=None, value_tolerance=0.0):
+        criterion = friedman_alias(criterion)
+        self._store_params(locals())

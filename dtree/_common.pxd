@@ -244,6 +244,12 @@ cdef inline Py_ssize_t rand_int(Py_ssize_t low, Py_ssize_t high,
     return low + <Py_ssize_t>(rand_r(state) % <unsigned long long>(high - low))
 
 
+cdef inline double rand_uniform(double low, double high, unsigned int* state) noexcept nogil:
+    # a real in [low, high], drawn as scikit-learn draws it (high itself with
+    # probability 2^-31: its random splitter then takes low)
+    return (high - low) * <double>rand_r(state) / <double>RAND_R_MAX + low
+
+
 cdef inline void swap_features(Py_ssize_t* features, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
     cdef Py_ssize_t t = features[i]
     features[i] = features[j]

@@ -214,6 +214,9 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     monotonic = monotonic_constraints(est, X.shape[1], _most_classes(n_classes))
     if est.splitter == "hist":
         return _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic)
+    if est.splitter == "random" and algorithm(est) != "cart":
+        raise ValueError(f"splitter='random' grows CART trees: algorithm={algorithm(est)!r} "
+                         "is not supported with it; use algorithm='cart'")
     if algorithm(est) == "c4.5":
         return _grow_c45(est, X, encoded_y, weights, n_classes, params, n_categories, w_exp)
     multiway = algorithm(est) == "id3"   # (its ties go to the smallest feature index)
@@ -225,7 +228,7 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
                         n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)),
                         quantile=float(getattr(est, "quantile", 0.5)),
                         monotonic_cst=monotonic, value_tolerance=float(est.value_tolerance),
-                        index_order=multiway)
+                        index_order=multiway, random_split=est.splitter == "random")
     arrays = build_tree(splitter, **params.limits())
     del splitter  # free the presorted columns before building the Tree object
     est.max_features_ = n_draw

@@ -178,7 +178,7 @@ RANDOM_STATE = [NONE, Interval("int", 0, 2**32 - 1, "both"),
 
 # Parameters both estimators share (the criterion is each estimator's own).
 COMMON = {
-    "splitter": [Options("best", "hist")],
+    "splitter": [Options("best", "random", "hist")],
     "max_depth": [Interval("int", 1, None, "left"), NONE],
     "min_samples_split": [Interval("int", 2, None, "left"),
                           Interval("real_not_int", 0.0, 1.0, "right")],

@@ -78,6 +78,7 @@ cdef class Splitter:
     cdef bint index_order                 # scan the drawn features by index (ID3, the
                                           # test hook), not in the order drawn
     cdef bint best_first                  # set by begin(): constants are not carried down
+    cdef bint random_split                # splitter="random": one random cut per feature
     # --- presorted layout: row f of each (d, N) array is feature f, node segments contiguous ---
     cdef DTYPE_t* vals                    # feature values in sorted order within each node
     cdef int* idx                         # sample index beside each value
@@ -148,6 +149,14 @@ cdef class Splitter:
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil
     cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef bint _random_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                            double weight, double impurity, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil
+    cdef bint _draw_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                        SplitRecord* cut) noexcept nogil
+    cdef bint _admissible(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                          const SplitRecord* cut, const double* child_stats,
+                          double weight) noexcept nogil
     cdef void _quantile_args(self, Py_ssize_t f, double weight, QuantileScanArgs* a,
                              Py_ssize_t k=*) noexcept nogil
     cdef void _quantile_stats(self, Scratch* s, Py_ssize_t start, Py_ssize_t end,

@@ -23,7 +23,7 @@ the drawn features by index instead, so their ties go to the smallest index.
 """
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, log
+from libc.math cimport INFINITY, NAN, log, nextafterf
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
@@ -32,11 +32,13 @@ from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear
                       clear_split, compare_score, count_bits, wins, draw_begin, draw_begin_fit,
                       draw_end, draw_next, draw_take, keep_better, keep_doubles, lowest_bit,
                       midpoint,
-                      put_bit, record_candidate, scan_cut, set_bit, tiny_weight)
+                      put_bit, rand_int, rand_uniform, record_candidate, scan_cut, set_bit,
+                      tiny_weight)
 from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
+                          node_value,
                           quantile_loss, quantile_stats, record_children, reg_proxy,
                           RankRest, RankSet, below_count, fenwick_add, fenwick_loss, fenwick_reset,
                           fenwick_value, rank_add, rank_add_half, rank_loss, rank_reset, rank_value,
@@ -545,13 +547,16 @@ cdef class Splitter:
     index_order : bool
         Scan the drawn features by index (ties to the smallest index) rather
         than in the order drawn.
+    random_split : bool
+        splitter="random": one random cut per drawn feature (``_random_split``).
     """
 
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
                   Py_ssize_t max_features, unsigned int seed, n_categories=None,
                   bint multiway=False, int n_threads=1, double quantile=0.5,
-                  monotonic_cst=None, double value_tolerance=0.0, bint index_order=False):
+                  monotonic_cst=None, double value_tolerance=0.0, bint index_order=False,
+                  bint random_split=False):
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         y = np.asarray(y)
@@ -572,6 +577,7 @@ cdef class Splitter:
         self.draw.n_features = d
         self.draw.max_features = max_features
         self.index_order = index_order
+        self.random_split = random_split
         self.best_first = False
         self.qloss = quantile_loss(criterion, quantile)
 
@@ -886,6 +892,9 @@ cdef class Splitter:
         cdef Py_ssize_t i
         cdef Scratch* s = &self.scratch[0]
         clear_split(best, end)
+        if self.random_split:
+            return self._random_split(start, end, stats, weight, impurity, weight_root, best,
+                                      child_stats)
         if self.yorder != NULL:
             self._rank_node(start, end)
 
@@ -906,6 +915,127 @@ cdef class Splitter:
             best.improvement = (weight / weight_root) * (
                 impurity - best.multiway_impurity / weight)
         return True
+
+    # ------------------------------------------------------------ splitter="random"
+    # scikit-learn's extremely randomised split: one cut per drawn feature, its
+    # threshold uniform between the node's least and greatest value (the ends of
+    # the feature's sorted segment, so no search for them), the best cut kept.
+    # A cut is scored by routing the node once (``finish_split``), so a node costs
+    # one pass per drawn feature whatever the criterion, outputs or weights.
+
+    cdef bint _random_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                            double weight, double impurity, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil:
+        """node_split for splitter="random": the drawn features' random cuts, the
+        one of largest improvement kept (ties to the first drawn)."""
+        cdef SplitRecord cut
+        cdef Py_ssize_t i, f
+        cdef bint routed = False     # goes_left and child_stats hold the best's
+        for i in range(self.draw.n_visit):
+            f = self.draw.visit[i]
+            self._draw_cut(f, start, end, &cut)
+            self.finish_split(start, end, stats, weight, impurity, weight_root, &cut,
+                              child_stats)
+            routed = False
+            if not self._admissible(f, start, end, &cut, child_stats, weight):
+                continue
+            if best.feature < 0 or cut.improvement > best.improvement:
+                best[0] = cut
+                routed = True
+        if best.feature < 0:
+            return False
+        best.num = best.improvement
+        best.den = 1.0
+        best.proxy = best.improvement
+        if not routed:
+            self.finish_split(start, end, stats, weight, impurity, weight_root, best,
+                              child_stats)
+        return True
+
+    cdef bint _draw_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                        SplitRecord* cut) noexcept nogil:
+        """A random cut of feature f (not constant in the node), drawn as scikit-learn's
+        random splitter draws it: the threshold, then the side of the missing values
+        (a coin), and a threshold that came out at the greatest value becomes the
+        least. The threshold is stored as the largest float32 not above it, which
+        routes every float32 value the same way (and is exact in ONNX).
+
+        A categorical feature: each category present, and the missing values, go
+        left on a coin; a draw that sends everything one way moves the first
+        category present to the other side."""
+        cdef const DTYPE_t* v = self.vals + f * self.n_samples
+        cdef Py_ssize_t p, end_known = end
+        cdef unsigned int* state = &self.draw.state
+        cdef double lo, hi, t
+        cdef float t32
+        cdef int code, first = -1
+        cdef bint any_left = False, any_right = False
+        while end_known > start and v[end_known - 1] != v[end_known - 1]:
+            end_known -= 1
+        clear_split(cut, end)
+        cut.feature = f
+        cut.den = 1.0
+        if self.n_categories[f] > 0:
+            cut.categorical = True
+            cut.threshold = NAN
+            memset(cut.cat_left, 0, CAT_WORDS * sizeof(word_t))
+            p = start
+            while p < end_known:
+                code = <int>v[p]
+                if first < 0:
+                    first = code
+                if rand_int(0, 2, state):
+                    set_bit(cut.cat_left, code)
+                    any_left = True
+                else:
+                    any_right = True
+                while p < end_known and <int>v[p] == code:
+                    p += 1
+            if end_known < end:
+                cut.missing_left = rand_int(0, 2, state) == 1
+                any_left = any_left or cut.missing_left
+                any_right = any_right or not cut.missing_left
+            if not any_left:
+                set_bit(cut.cat_left, first)
+            elif not any_right:
+                clear_bit(cut.cat_left, first)
+            return True
+        lo = v[start]
+        hi = v[end_known - 1]
+        t = rand_uniform(lo, hi, state)
+        if end_known < end:
+            cut.missing_left = rand_int(0, 2, state) == 1
+        if t == hi:
+            t = lo
+        t32 = <float>t
+        if <double>t32 > t:
+            t32 = nextafterf(t32, -INFINITY)
+        cut.threshold = t32
+        return True
+
+    cdef bint _admissible(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                          const SplitRecord* cut, const double* child_stats,
+                          double weight) noexcept nogil:
+        """Whether a routed random cut meets the leaf-size rules, gives children of
+        finite impurity (poisson: no child of mean 0) and keeps f's monotonic
+        constraint."""
+        cdef Py_ssize_t n_left = cut.pos - start, S = self.n_stats
+        cdef double vl, vr
+        if check_cut(n_left, end - start, cut.weight_left, cut.weight_right,
+                     self.min_samples_leaf, self.min_weight_leaf,
+                     tiny_weight(weight)) != CUT_SCORE:
+            return False
+        if not (cut.impurity_left < INFINITY and cut.impurity_right < INFINITY):
+            return False
+        if self.monotonic == NULL or self.monotonic[f] == 0:
+            return True
+        if self.is_classifier:
+            vl = child_stats[0] / cut.weight_left
+            vr = child_stats[S] / cut.weight_right
+        else:
+            vl = node_value(self.criterion, child_stats, cut.weight_left)
+            vr = node_value(self.criterion, child_stats + S, cut.weight_right)
+        return monotonic_ok(self.monotonic[f], self.lower, self.upper, vl, vr)
 
     cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil:

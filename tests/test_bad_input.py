@@ -110,7 +110,7 @@ def test_bad_sample_weights(weights, message):
 @pytest.mark.parametrize("params, name", [
     ({"criterion": "gina"}, "criterion"),
     ({"criterion": "squared_error"}, "criterion"),
-    ({"splitter": "random"}, "splitter"),
+    ({"splitter": "randomised"}, "splitter"),
     ({"max_depth": 0}, "max_depth"),
     ({"max_depth": 2.5}, "max_depth"),
     ({"min_samples_split": 1}, "min_samples_split"),

@@ -189,4 +189,4 @@ def test_hist_threads_and_refusals():
         with pytest.raises(ValueError, match=word):
             DecisionTreeClassifier(splitter="hist", **bad).fit(whole, y)
     with pytest.raises(ValueError, match="'splitter' parameter of DecisionTreeClassifier must be"):
-        DecisionTreeClassifier(splitter="random").fit(X, y)
+        DecisionTreeClassifier(splitter="randomised").fit(X, y)
