@@ -221,8 +221,11 @@ class DecisionTreeClassifier(BaseDecisionTree):
     criterion : {"gini", "entropy", "log_loss", "gain_ratio"}, default="gini"
         Split quality. "log_loss" is an alias of "entropy" (information gain);
         "gain_ratio" is C4.5's information gain divided by the split information.
-    splitter : {"best", "hist"}, default="best"
-        Split search. "best": the exact presorted scan. "hist": each feature
+    splitter : {"best", "random", "hist"}, default="best"
+        Split search. "best": the exact presorted scan. "random": one threshold
+        per drawn feature, uniform between the node's least and greatest value,
+        the best of those cuts kept (scikit-learn's random splitter; see
+        ``ExtraTreeClassifier``). "hist": each feature
         binned into at most ``max_bins`` quantile bins (one per distinct value
         when there are that few; bins are fitted on 200,000 sampled rows at
         most), per-node histograms (the larger child's by subtracting the
@@ -512,7 +515,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         The quantile criteria search a categorical feature's subsets along the
         order of the categories' mean targets (m - 1 candidates, not every
         subset), and are not available with ``splitter="hist"``.
-    splitter : {"best", "hist"}, default="best"
+    splitter : {"best", "random", "hist"}, default="best"
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
     min_samples_leaf : int or float, default=1

@@ -154,6 +154,11 @@ cdef class Splitter:
                             SplitRecord* best, double* child_stats) noexcept nogil
     cdef bint _draw_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                         SplitRecord* cut) noexcept nogil
+    cdef void _score_cut(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                         double weight, double impurity, double weight_root, SplitRecord* cut,
+                         double* child_stats) noexcept nogil
+    cdef double _add_range(self, double* stats, Py_ssize_t f, Py_ssize_t lo,
+                           Py_ssize_t hi) noexcept nogil
     cdef bint _admissible(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                           const SplitRecord* cut, const double* child_stats,
                           double weight) noexcept nogil

@@ -34,7 +34,7 @@ from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear
                       midpoint,
                       put_bit, rand_int, rand_uniform, record_candidate, scan_cut, set_bit,
                       tiny_weight)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
@@ -190,6 +190,21 @@ cdef inline void add_row(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize
     for k in range(n_outputs):
         add_sample(stats + k * stride, crit, codes[k] if codes != NULL else 0,
                    targets[k] if targets != NULL else 0.0, w)
+
+
+cdef inline void add_position(double* stats, int crit, Py_ssize_t n_outputs,
+                              Py_ssize_t stride, const class_t* codes,
+                              const double* targets, Py_ssize_t q, double w) noexcept nogil:
+    """Add the sample at index q of the presorted layout (feature offset + position)
+    to a node's statistics: its class code or target (one output), or its row of
+    them (``add_row``); ``codes`` or ``targets`` is NULL."""
+    if n_outputs > 1:
+        add_row(stats, crit, n_outputs, stride,
+                codes + q * n_outputs if codes != NULL else NULL,
+                targets + q * n_outputs if targets != NULL else NULL, w)
+    else:
+        add_sample(stats, crit, codes[q] if codes != NULL else 0,
+                   targets[q] if targets != NULL else 0.0, w)
 
 
 cdef struct Outputs:
@@ -920,8 +935,9 @@ cdef class Splitter:
     # scikit-learn's extremely randomised split: one cut per drawn feature, its
     # threshold uniform between the node's least and greatest value (the ends of
     # the feature's sorted segment, so no search for them), the best cut kept.
-    # A cut is scored by routing the node once (``finish_split``), so a node costs
-    # one pass per drawn feature whatever the criterion, outputs or weights.
+    # A cut is scored from its ranges of the feature's sorted segment
+    # (``_score_cut``; the quantile criteria route the node instead): a bisection
+    # and a sequential pass over its smaller side per drawn feature.
 
     cdef bint _random_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                             double weight, double impurity, double weight_root,
@@ -930,27 +946,102 @@ cdef class Splitter:
         one of largest improvement kept (ties to the first drawn)."""
         cdef SplitRecord cut
         cdef Py_ssize_t i, f
-        cdef bint routed = False     # goes_left and child_stats hold the best's
         for i in range(self.draw.n_visit):
             f = self.draw.visit[i]
             self._draw_cut(f, start, end, &cut)
-            self.finish_split(start, end, stats, weight, impurity, weight_root, &cut,
-                              child_stats)
-            routed = False
+            if self.yorder != NULL:
+                # a side's quantile needs its targets in order: route the samples
+                self.finish_split(start, end, stats, weight, impurity, weight_root, &cut,
+                                  child_stats)
+            else:
+                self._score_cut(start, end, stats, weight, impurity, weight_root, &cut,
+                                child_stats)
             if not self._admissible(f, start, end, &cut, child_stats, weight):
                 continue
             if best.feature < 0 or cut.improvement > best.improvement:
                 best[0] = cut
-                routed = True
         if best.feature < 0:
             return False
         best.num = best.improvement
         best.den = 1.0
         best.proxy = best.improvement
-        if not routed:
-            self.finish_split(start, end, stats, weight, impurity, weight_root, best,
-                              child_stats)
+        # the winner's children summed afresh, both sides (the score may have taken
+        # one side as the node minus the other)
+        self.finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
         return True
+
+    cdef void _score_cut(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
+                         double weight, double impurity, double weight_root, SplitRecord* cut,
+                         double* child_stats) noexcept nogil:
+        """A random cut's children and improvement from its ranges of the feature's
+        sorted segment, nothing marked: the numbers up to the threshold (found by
+        bisection) or the categories' runs, and the missing tail, each on its side.
+        A numeric cut sums only its smaller side (and the tail if it goes there)
+        and takes the other as the node's statistics minus those; poisson sums
+        both, so that a side of target sum 0 comes out exactly 0."""
+        cdef Py_ssize_t f = cut.feature, S = self.n_stats, lo, hi, mid, p, q, k
+        cdef Py_ssize_t end_known = end, n_left = 0
+        cdef const DTYPE_t* v = self.vals + f * self.n_samples
+        cdef double* left = child_stats
+        cdef double* right = child_stats + S
+        cdef double* direct
+        cdef double* rest
+        cdef double weights[2]
+        cdef int code, d
+        cdef bint tail_direct
+        while end_known > start and v[end_known - 1] != v[end_known - 1]:
+            end_known -= 1
+        memset(child_stats, 0, 2 * S * sizeof(double))
+        weights[0] = 0.0
+        weights[1] = 0.0
+        if not cut.categorical:
+            lo = start          # the first position past the threshold
+            hi = end_known
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if v[mid] <= cut.threshold:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            n_left = lo - start + (end - end_known if cut.missing_left else 0)
+            if self.criterion != CRIT_POISSON:
+                d = 0 if lo - start <= end_known - lo else 1     # the smaller side
+                direct = child_stats + d * S
+                rest = child_stats + (1 - d) * S
+                weights[d] = self._add_range(direct, f, start, lo) if d == 0 else \
+                    self._add_range(direct, f, lo, end_known)
+                tail_direct = cut.missing_left == (d == 0)
+                if tail_direct:
+                    weights[d] += self._add_range(direct, f, end_known, end)
+                for k in range(S):
+                    rest[k] = stats[k] - direct[k]
+                weights[1 - d] = weight - weights[d]
+                record_children(cut, self.criterion, start + n_left, child_stats, S,
+                                self.n_outputs, weights, weight, impurity, weight_root)
+                return
+            weights[0] = self._add_range(left, f, start, lo)
+            weights[1] = self._add_range(right, f, lo, end_known)
+        else:
+            p = start
+            while p < end_known:
+                code = <int>v[p]
+                q = p
+                while q < end_known and <int>v[q] == code:
+                    q += 1
+                if bit_is_set(cut.cat_left, code):
+                    weights[0] += self._add_range(left, f, p, q)
+                    n_left += q - p
+                else:
+                    weights[1] += self._add_range(right, f, p, q)
+                p = q
+            if cut.missing_left:
+                n_left += end - end_known
+        if cut.missing_left:
+            weights[0] += self._add_range(left, f, end_known, end)
+        else:
+            weights[1] += self._add_range(right, f, end_known, end)
+        record_children(cut, self.criterion, start + n_left, child_stats, S, self.n_outputs,
+                        weights, weight, impurity, weight_root)
 
     cdef bint _draw_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                         SplitRecord* cut) noexcept nogil:
@@ -1786,16 +1877,30 @@ cdef class Splitter:
             put_bit(self.goes_left, ix[p], go_left)
             n_left += go_left
             weights[0 if go_left else 1] += w
-            if K > 1:   # the row of targets beside the value
-                add_row(left_stats if go_left else right_stats, self.criterion, K,
-                        self.n_stats // K,
-                        self.ycode + (offset + p) * K if self.is_classifier else NULL,
-                        NULL if self.is_classifier else self.yval + (offset + p) * K, w)
-            else:
-                add_sample(left_stats if go_left else right_stats, self.criterion,
-                           self.ycode[offset + p] if self.is_classifier else 0,
-                           0.0 if self.is_classifier else self.yval[offset + p], w)
+            add_position(left_stats if go_left else right_stats, self.criterion, K,
+                         self.n_stats // K, self.ycode if self.is_classifier else NULL,
+                         NULL if self.is_classifier else self.yval, offset + p, w)
         return n_left
+
+    cdef double _add_range(self, double* stats, Py_ssize_t f, Py_ssize_t lo,
+                           Py_ssize_t hi) noexcept nogil:
+        """Add the samples at positions [lo, hi) of feature f's layout to ``stats``,
+        in order (as ``_mark_sides`` adds them); returns their weight."""
+        cdef Py_ssize_t offset = f * self.n_samples, p, K = self.n_outputs
+        cdef Py_ssize_t stride = self.n_stats // K
+        cdef const class_t* codes = self.ycode if self.is_classifier else NULL
+        cdef const double* targets = NULL if self.is_classifier else self.yval
+        cdef int crit = self.criterion
+        cdef double w = 1.0, total = 0.0
+        if self.sw == NULL:
+            for p in range(offset + lo, offset + hi):
+                add_position(stats, crit, K, stride, codes, targets, p, 1.0)
+            return <double>(hi - lo)
+        for p in range(offset + lo, offset + hi):
+            w = self.sw[self.idx[p]]
+            total += w
+            add_position(stats, crit, K, stride, codes, targets, p, w)
+        return total
 
     cdef void _partition(self, Py_ssize_t start, Py_ssize_t end,
                          const SplitRecord* split) noexcept nogil:

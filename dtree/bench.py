@@ -191,6 +191,39 @@ def criteria_table(n_samples, repeat, sklearn_classes, out=sys.stdout):
     return rows
 
 
+def extra_trees_table(n_samples, repeat, with_sklearn, out=sys.stdout):
+    """ExtraTreeClassifier / ExtraTreeRegressor (splitter="random") vs scikit-learn's,
+    full depth, one thread, each library with its own default ``max_features``."""
+    from ._classes import ExtraTreeClassifier, ExtraTreeRegressor
+    peers = {}
+    if with_sklearn:
+        try:
+            from sklearn.tree import ExtraTreeClassifier as SkC
+            from sklearn.tree import ExtraTreeRegressor as SkR
+            peers = {"classification": SkC, "regression": SkR}
+        except ImportError:
+            pass
+    rows = []
+    print(f"\nextra trees, N={n_samples}, d=10, full depth, 1 thread", file=out)
+    print(f"{'estimator':22s} {'fit s':>8s} {'sk fit':>8s} {'ratio':>7s} {'nodes':>8s} "
+          f"{'sk nodes':>8s}", file=out)
+    for task, cls in (("classification", ExtraTreeClassifier),
+                      ("regression", ExtraTreeRegressor)):
+        X, y = make_data(task, n_samples)
+        fit_t, ours = _best_time(lambda: cls(n_jobs=1, random_state=0).fit(X, y), repeat)
+        row = dict(estimator=cls.__name__, task=task, n_samples=n_samples, dtree_fit=fit_t,
+                   dtree_nodes=ours.tree_.node_count)
+        if task in peers:
+            sk_t, theirs = _best_time(lambda: peers[task](random_state=0).fit(X, y), repeat)
+            row.update(sklearn_fit=sk_t, fit_ratio=fit_t / sk_t,
+                       sklearn_nodes=theirs.tree_.node_count)
+        rows.append(row)
+        print(f"{cls.__name__:22s} {fit_t:8.3f} {_fmt(row.get('sklearn_fit'), 8)} "
+              f"{_fmt(row.get('fit_ratio'), 7)} {ours.tree_.node_count:8d} "
+              f"{row.get('sklearn_nodes', '-'):>8}", file=out)
+    return rows
+
+
 def loglog_slope(sizes, times):
     """Least-squares slope of log(time) against log(N)."""
     return float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
@@ -408,6 +441,7 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
     # a fifth of the largest N: the quick run stays under a minute
     result["criteria"] = criteria_table(max(1000, max(sizes) // 5), repeat, sklearn_classes,
                                         out)
+    result["extra_trees"] = extra_trees_table(max(sizes), repeat, with_sklearn, out)
     if peers and with_sklearn:
         n = max(sizes)
         for task in tasks:

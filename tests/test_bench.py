@@ -63,6 +63,12 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
     outputs = {r["criterion"]: r for r in result["criteria"]}
     assert outputs["3 outputs, gini"]["task"] == "classification"
     assert outputs["3 outputs, sq"]["sklearn_criterion"] == "squared_error"
+    # the extra trees against scikit-learn's, at the largest N
+    assert [r["estimator"] for r in result["extra_trees"]] == ["ExtraTreeClassifier",
+                                                               "ExtraTreeRegressor"]
+    for row in result["extra_trees"]:
+        assert row["n_samples"] == 600 and row["dtree_nodes"] > 1
+        assert row["fit_ratio"] == pytest.approx(row["dtree_fit"] / row["sklearn_fit"])
 
 
 def test_peer_table_times_every_library_on_the_same_data():

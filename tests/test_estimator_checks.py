@@ -16,7 +16,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
                                                        max_features="sqrt", random_state=0),
                           dtree.DecisionTreeClassifier(splitter="hist", n_jobs=2),
                           dtree.DecisionTreeRegressor(splitter="hist", max_bins=32),
-                          dtree.DecisionTreeClassifier(algorithm="c4.5")])
+                          dtree.DecisionTreeClassifier(algorithm="c4.5"),
+                          dtree.ExtraTreeClassifier(random_state=0),
+                          dtree.ExtraTreeRegressor(random_state=0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

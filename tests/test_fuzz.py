@@ -101,7 +101,7 @@ VALID = {
     "min_impurity_decrease": st.one_of(st.just(0.0), st.floats(0, 1e300)),
     "random_state": st.one_of(st.none(), st.integers(0, 2**32 - 1)),
     "ccp_alpha": st.one_of(st.floats(0, 10), st.just("cv")),
-    "splitter": st.sampled_from(["best", "hist"]),
+    "splitter": st.sampled_from(["best", "random", "hist"]),
     "max_bins": st.integers(2, 255),
     "n_jobs": st.one_of(st.none(), st.sampled_from([1, 2, -1, -(2**63), 2**31])),
     "cv": st.integers(2, 6),
