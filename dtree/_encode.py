@@ -94,13 +94,20 @@ def _refuse_nan(X, numeric, names):
 
 
 def encode_predict_X(est, X):
-    """The matrix of X for a fitted estimator: its columns, encoded as at fit.
+    """The matrix of X for a fitted estimator: its columns, encoded as at fit (a
+    sparse X: validated ``SparseRows``, not densified).
 
     Checks that the estimator is fitted and that X has its feature names.
     """
     check_fitted(est)
     fitted_names = getattr(est, "feature_names_in_", None)
     val.check_feature_names(fitted_names, X, type(est).__name__)
+    if val.is_sparse(X):
+        if est.categorical_features_.any():
+            raise TypeError("sparse X cannot hold the categorical columns this estimator "
+                            "was fitted with: pass a dense array or a DataFrame")
+        return val.check_sparse_X(X, est.n_features_in_, missing_allowed(est),
+                                  fitted_names, type(est).__name__)
     X, _ = _unwrap_frame(X)
     return _to_matrix(est, X, est.categorical_features_, est.categories_,
                       fitted_names, missing_allowed(est), n_features=est.n_features_in_)
@@ -262,6 +269,7 @@ def encode_labels(y):
 def numeric_target(y):
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
+    val.refuse_sparse_y(y)
     try:
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError):

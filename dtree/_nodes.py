@@ -9,8 +9,10 @@ import numpy as np
 
 from ._monotonic import clip_values
 from ._scaling import unscaled
-from ._predict import (CATEGORY_SET_WORDS, apply_packed, decision_path_packed, pack_nodes,
+from ._predict import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_path_csr,
+                       decision_path_packed, pack_nodes,
                        predict_fractional)
+from ._validation import SparseRows
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -232,7 +234,11 @@ class Tree:
         return state
 
     def apply(self, X, n_threads=1):
-        """Leaf id for each row of a validated float32 X (rows split over n_threads)."""
+        """Leaf id for each row of a validated float32 X or ``SparseRows`` (rows split
+        over n_threads)."""
+        if isinstance(X, SparseRows):
+            return apply_csr(self._packed, self.category_sets, X.indptr, X.indices, X.data,
+                             n_threads)
         return apply_packed(self._packed, self.category_sets, X, n_threads)
 
     def decision_path(self, X):
@@ -242,8 +248,12 @@ class Tree:
         except ImportError as exc:  # scipy is optional at runtime
             raise ImportError("decision_path returns a scipy.sparse matrix: "
                               "install scipy (pip install scipy)") from exc
-        indptr, indices = decision_path_packed(self._packed, self.category_sets,
-                                               self.node_depth, X)
+        if isinstance(X, SparseRows):
+            indptr, indices = decision_path_csr(self._packed, self.category_sets,
+                                                self.node_depth, X.indptr, X.indices, X.data)
+        else:
+            indptr, indices = decision_path_packed(self._packed, self.category_sets,
+                                                   self.node_depth, X)
         data = np.ones(indices.shape[0], dtype=np.intp)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 
@@ -257,7 +267,14 @@ class Tree:
 
     def mixes_leaves(self, X):
         """Whether some row of X reaches several leaves (C4.5's missing values)."""
-        return self.fractional_missing and bool(np.isnan(X).any())
+        if not self.fractional_missing:
+            return False
+        if isinstance(X, SparseRows):
+            if np.isnan(X.data).any():
+                raise TypeError("C4.5's fractional routing of missing values needs a "
+                                "dense X: pass X.toarray()")
+            return False
+        return bool(np.isnan(X).any())
 
     def leaf_values(self, X, n_threads=1):
         """``value`` of the leaf reached by each row (a weighted mix for C4.5 NaN)."""

@@ -256,3 +256,90 @@ def predict_fractional(tree, const float[:, ::1] X):
     free(nodes)
     free(mass)
     return out
+
+
+
+# ------------------------------------------------------------ sparse rows (CSR)
+# A row of a CSR matrix is read where it is stored: a feature's value is found by
+# bisection among the row's column indices (sorted, no duplicates: the caller's
+# canonical CSR), 0 where the column is not stored. Nothing is densified.
+
+cdef inline DTYPE_t csr_value(const int* indices, const DTYPE_t* data, Py_ssize_t lo,
+                              Py_ssize_t end, int f) noexcept nogil:
+    cdef Py_ssize_t hi = end, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if indices[mid] < f:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and indices[lo] == f:
+        return data[lo]
+    return 0.0
+
+
+cdef inline int csr_step(const PackedNode* nodes, int node, const unsigned long long* sets,
+                         const int* indices, const DTYPE_t* data, Py_ssize_t lo,
+                         Py_ssize_t end) noexcept nogil:
+    # the child a sparse row goes to from node (the node itself at a leaf)
+    return step(&nodes[node], csr_value(indices, data, lo, end, nodes[node].feature), sets)
+
+
+def apply_csr(packed, sets, const Py_ssize_t[::1] indptr, const int[::1] indices,
+              const DTYPE_t[::1] data, int n_threads=1):
+    """Leaf id reached by each row of a canonical float32 CSR matrix, on n_threads."""
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const unsigned long long* set_ptr = &set_view[0, 0]
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i
+    cdef const int* ind = &indices[0] if indices.shape[0] else NULL
+    cdef const DTYPE_t* dat = &data[0] if data.shape[0] else NULL
+    cdef int node, nxt, threads
+    out = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] leaves = out
+    if n == 0:
+        return out
+    # (threads only where the rows pay for starting them, as for dense rows)
+    threads = n_threads if n >= CHUNKS_PER_THREAD * PREDICT_CHUNK * n_threads else 1
+    for i in prange(n, nogil=True, num_threads=threads, schedule="static"):
+        node = 0
+        nxt = csr_step(nodes, node, set_ptr, ind, dat, indptr[i], indptr[i + 1])
+        while nxt != node:
+            node = nxt
+            nxt = csr_step(nodes, node, set_ptr, ind, dat, indptr[i], indptr[i + 1])
+        leaves[i] = node
+    return out
+
+
+def decision_path_csr(packed, sets, const Py_ssize_t[::1] depth,
+                      const Py_ssize_t[::1] indptr, const int[::1] indices,
+                      const DTYPE_t[::1] data):
+    """CSR pieces (indptr, indices) of the node indicator of each row of a canonical
+    float32 CSR matrix."""
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const unsigned long long* set_ptr = &set_view[0, 0]
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i, pos
+    cdef const int* ind = &indices[0] if indices.shape[0] else NULL
+    cdef const DTYPE_t* dat = &data[0] if data.shape[0] else NULL
+    cdef int node
+    cdef Py_ssize_t[::1] leaves = apply_csr(packed, sets, indptr, indices, data)
+    path_ptr = np.zeros(n + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] ip = path_ptr
+    for i in range(n):
+        ip[i + 1] = ip[i] + depth[leaves[i]] + 1
+    path = np.empty(ip[n], dtype=np.intp)
+    cdef Py_ssize_t[::1] out = path
+    with nogil:
+        for i in range(n):
+            node = 0
+            pos = ip[i]
+            while True:
+                out[pos] = node
+                pos += 1
+                if nodes[node].child[0] == node:
+                    break
+                node = csr_step(nodes, node, set_ptr, ind, dat, indptr[i], indptr[i + 1])
+    return path_ptr, path

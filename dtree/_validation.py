@@ -52,15 +52,93 @@ DTYPE = np.float32
 
 
 def refuse_sparse(X):
-    """TypeError for a scipy sparse matrix or array: dtree fits dense input."""
-    if _is_sparse(X):
+    """TypeError for a scipy sparse matrix or array at fit: dtree fits dense input."""
+    if is_sparse(X):
         raise TypeError(
-            "sparse input is not supported: pass a dense array (for example X.toarray())"
+            "sparse input is not supported at fit yet: pass a dense array (for example "
+            "X.toarray()); predict, predict_proba, apply and decision_path take sparse X"
         )
 
 
-def _is_sparse(X):
+def refuse_sparse_y(y):
+    """TypeError for a sparse target: the trees take a dense y."""
+    if is_sparse(y):
+        raise TypeError("sparse y is not supported: pass a dense 1-D or 2-D array")
+
+
+def is_sparse(X):
+    """Whether X is a scipy sparse matrix or array (told without importing scipy)."""
     return hasattr(X, "tocsr") and hasattr(X, "nnz")
+
+
+
+class SparseRows:
+    """A validated sparse X for predict: canonical CSR (sorted column indices, no
+    duplicates, explicit zeros kept as zeros) with float32 values, int32 column
+    indices and intp row pointers. The tree's readers walk it without densifying."""
+
+    def __init__(self, indptr, indices, data, shape):
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.shape = shape
+
+
+def check_sparse_X(X, n_features, allow_nan, feature_names=None, estimator_name="estimator"):
+    """Validate a sparse X at predict (any scipy format: it is made CSR).
+
+    Parameters
+    ----------
+    X : scipy sparse matrix or array
+    n_features : int
+        The number of features the estimator was fitted on.
+    allow_nan : bool
+        Accept stored NaN as missing values (infinity is refused either way).
+    feature_names, estimator_name
+        Used in messages.
+
+    Returns
+    -------
+    SparseRows
+    """
+    if getattr(X, "ndim", 2) != 2:
+        raise ValueError(f"Expected a 2-D sparse X, got {X.ndim}-D")
+    csr = X.tocsr()
+    if csr.dtype.kind == "c":
+        raise ValueError("Complex data not supported: X contains complex numbers; "
+                         "only real numbers are")
+    if csr.dtype.kind not in "biuf":
+        raise TypeError(f"X has unsupported dtype {csr.dtype}; expected numbers")
+    n_samples, n_cols = csr.shape
+    if n_samples == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={csr.shape}) while a "
+                         "minimum of 1 is required.")
+    if n_cols != n_features:
+        raise ValueError(f"X has {n_cols} features, but {estimator_name} is expecting "
+                         f"{n_features} features as input.")
+    csr = csr.copy() if csr is X else csr
+    csr.sum_duplicates()          # sorted indices, one entry per (row, column)
+    data = np.asarray(csr.data, dtype=np.float64)
+
+    def column(mask):
+        return _column_label(int(csr.indices[np.flatnonzero(mask)[0]]), feature_names)
+
+    if np.isinf(data).any():
+        raise ValueError(f"Input X contains infinity in {column(np.isinf(data))}; "
+                         "infinite values (inf) are not supported.")
+    if not allow_nan and np.isnan(data).any():
+        raise ValueError(
+            f"Input X contains NaN in {column(np.isnan(data))}, and missing values are "
+            "disabled (handle_missing='error'): impute or drop them, or use "
+            "handle_missing='split'.")
+    with np.errstate(over="ignore"):
+        values = data.astype(DTYPE)
+    if np.isinf(values).any():
+        raise ValueError("Input X has a value too large for float32 (inf after conversion) "
+                         f"in {column(np.isinf(values))}.")
+    values[np.isnan(values)] = np.nan     # one canonical NaN, as in the dense path
+    return SparseRows(np.asarray(csr.indptr, dtype=np.intp),
+                      np.asarray(csr.indices, dtype=np.int32), values, csr.shape)
 
 
 def _column_label(j, feature_names):
@@ -200,8 +278,7 @@ def check_y(y, n_samples, *, estimator_name="estimator", multi_output=False,
     that has one output only, as scikit-learn warns for such estimators)."""
     if y is None:
         raise ValueError(f"{estimator_name} requires y to be passed, but the target y is None")
-    if _is_sparse(y):
-        raise TypeError("sparse y is not supported: pass a dense 1-D or 2-D array")
+    refuse_sparse_y(y)
     y = np.asarray(y)
     if multi_output and y.ndim == 2 and not (y.shape[1] == 1 and warn_column):
         if y.shape[1] == 0:
