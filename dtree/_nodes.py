@@ -9,9 +9,8 @@ import numpy as np
 
 from ._monotonic import clip_values
 from ._scaling import unscaled
-from ._predict import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_path_csr,
-                       decision_path_packed, pack_nodes,
-                       predict_fractional)
+from ._predict import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_paths,
+                       pack_nodes, predict_fractional)
 from ._validation import SparseRows
 
 TREE_LEAF = -1
@@ -228,9 +227,22 @@ class Tree:
             self.__dict__["_packed_nodes"] = packed
         return packed
 
+    @property
+    def _parents(self):
+        # each node's parent (-1 at the root): decision paths are read leaf up
+        parents = self.__dict__.get("_parent_nodes")
+        if parents is None:
+            parents = np.full(self.node_count, -1, dtype=np.intp)
+            inner = np.flatnonzero(self.children_left != TREE_LEAF)
+            parents[self.children_left[inner]] = inner
+            parents[self.children_right[inner]] = inner
+            self.__dict__["_parent_nodes"] = parents
+        return parents
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_packed_nodes", None)  # derived: rebuilt on first use
+        state.pop("_parent_nodes", None)
         return state
 
     def apply(self, X, n_threads=1):
@@ -248,12 +260,7 @@ class Tree:
         except ImportError as exc:  # scipy is optional at runtime
             raise ImportError("decision_path returns a scipy.sparse matrix: "
                               "install scipy (pip install scipy)") from exc
-        if isinstance(X, SparseRows):
-            indptr, indices = decision_path_csr(self._packed, self.category_sets,
-                                                self.node_depth, X.indptr, X.indices, X.data)
-        else:
-            indptr, indices = decision_path_packed(self._packed, self.category_sets,
-                                                   self.node_depth, X)
+        indptr, indices = decision_paths(self._parents, self.node_depth, self.apply(X))
         data = np.ones(indices.shape[0], dtype=np.intp)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 

@@ -159,15 +159,12 @@ def _sets_or_dummy(sets):
     return sets if sets.shape[0] else np.zeros((1, CAT_WORDS), dtype=np.uint64)
 
 
-def decision_path_packed(packed, sets, const Py_ssize_t[::1] depth, const DTYPE_t[:, :] X):
-    """CSR pieces (indptr, indices) of the node indicator of each row of X."""
-    cdef const unsigned char[::1] raw = packed.view(np.uint8)
-    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
-    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
-    cdef const unsigned long long* set_ptr = &set_view[0, 0]
-    cdef Py_ssize_t n = X.shape[0], i, pos
-    cdef int node
-    cdef Py_ssize_t[::1] leaves = apply_packed(packed, sets, X)
+def decision_paths(const Py_ssize_t[::1] parent, const Py_ssize_t[::1] depth,
+                   const Py_ssize_t[::1] leaves):
+    """CSR pieces (indptr, indices) of the node indicator: each row's path from the
+    root to its leaf (``apply``'s answer), read from the leaf up through ``parent``
+    (-1 at the root), so dense and sparse rows share it."""
+    cdef Py_ssize_t n = leaves.shape[0], i, pos, node
     indptr = np.zeros(n + 1, dtype=np.intp)
     cdef Py_ssize_t[::1] ip = indptr
     for i in range(n):
@@ -176,14 +173,12 @@ def decision_path_packed(packed, sets, const Py_ssize_t[::1] depth, const DTYPE_
     cdef Py_ssize_t[::1] ind = indices
     with nogil:
         for i in range(n):
-            node = 0
-            pos = ip[i]
-            while True:
+            node = leaves[i]
+            pos = ip[i + 1] - 1
+            while node >= 0:
                 ind[pos] = node
-                pos += 1
-                if nodes[node].child[0] == node:
-                    break
-                node = step(&nodes[node], X[i, nodes[node].feature], set_ptr)
+                pos -= 1
+                node = parent[node]
     return indptr, indices
 
 
@@ -310,36 +305,3 @@ def apply_csr(packed, sets, const Py_ssize_t[::1] indptr, const int[::1] indices
             nxt = csr_step(nodes, node, set_ptr, ind, dat, indptr[i], indptr[i + 1])
         leaves[i] = node
     return out
-
-
-def decision_path_csr(packed, sets, const Py_ssize_t[::1] depth,
-                      const Py_ssize_t[::1] indptr, const int[::1] indices,
-                      const DTYPE_t[::1] data):
-    """CSR pieces (indptr, indices) of the node indicator of each row of a canonical
-    float32 CSR matrix."""
-    cdef const unsigned char[::1] raw = packed.view(np.uint8)
-    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
-    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
-    cdef const unsigned long long* set_ptr = &set_view[0, 0]
-    cdef Py_ssize_t n = indptr.shape[0] - 1, i, pos
-    cdef const int* ind = &indices[0] if indices.shape[0] else NULL
-    cdef const DTYPE_t* dat = &data[0] if data.shape[0] else NULL
-    cdef int node
-    cdef Py_ssize_t[::1] leaves = apply_csr(packed, sets, indptr, indices, data)
-    path_ptr = np.zeros(n + 1, dtype=np.intp)
-    cdef Py_ssize_t[::1] ip = path_ptr
-    for i in range(n):
-        ip[i + 1] = ip[i] + depth[leaves[i]] + 1
-    path = np.empty(ip[n], dtype=np.intp)
-    cdef Py_ssize_t[::1] out = path
-    with nogil:
-        for i in range(n):
-            node = 0
-            pos = ip[i]
-            while True:
-                out[pos] = node
-                pos += 1
-                if nodes[node].child[0] == node:
-                    break
-                node = csr_step(nodes, node, set_ptr, ind, dat, indptr[i], indptr[i + 1])
-    return path_ptr, path
