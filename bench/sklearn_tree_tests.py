@@ -3,11 +3,11 @@
 The installed scikit-learn's test file is copied to a temporary folder with
 the four estimators (``DecisionTreeClassifier``, ``DecisionTreeRegressor``,
 ``ExtraTreeClassifier``, ``ExtraTreeRegressor``) imported from dtree instead,
-and run with pytest. By default the tests that need sparse input are left out
-(dtree does not take it yet); ``--all`` runs everything.
+and run with pytest: every test, sparse input included (``-k EXPR`` selects as
+pytest does).
 
     python bench/sklearn_tree_tests.py            # prints pytest's summary
-    python bench/sklearn_tree_tests.py --all
+    python bench/sklearn_tree_tests.py -k "not sparse"
 """
 import argparse
 import pathlib
@@ -35,12 +35,11 @@ CONFTEST = """import pytest
 def global_random_seed():
     return 42
 """
-OUT_OF_SCOPE = "not sparse and not csc and not csr and not coo"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--all", action="store_true", help="the sparse tests too")
+    parser.add_argument("-k", dest="select", help="pytest's -k expression")
     args = parser.parse_args(argv)
     import sklearn
 
@@ -55,8 +54,8 @@ def main(argv=None):
         (folder / "conftest.py").write_text(CONFTEST, encoding="utf-8")
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                    "--no-header", "-rf", "test_tree_dtree.py"]
-        if not args.all:
-            command += ["-k", OUT_OF_SCOPE]
+        if args.select:
+            command += ["-k", args.select]
         print(f"scikit-learn {sklearn.__version__}: {source}", flush=True)
         return subprocess.run(command, cwd=folder).returncode
 

@@ -51,7 +51,7 @@ class BaseDecisionTree(ParamsMixin):
                                      if kind == "classifier" else None),
                     regressor_tags=RegressorTags() if kind == "regressor" else None,
                     input_tags=InputTags(allow_nan=self.handle_missing == "split",
-                                         string=text, categorical=text))
+                                         string=text, categorical=text, sparse=True))
 
     # ------------------------------------------------------------------ fit
     def _resolve_params(self, n_samples, n_features, total_weight):

@@ -27,9 +27,10 @@ def encode_fit_X(est, X):
     ``n_features_in_``, ``categorical_features_``, ``categories_`` and
     ``feature_names_in_`` (when X has string column names).
     """
-    val.refuse_sparse(X)  # before the categorical columns are looked at
     names = val.get_feature_names(X)
     allow_nan = missing_allowed(est)
+    if val.is_sparse(X):
+        X = val.sparse_fit_matrix(X, allow_nan)
     X, text_columns = _unwrap_frame(X)
     n_columns = _n_columns(X)
     spec = categorical_spec(est)

@@ -11,7 +11,7 @@ from ._monotonic import clip_values
 from ._scaling import unscaled
 from ._predict import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_paths,
                        pack_nodes, predict_fractional)
-from ._validation import SparseRows
+from ._validation import SparseRows, check_sparse_X, is_sparse
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -247,14 +247,18 @@ class Tree:
 
     def apply(self, X, n_threads=1):
         """Leaf id for each row of a validated float32 X or ``SparseRows`` (rows split
-        over n_threads)."""
+        over n_threads); a scipy sparse X is read as stored (``tree_.apply`` as
+        scikit-learn's, which takes CSR)."""
+        if is_sparse(X):
+            X = check_sparse_X(X, self.n_features, allow_nan=True)
         if isinstance(X, SparseRows):
             return apply_csr(self._packed, self.category_sets, X.indptr, X.indices, X.data,
                              n_threads)
         return apply_packed(self._packed, self.category_sets, X, n_threads)
 
     def decision_path(self, X):
-        """Node indicator matrix (scipy CSR) of a validated float32 X."""
+        """Node indicator matrix (scipy CSR) of a validated float32 X, ``SparseRows``
+        or scipy sparse X."""
         try:
             from scipy.sparse import csr_matrix
         except ImportError as exc:  # scipy is optional at runtime

@@ -8,6 +8,7 @@ subclass its classes, so ``except NotFittedError`` keeps working for users who
 switch from it.
 """
 import numbers
+import os
 import sys
 import warnings
 
@@ -52,12 +53,60 @@ DTYPE = np.float32
 
 
 def refuse_sparse(X):
-    """TypeError for a scipy sparse matrix or array at fit: dtree fits dense input."""
+    """TypeError for a scipy sparse matrix or array where a dense X is needed."""
     if is_sparse(X):
         raise TypeError(
-            "sparse input is not supported at fit yet: pass a dense array (for example "
-            "X.toarray()); predict, predict_proba, apply and decision_path take sparse X"
+            "sparse input is not supported here: pass a dense array (for example "
+            "X.toarray())"
         )
+
+
+# bytes per cell of the exact splitter's presorted layout at most (value, sample id,
+# a row of targets, the sort's scratch) plus the dense copy itself
+LAYOUT_BYTES_PER_CELL = 32
+
+
+def sparse_fit_matrix(X, allow_nan, memory_bytes=None):
+    """The dense float32 training matrix of a sparse X (any scipy format).
+
+    The splitters lay every cell out anyway (a sparse splitter that stores only
+    the non-zeros is to come), so the dense matrix costs a fraction of the fit's
+    memory; a matrix whose layout would exceed half of the machine's memory is
+    refused with a ``MemoryError`` before anything is allocated.
+
+    Parameters
+    ----------
+    X : scipy sparse matrix or array
+    allow_nan : bool
+        Accept stored NaN as missing values.
+    memory_bytes : int or None
+        The machine's memory (None: asked of the operating system).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features), float32
+    """
+    rows = check_sparse_X(X, X.shape[1], allow_nan, estimator_name="the estimator")
+    n, d = rows.shape
+    need = n * d * LAYOUT_BYTES_PER_CELL
+    memory = _physical_memory() if memory_bytes is None else memory_bytes
+    if memory and need > memory // 2:
+        raise MemoryError(
+            f"sparse X of shape {(n, d)} would be laid out densely at fit ({n * d} cells, "
+            f"about {need / 2**30:.1f} GiB against {memory / 2**30:.1f} GiB of memory): "
+            "dtree fits sparse X through its dense presorted layout for now; select "
+            "fewer columns (or rows)")
+    dense = np.zeros((n, d), dtype=DTYPE)
+    counts = np.diff(rows.indptr)
+    dense[np.repeat(np.arange(n), counts), rows.indices] = rows.data
+    return dense
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):   # not POSIX: no guard
+        return 0
 
 
 def refuse_sparse_y(y):

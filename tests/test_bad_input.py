@@ -64,10 +64,10 @@ def test_too_large_for_float32_is_reported():
         DecisionTreeClassifier().fit(bad, Y)
 
 
-def test_sparse_input_is_refused_with_a_hint():
+def test_a_sparse_target_is_refused_with_a_hint():
     scipy_sparse = pytest.importorskip("scipy.sparse")
-    with pytest.raises(TypeError, match="sparse"):
-        DecisionTreeClassifier().fit(scipy_sparse.csr_matrix(X), Y)
+    with pytest.raises(TypeError, match="sparse y is not supported: pass a dense"):
+        DecisionTreeClassifier().fit(X, scipy_sparse.csr_matrix(np.asarray(Y)[:, None]))
 
 
 def test_y_problems():
@@ -198,15 +198,17 @@ def test_more_classes_than_the_class_code_holds_are_refused():
         DecisionTreeClassifier().fit(X, y)
 
 
-def test_sparse_input_is_refused_before_categories_are_looked_at():
+def test_sparse_input_fits_as_its_dense_twin_in_every_mode():
     from scipy.sparse import csr_matrix
 
-    X = csr_matrix(np.eye(6))
+    X = np.eye(6)
     y = [0, 1, 0, 1, 0, 1]
     for params in (dict(categorical_features="auto"), dict(algorithm="c4.5"),
-                   dict(splitter="hist")):
-        with pytest.raises(TypeError, match="sparse input is not supported"):
-            DecisionTreeClassifier(**params).fit(X, y)
+                   dict(splitter="hist"), dict(categorical_features=[0])):
+        sparse = DecisionTreeClassifier(random_state=0, **params).fit(csr_matrix(X), y)
+        dense = DecisionTreeClassifier(random_state=0, **params).fit(X, y)
+        np.testing.assert_array_equal(sparse.tree_.feature, dense.tree_.feature)
+        np.testing.assert_array_equal(sparse.tree_.threshold, dense.tree_.threshold)
 
 
 @pytest.mark.parametrize("cv, message", [
