@@ -44,8 +44,14 @@ def make_data(spec):
         X = np.where(np.isnan(X), None, (base * 3).astype(int).astype(str).astype(object))
         X = np.asarray(X, dtype=object)
         X[:, 0] = [f"c{int(v)}" if v is not None else None for v in X[:, 0]]
-    if spec["inf"] and kind in ("float64", "float32") and n:
+    if spec["inf"] and kind in ("float64", "float32", "sparse") and n:
         X[0, 0] = np.inf
+    if kind == "sparse":
+        # most cells zero, the rest (NaN and inf included) stored, some zeros stored
+        import scipy.sparse as sp
+        X[rng.rand(n, d) < 0.6] = 0.0
+        X = sp.csr_matrix(X)
+        X.data[::4] = 0.0
     y = _target(rng, spec, n)
     if spec.get("n_outputs", 1) > 1:
         y = np.column_stack([y] + [_target(rng, spec, n)
