@@ -190,3 +190,28 @@ def test_hist_threads_and_refusals():
             DecisionTreeClassifier(splitter="hist", **bad).fit(whole, y)
     with pytest.raises(ValueError, match="'splitter' parameter of DecisionTreeClassifier must be"):
         DecisionTreeClassifier(splitter="randomised").fit(X, y)
+
+
+@pytest.mark.parametrize("zeros", [0.5, 0.8, 0.99])
+def test_a_heavy_value_is_a_bin_of_its_own(zeros):
+    # the zeros of a sparse column, amid values on both sides of 0
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=20000)
+    x[rng.random(20000) < zeros] = 0.0
+    t = fit_bins(x[:, None].astype(np.float32), 255)[0]
+    i = np.searchsorted(t, 0.0)
+    in_bin = x[(x > t[i - 1]) & (x <= t[i])]
+    assert np.all(in_bin == 0.0)
+    assert np.all(np.diff(t) > 0) and t.shape[0] <= 254
+
+
+def test_many_heavy_values_never_make_more_bins_than_allowed():
+    rng = np.random.default_rng(1)
+    spread = rng.normal(size=4650) * 1e3
+    for max_bins in (4, 16, 255):
+        # many heavy values; a few heavy values, each just over a bin's share of
+        # 16 bins, amid many distinct ones (edges of both kinds compete for room)
+        for x in (np.r_[np.repeat(np.arange(600.0), 7), spread[:300]],
+                  np.r_[np.repeat([-5.0, 0.0, 5.0], 450), spread]):
+            t = fit_bins(x[:, None].astype(np.float32), max_bins)[0]
+            assert 0 < t.shape[0] <= max_bins - 1 and np.all(np.diff(t) > 0)
