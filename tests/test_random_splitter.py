@@ -249,3 +249,36 @@ def test_accuracy_on_shipped_datasets_is_scikit_learns_within_noise():
                           *split, range(15))
     noise = np.sqrt(ours.var(ddof=1) / 15 + theirs.var(ddof=1) / 15)
     assert abs(ours.mean() - theirs.mean()) <= 3 * noise + 1e-3
+
+
+def test_best_first_growth_pruning_and_exports_take_random_trees():
+    X = _skewed(500, 4, 17)
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0.2).astype(int) ^ (np.random.default_rng(18)
+                                                         .random(500) < 0.1)
+    limited = dtree.ExtraTreeClassifier(random_state=0, max_leaf_nodes=12).fit(X, y)
+    assert limited.get_n_leaves() == 12
+    full = dtree.ExtraTreeClassifier(random_state=0).fit(X, y)
+    # cost-complexity pruning of a random tree: its pruned trees are subtrees of it
+    path = full.cost_complexity_pruning_path(X, y)
+    alpha = path.ccp_alphas[len(path.ccp_alphas) // 2]
+    pruned = dtree.ExtraTreeClassifier(random_state=0, ccp_alpha=alpha).fit(X, y)
+    assert pruned.get_n_leaves() < full.get_n_leaves()
+    assert set(pruned.tree_.threshold[pruned.tree_.children_left != -1]) <= set(
+        full.tree_.threshold[full.tree_.children_left != -1])
+    chosen = dtree.ExtraTreeClassifier(random_state=0, ccp_alpha="cv").fit(X, y)
+    assert 1 <= chosen.get_n_leaves() < full.get_n_leaves()
+    from dtree.export import export_graphviz, export_text
+    text = export_text(limited)
+    assert text.count("class:") == 12
+    assert export_graphviz(limited).count("->") == 2 * 11
+
+
+def test_random_regression_trees_run_in_onnx():
+    onnxruntime = pytest.importorskip("onnxruntime")
+    from dtree.export import to_onnx
+    X = _skewed(400, 3, 19)
+    y = X @ np.array([3.0, -2.0, 1.0])
+    reg = dtree.ExtraTreeRegressor(random_state=0, max_depth=9).fit(X, y)
+    session = onnxruntime.InferenceSession(to_onnx(reg).SerializeToString())
+    (values,) = session.run(None, {session.get_inputs()[0].name: X})
+    np.testing.assert_allclose(values.ravel(), reg.predict(X), rtol=1e-6)
