@@ -10,8 +10,8 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0):
     Returns a list of float64 arrays: feature f's codes are the number of its
     thresholds below a value. A feature with at most ``max_bins`` distinct
     values gets one bin per value (thresholds at the midpoints); otherwise
-    bins hold about equal numbers of samples, and a value holding more than a
-    bin's share (the zeros of a sparse column) is a bin of its own.
+    a value holding more than a bin's share (the zeros of a sparse column) is a
+    bin of its own and the other bins hold about equal numbers of samples.
     """
     X = np.asarray(X, dtype=np.float32)
     n = X.shape[0]
@@ -33,23 +33,27 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0):
 
 def _bin_ends(counts, max_bins):
     """The index of the last distinct value of each bin but the last (at most
-    max_bins - 1 of them, increasing), for distinct values with these counts."""
+    max_bins - 1 of them, increasing), for distinct values with these counts.
+
+    A value holding more than a bin's share of the rows gets edges on both sides,
+    heaviest first while there is room; the other edges split the remaining rows
+    into bins of about equal counts (so a heavy value does not swallow them)."""
     n_values = counts.shape[0]
-    cum = np.cumsum(counts)
-    # cut where the cumulative count crosses k/max_bins of the total ...
-    targets = cum[-1] * np.arange(1, max_bins) / max_bins
-    quantile_ends = np.unique(np.searchsorted(cum, targets, side="left"))
-    # ... and on both sides of a heavy value, heaviest first while there is room
-    heavy = np.flatnonzero(counts * max_bins > cum[-1])
+    total = counts.sum()
+    heavy = np.flatnonzero(counts * max_bins > total)
     heavy = heavy[np.argsort(-counts[heavy], kind="stable")]
-    own = np.concatenate([np.stack([heavy - 1, heavy], axis=1).ravel(), [-1]])
+    own = np.stack([heavy - 1, heavy], axis=1).ravel()
     own = own[(own >= 0) & (own < n_values - 1)]
     own = own[np.sort(np.unique(own, return_index=True)[1])][:max_bins - 1]
-    rest = np.setdiff1d(quantile_ends[quantile_ends < n_values - 1], own)
     room = max_bins - 1 - own.shape[0]
-    if rest.shape[0] > room:
-        rest = rest[np.unique(np.linspace(0, rest.shape[0] - 1, room).round().astype(int))] \
-            if room > 0 else rest[:0]
+    light = np.where(np.isin(np.arange(n_values), heavy), 0, counts)
+    cum = np.cumsum(light)
+    rest = np.zeros(0, dtype=np.intp)
+    if room > 0 and cum[-1] > 0:
+        # cut where the cumulative count of the other rows crosses k/(room + 1)
+        targets = cum[-1] * np.arange(1, room + 1) / (room + 1)
+        rest = np.unique(np.searchsorted(cum, targets, side="left"))
+        rest = rest[rest < n_values - 1]
     return np.union1d(own, rest).astype(np.intp)
 
 
