@@ -419,36 +419,25 @@ cdef extern from *:
 # itself: any q between the candidates the tie rule averages gives the same loss,
 # so the scans skip that rule (``quantile_stats`` applies it to the nodes' values).
 
-cdef struct RankSet:
-    # unit weights, the prefixes: a bitset of the ranks present and a pointer to
-    # the quantile's rank with the count and sum of targets below it. One add
-    # moves the quantile by at most one present rank (a word scan of the bitset),
-    # so a pass costs O(n) plus O(n log n / 64) word reads.
-    word_t* present
+cdef struct RankWalk:
+    # unit weights: a set of the node's ranks (0..n-1) as the set bits of a bitset
+    # (``flip`` 0: the prefixes, filled by ``rank_add``) or as its clear bits
+    # below n (``flip`` ~0: the suffixes, the ranks the prefix has not taken,
+    # emptied by ``rest_remove`` while the prefix fills, so they need no pass of
+    # their own), and a pointer to the set's quantile with the count and sum of
+    # the members below it. One add or removal moves the quantile by at most one
+    # member (a word scan of the bitset), so a pass costs O(n) plus O(n log n / 64)
+    # word reads; the prefix's and the suffix's pointers are independent chains
+    # of work that the processor overlaps.
+    word_t* bits
+    word_t flip
     const double* ysorted   # the node's targets in ascending order: y of each rank
     Py_ssize_t count
     Py_ssize_t r            # the quantile's rank, -1 while empty
-    Py_ssize_t below        # how many present ranks lie below r
+    Py_ssize_t below        # how many members lie below r
     double y_below          # ... and the sum of their targets
-    double sy               # the sum of all targets added
+    double sy               # the sum of all members' targets
     bint half               # tau is 1/2: the count below is count // 2
-
-
-cdef struct RankRest:
-    # unit weights, the suffixes: the node's ranks a RankSet has not taken (the
-    # zero bits of its bitset below n), walked by a pointer of their own while the
-    # RankSet fills, so the suffixes need no pass of their own. A sample moved to
-    # the prefix is a removal here, which again moves the quantile by at most one
-    # rank; the two pointers are independent chains of work that the processor
-    # overlaps.
-    const word_t* taken     # the RankSet's bitset: a set bit is a rank in the prefix
-    const double* ysorted
-    Py_ssize_t count
-    Py_ssize_t r            # the quantile's rank
-    Py_ssize_t below        # how many untaken ranks lie below r
-    double y_below          # ... and the sum of their targets
-    double sy               # the sum of all untaken targets
-    bint half
 
 
 cdef struct Fenwick:
@@ -492,11 +481,17 @@ cdef inline Py_ssize_t prev_present(const word_t* bits, Py_ssize_t r,
     return (word << 6) + 63 - dtree_clz64(x)
 
 
-cdef inline void rank_reset(RankSet* t, Py_ssize_t n) noexcept nogil:
-    # (room for (n >> 6) + 2 words: a sentinel rank n present, then clear bits,
-    # so the half-level updates may look for a neighbour they end up not using)
-    memset(t.present, 0, ((n >> 6) + 2) * sizeof(word_t))
-    t.present[n >> 6] |= (<word_t>1) << (n & 63)
+cdef inline void rank_reset(RankWalk* t, word_t* bits, const double* ysorted,
+                            Py_ssize_t n, double tau) noexcept nogil:
+    """An empty prefix over ``bits`` (room for (n >> 6) + 2 words: a sentinel rank
+    n present, then clear bits, so the half-level updates may look for a
+    neighbour they end up not using)."""
+    memset(bits, 0, ((n >> 6) + 2) * sizeof(word_t))
+    bits[n >> 6] |= (<word_t>1) << (n & 63)
+    t.bits = bits
+    t.flip = 0
+    t.ysorted = ysorted
+    t.half = tau == 0.5
     t.count = 0
     t.r = -1
     t.below = 0
@@ -504,11 +499,11 @@ cdef inline void rank_reset(RankSet* t, Py_ssize_t n) noexcept nogil:
     t.sy = 0.0
 
 
-cdef inline void rank_add(RankSet* t, Py_ssize_t rank, double tau) noexcept nogil:
+cdef inline void rank_add(RankWalk* t, Py_ssize_t rank, double tau) noexcept nogil:
     """Add the sample at ``rank`` (target ``ysorted[rank]``)."""
     cdef Py_ssize_t need
     cdef double y = t.ysorted[rank]
-    t.present[rank >> 6] |= (<word_t>1) << (rank & 63)
+    t.bits[rank >> 6] |= (<word_t>1) << (rank & 63)
     t.count += 1
     t.sy += y
     if t.r < 0:
@@ -521,16 +516,16 @@ cdef inline void rank_add(RankSet* t, Py_ssize_t rank, double tau) noexcept nogi
     # or 1 each, so the pointer moves one step at most
     need = below_count(t.count, t.half, tau)
     if t.below > need:
-        t.r = prev_present(t.present, t.r, 0)
+        t.r = prev_present(t.bits, t.r, 0)
         t.below -= 1
         t.y_below -= t.ysorted[t.r]
     elif t.below < need:
         t.below += 1
         t.y_below += t.ysorted[t.r]
-        t.r = next_present(t.present, t.r, 0)
+        t.r = next_present(t.bits, t.r, 0)
 
 
-cdef inline void rank_add_half(RankSet* t, Py_ssize_t rank) noexcept nogil:
+cdef inline void rank_add_half(RankWalk* t, Py_ssize_t rank) noexcept nogil:
     """``rank_add`` at tau = 1/2 (after the first add), without a branch on the
     side of the quantile the rank falls: with an odd count the quantile can only
     step down (to its predecessor, when the rank is below it), with an even
@@ -540,21 +535,21 @@ cdef inline void rank_add_half(RankSet* t, Py_ssize_t rank) noexcept nogil:
     cdef double y = t.ysorted[rank]
     cdef bint lt = rank < t.r
     cdef Py_ssize_t to
-    t.present[rank >> 6] |= (<word_t>1) << (rank & 63)
+    t.bits[rank >> 6] |= (<word_t>1) << (rank & 63)
     t.count += 1
     t.sy += y
     if t.count & 1:
-        to = prev_present(t.present, t.r, 0)
+        to = prev_present(t.bits, t.r, 0)
         t.y_below += (y - t.ysorted[to]) if lt else 0.0
         t.r = to if lt else t.r
     else:
-        to = next_present(t.present, t.r, 0)    # (the sentinel, at worst)
+        to = next_present(t.bits, t.r, 0)    # (the sentinel, at worst)
         t.below += 1
         t.y_below += y if lt else t.ysorted[t.r]
         t.r = t.r if lt else to
 
 
-cdef inline void rest_remove_half(RankRest* c, Py_ssize_t rank) noexcept nogil:
+cdef inline void rest_remove_half(RankWalk* c, Py_ssize_t rank) noexcept nogil:
     """``rest_remove`` at tau = 1/2, the same way as ``rank_add_half``: an odd
     count left means the quantile steps down unless the rank was below it, an
     even one that it steps up if the rank was at or below it."""
@@ -564,21 +559,22 @@ cdef inline void rest_remove_half(RankRest* c, Py_ssize_t rank) noexcept nogil:
     c.count -= 1
     c.sy -= y
     if c.count & 1:
-        to = prev_present(c.taken, c.r, ~<word_t>0)
+        to = prev_present(c.bits, c.r, ~<word_t>0)
         c.below -= 1
         c.y_below -= y if lt else c.ysorted[to]
         c.r = c.r if lt else to
     else:
-        to = next_present(c.taken, c.r, ~<word_t>0)   # (past n at worst: clear bits)
+        to = next_present(c.bits, c.r, ~<word_t>0)   # (past n at worst: clear bits)
         c.y_below += (c.ysorted[c.r] - y) if lt else 0.0
         c.r = to if rank <= c.r else c.r
 
 
-cdef inline void rest_begin(RankRest* c, const RankSet* t, Py_ssize_t n, double tau,
+cdef inline void rest_begin(RankWalk* c, const RankWalk* t, Py_ssize_t n, double tau,
                             const double* sums) noexcept nogil:
-    """Point c at all n ranks, which t (empty) has not taken yet; ``sums``: the sum
-    of the n targets and of those below the quantile's rank."""
-    c.taken = t.present
+    """The suffixes' walk: all n ranks, which the prefix t (empty) has not taken
+    yet; ``sums``: the sum of the n targets and of those below their quantile."""
+    c.bits = t.bits
+    c.flip = ~(<word_t>0)
     c.ysorted = t.ysorted
     c.half = t.half
     c.count = n
@@ -588,9 +584,9 @@ cdef inline void rest_begin(RankRest* c, const RankSet* t, Py_ssize_t n, double 
     c.y_below = sums[1]
 
 
-cdef inline void rest_remove(RankRest* c, Py_ssize_t rank, double tau) noexcept nogil:
-    """The sample at ``rank`` has moved to the prefix (its bit is set in ``taken``);
-    at least one sample stays."""
+cdef inline void rest_remove(RankWalk* c, Py_ssize_t rank, double tau) noexcept nogil:
+    """The sample at ``rank`` has moved to the prefix (its bit is set now); at
+    least one sample stays."""
     cdef Py_ssize_t need
     cdef double y = c.ysorted[rank]
     c.count -= 1
@@ -602,33 +598,30 @@ cdef inline void rest_remove(RankRest* c, Py_ssize_t rank, double tau) noexcept 
     elif rank == c.r:
         # the quantile itself went: its successor has as many ranks below it
         if c.below == need:
-            c.r = next_present(c.taken, c.r, ~<word_t>0)
+            c.r = next_present(c.bits, c.r, ~<word_t>0)
             return
     if c.below > need:
-        c.r = prev_present(c.taken, c.r, ~<word_t>0)
+        c.r = prev_present(c.bits, c.r, ~<word_t>0)
         c.below -= 1
         c.y_below -= c.ysorted[c.r]
     elif c.below < need:
         c.below += 1
         c.y_below += c.ysorted[c.r]
-        c.r = next_present(c.taken, c.r, ~<word_t>0)
+        c.r = next_present(c.bits, c.r, ~<word_t>0)
 
 
-cdef inline double rank_loss(const double* ysorted, Py_ssize_t r, Py_ssize_t count,
-                             double sy, Py_ssize_t below, double y_below,
-                             const QuantileLoss* ql) noexcept nogil:
-    """The pinball loss of a RankSet's or a RankRest's samples about their quantile."""
-    return pinball_loss(ql, ysorted[r], <double>count, sy, <double>below, y_below)
+cdef inline double rank_loss(const RankWalk* t, const QuantileLoss* ql) noexcept nogil:
+    """The pinball loss of the members about their quantile."""
+    return pinball_loss(ql, t.ysorted[t.r], <double>t.count, t.sy, <double>t.below,
+                        t.y_below)
 
 
-cdef inline double rank_value(const double* ysorted, const word_t* bits, word_t flip,
-                              Py_ssize_t r, Py_ssize_t count, Py_ssize_t below,
-                              const QuantileLoss* ql) noexcept nogil:
+cdef inline double rank_value(const RankWalk* t, const QuantileLoss* ql) noexcept nogil:
     """Their quantile with the tie rule (for the monotonic constraints, which
     compare the sides' values)."""
-    cdef double q = ysorted[r]
-    if below > 0 and <double>below == ql.tau * <double>count:
-        q = 0.5 * (ysorted[prev_present(bits, r, flip)] + q)
+    cdef double q = t.ysorted[t.r]
+    if t.below > 0 and <double>t.below == ql.tau * <double>t.count:
+        q = 0.5 * (t.ysorted[prev_present(t.bits, t.r, t.flip)] + q)
     return q
 
 

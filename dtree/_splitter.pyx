@@ -40,7 +40,7 @@ from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
                           node_value,
                           quantile_loss, quantile_stats, record_children, reg_proxy,
-                          RankRest, RankSet, below_count, fenwick_add, fenwick_loss, fenwick_reset,
+                          RankWalk, below_count, fenwick_add, fenwick_loss, fenwick_reset,
                           fenwick_value, rank_add, rank_add_half, rank_loss, rank_reset, rank_value,
                           rest_begin, rest_remove, rest_remove_half,
                           sklearn_score,
@@ -72,6 +72,14 @@ cdef inline double regression_key(int crit, double sl, double wl, double total,
     # the tie key of a one-output regression cut from its left side's sums
     cdef double sr = total - sl
     return sklearn_score(crit, &sl, &sr, 1, 1, wl, weight - wl)
+
+
+cdef inline Py_ssize_t known_end(const DTYPE_t* v, Py_ssize_t start,
+                                 Py_ssize_t end) noexcept nogil:
+    # the end of a segment's numbers: missing values (NaN) sort last
+    while end > start and v[end - 1] != v[end - 1]:
+        end -= 1
+    return end
 
 
 cdef inline Py_ssize_t last_cut(Py_ssize_t end_known, Py_ssize_t n_missing,
@@ -319,8 +327,7 @@ cdef void sequence_losses(Scratch* s, const QuantileScanArgs* a, Py_ssize_t m,
     cdef Py_ssize_t i
     cdef const int* seq = s.ranks
     cdef double tau = a.ql.tau
-    cdef RankSet left
-    cdef RankRest right
+    cdef RankWalk left, right
     cdef Fenwick* t = &s.weighted
     cdef QuantileLoss qloss = a.ql[0]      # (a local: no store can alias it)
     cdef const QuantileLoss* ql = &qloss
@@ -328,10 +335,7 @@ cdef void sequence_losses(Scratch* s, const QuantileScanArgs* a, Py_ssize_t m,
         return
     if a.sw == NULL:
         # one pass: each sample joins the prefix and leaves the suffix
-        left.present = s.present
-        left.ysorted = a.ysorted
-        left.half = tau == 0.5
-        rank_reset(&left, m)
+        rank_reset(&left, s.present, a.ysorted, m, tau)
         rest_begin(&right, &left, m, tau, a.node_sums)
         for i in range(m - 1):
             # (the first add, and the removal that leaves one, the general way)
@@ -343,15 +347,11 @@ cdef void sequence_losses(Scratch* s, const QuantileScanArgs* a, Py_ssize_t m,
                 rest_remove_half(&right, seq[i])
             else:
                 rest_remove(&right, seq[i], tau)
-            store_loss(s.loss_left, i, rank_loss(a.ysorted, left.r, left.count, left.sy,
-                                                 left.below, left.y_below, ql), accumulate)
-            store_loss(s.loss_right, i, rank_loss(a.ysorted, right.r, right.count, right.sy,
-                                                  right.below, right.y_below, ql), accumulate)
+            store_loss(s.loss_left, i, rank_loss(&left, ql), accumulate)
+            store_loss(s.loss_right, i, rank_loss(&right, ql), accumulate)
             if values:
-                s.value_left[i] = rank_value(a.ysorted, left.present, 0, left.r, left.count,
-                                             left.below, ql)
-                s.value_right[i] = rank_value(a.ysorted, right.taken, ~(<word_t>0), right.r,
-                                              right.count, right.below, ql)
+                s.value_left[i] = rank_value(&left, ql)
+                s.value_right[i] = rank_value(&right, ql)
         return
     t.ysorted = a.ysorted
     fenwick_reset(t, m)
@@ -989,8 +989,7 @@ cdef class Splitter:
         cdef double weights[2]
         cdef int code, d
         cdef bint tail_direct
-        while end_known > start and v[end_known - 1] != v[end_known - 1]:
-            end_known -= 1
+        end_known = known_end(v, start, end)
         memset(child_stats, 0, 2 * S * sizeof(double))
         weights[0] = 0.0
         weights[1] = 0.0
@@ -1061,8 +1060,7 @@ cdef class Splitter:
         cdef float t32
         cdef int code, first = -1
         cdef bint any_left = False, any_right = False
-        while end_known > start and v[end_known - 1] != v[end_known - 1]:
-            end_known -= 1
+        end_known = known_end(v, start, end)
         clear_split(cut, end)
         cut.feature = f
         cut.den = 1.0
@@ -1241,8 +1239,7 @@ cdef class Splitter:
         if self.n_categories[f] > 0:
             self._scan_categorical(s, f, start, end, stats, weight, best)
             return
-        while end_known > start and v[end_known - 1] != v[end_known - 1]:
-            end_known -= 1
+        end_known = known_end(v, start, end)
         n_missing = end - end_known
         if self.n_outputs > 1 and self.yorder != NULL:
             self._scan_quantile_outputs(s, f, start, end, n_missing, False, weight, best)
