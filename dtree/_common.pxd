@@ -60,6 +60,8 @@ cdef struct Node:
     double lower, upper         # monotonic constraints: the bounds of its value
     Py_ssize_t n_constant       # depth-first growth: features known constant here (the
                                 # splitter's constant_features[:n_constant]), from its parent
+    Py_ssize_t* seg             # sparse splitter: its segments of the features' non-zeros
+                                # (``_sparse``), NULL for the root and other splitters
 
 
 cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssize_t depth,
@@ -74,6 +76,7 @@ cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssiz
     node.impurity = impurity
     node.weight = weight
     node.hist = NULL
+    node.seg = NULL
     node.forced_feature = -1
     node.lower = -INFINITY
     node.upper = INFINITY
@@ -365,3 +368,56 @@ cdef inline int count_bits(const word_t* bits) noexcept nogil:
             x &= x - 1
             n += 1
     return n
+
+
+# ---------------------------------------------------------------- stable partitions
+ctypedef fused payload_t:
+    class_t     # class code
+    double      # regression target
+
+
+cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
+                                   const unsigned long long* goes_left, DTYPE_t* tmp_v,
+                                   int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
+                                   Py_ssize_t end) noexcept nogil:
+    """Stable partition of one segment (values, sample ids, the K targets beside
+    each value) into left + right.
+
+    Branch-free: every entry is written both to the in-place left cursor (never
+    ahead of the read position) and to the scratch right cursor, and only the
+    cursor of its side advances. (``partition_rows`` calls it with a literal K.)
+    """
+    cdef Py_ssize_t p, nl = start, nr = 0, k
+    cdef int i
+    cdef int s
+    for p in range(start, end):
+        i = ix[p]
+        s = <int>bit_is_set(goes_left, i)
+        v[nl] = v[p]
+        tmp_v[nr] = v[p]
+        for k in range(K):
+            tmp_y[nr * K + k] = y[p * K + k]
+            y[nl * K + k] = y[p * K + k]
+        ix[nl] = i
+        tmp_i[nr] = i
+        nl += s
+        nr += 1 - s
+    memcpy(v + nl, tmp_v, nr * sizeof(DTYPE_t))
+    memcpy(ix + nl, tmp_i, nr * sizeof(int))
+    memcpy(y + nl * K, tmp_y, nr * K * sizeof(payload_t))
+
+
+cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, int* tmp,
+                               Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+    """Stable partition of a segment of sample ids into left + right (see
+    ``partition_segment``)."""
+    cdef Py_ssize_t p, nl = start, nr = 0
+    cdef int i, side
+    for p in range(start, end):
+        i = ids[p]
+        side = <int>bit_is_set(goes_left, i)
+        ids[nl] = i
+        tmp[nr] = i
+        nl += side
+        nr += 1 - side
+    memcpy(ids + nl, tmp, nr * sizeof(int))

@@ -64,6 +64,17 @@ cdef inline void add_sample(double* stats, int crit, Py_ssize_t code, double y,
         stats[1] += w * y * y
 
 
+cdef inline void add_outputs(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
+                             const int* codes, const double* targets, Py_ssize_t i,
+                             double w) noexcept nogil:
+    """Add sample i (its row of ``codes`` or ``targets``, by sample then output) to
+    a node's statistics: one block of ``stride`` values per output."""
+    cdef Py_ssize_t k
+    for k in range(n_outputs):
+        add_sample(stats + k * stride, crit, codes[i * n_outputs + k] if codes != NULL else 0,
+                   targets[i * n_outputs + k] if targets != NULL else 0.0, w)
+
+
 cdef struct Side:
     double w      # weighted number of samples on this side
     double acc    # gini: sum_k c_k^2; entropy: sum_k c_k ln c_k; squared error: sum w*y
@@ -326,6 +337,33 @@ cdef inline double sklearn_score(int crit, const double* left, const double* rig
     if crit == CRIT_SQUARED_ERROR:
         return sklearn_mse_score(left, right, stride, n_outputs, wl, wr)
     return 0.0
+
+
+cdef inline double pair_proxy(int crit, double w0, double w1, const double* y0,
+                              const double* y1, const double* stats, Py_ssize_t n_outputs,
+                              double weight, double* sl, double* den,
+                              double* key) noexcept nogil:
+    """The proxy of a two-sample regression node's split, sample 0 left (weight
+    ``w0``, targets ``y0``) and sample 1 right, and its tie key (``sl``: room for
+    2 n_outputs sums). One output of squared error takes each side's own sum, so
+    that the two orientations score equal to the bit and the tie key decides."""
+    cdef Py_ssize_t k, K = n_outputs
+    cdef double sl0, sr0, num
+    key[0] = 0.0
+    if K > 1:
+        for k in range(K):
+            sl[k] = w0 * y0[k]
+        num = reg_proxy_outputs(crit, w0, sl, weight - w0, stats, K, den)
+        for k in range(K):
+            sl[K + k] = stats[2 * k] - sl[k]
+        key[0] = sklearn_score(crit, sl, sl + K, 1, K, w0, weight - w0)
+        return num
+    sl0 = w0 * y0[0]
+    if crit == CRIT_SQUARED_ERROR:
+        sr0 = stats[0] - sl0
+        key[0] = sklearn_score(crit, &sl0, &sr0, 1, 1, w0, weight - w0)
+        return reg_proxy(crit, w0, sl0, w1, w1 * y1[0], den)
+    return reg_proxy(crit, w0, sl0, weight - w0, stats[0] - sl0, den)
 
 
 cdef inline double node_value(int crit, const double* stats, double w) noexcept nogil:

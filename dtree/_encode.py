@@ -13,7 +13,7 @@ import numpy as np
 from . import _categorical as cat
 from . import _validation as val
 from ._frames import is_polars, polars_to_array
-from ._presets import categorical_spec
+from ._presets import algorithm, categorical_spec, criterion
 
 
 def missing_allowed(est):
@@ -29,6 +29,8 @@ def encode_fit_X(est, X):
     """
     names = val.get_feature_names(X)
     allow_nan = missing_allowed(est)
+    if val.is_sparse(X) and sparse_splitter_fits(est):
+        return _set_sparse_columns(est, val.sparse_fit_columns(X, allow_nan))
     if val.is_sparse(X):
         X = val.sparse_fit_matrix(X, allow_nan)
     X, text_columns = _unwrap_frame(X)
@@ -50,6 +52,29 @@ def encode_fit_X(est, X):
     if names is not None:
         est.feature_names_in_ = names
     elif hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    return X
+
+
+def sparse_splitter_fits(est):
+    """Whether a sparse X is grown by the sparse splitter (``_sparse``), which keeps
+    only its non-zeros; other configurations lay it out densely."""
+    return (est.splitter == "best" and algorithm(est) == "cart"
+            and criterion(est) not in ("absolute_error", "quantile")
+            # (a sparse matrix holds numbers: "auto" finds no category there)
+            and (categorical_spec(est) is None or _is_auto(categorical_spec(est))))
+
+
+def _is_auto(spec):
+    return isinstance(spec, str) and spec == "auto"
+
+
+def _set_sparse_columns(est, X):
+    """The column attributes of a sparse X: numeric columns without names."""
+    est.n_features_in_ = X.shape[1]
+    est.categorical_features_ = np.zeros(X.shape[1], dtype=bool)
+    est.categories_ = [None] * X.shape[1]
+    if hasattr(est, "feature_names_in_"):
         del est.feature_names_in_
     return X
 

@@ -26,7 +26,9 @@ from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_i
                        single_leaf_loss)
 from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, uniform_weight,
                        unscale_tree)
+from ._sparse import SparseSplitter
 from ._splitter import Splitter
+from ._validation import is_sparse
 from ._grow import build_tree
 
 _QUANTILE_CRITERIA = ("absolute_error", "quantile")
@@ -223,12 +225,19 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     if multiway and params.max_leaf_nodes > 0:
         raise ValueError("algorithm='id3' grows depth-first: max_leaf_nodes is not "
                          "supported with it")
-    splitter = Splitter(X, encoded_y, weights, _most_classes(n_classes), CRITERIA[criterion(est)],
-                        params.min_samples_leaf, params.min_weight_leaf,
-                        n_draw, seed, n_categories, multiway, n_threads(getattr(est, "n_jobs", 1)),
-                        quantile=float(getattr(est, "quantile", 0.5)),
-                        monotonic_cst=monotonic, value_tolerance=float(est.value_tolerance),
-                        index_order=multiway, random_split=est.splitter == "random")
+    if is_sparse(X):
+        splitter = SparseSplitter(X, encoded_y, weights, _most_classes(n_classes),
+                                  CRITERIA[criterion(est)], params.min_samples_leaf,
+                                  params.min_weight_leaf, n_draw, seed, monotonic_cst=monotonic,
+                                  value_tolerance=float(est.value_tolerance))
+    else:
+        splitter = Splitter(X, encoded_y, weights, _most_classes(n_classes), CRITERIA[criterion(est)],
+                            params.min_samples_leaf, params.min_weight_leaf,
+                            n_draw, seed, n_categories, multiway,
+                            n_threads(getattr(est, "n_jobs", 1)),
+                            quantile=float(getattr(est, "quantile", 0.5)),
+                            monotonic_cst=monotonic, value_tolerance=float(est.value_tolerance),
+                            index_order=multiway, random_split=est.splitter == "random")
     arrays = build_tree(splitter, **params.limits())
     del splitter  # free the presorted columns before building the Tree object
     est.max_features_ = n_draw

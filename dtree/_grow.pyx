@@ -27,6 +27,7 @@ from libc.string cimport memcpy
 from ._common cimport Node, SplitRecord, below_min_decrease, init_node
 from ._criterion cimport middle_value, node_impurity
 from ._hist cimport HistSplitter
+from ._sparse cimport SparseSplitter
 from ._splitter cimport Splitter
 from ._tree cimport NodeStore, bound_leaves
 from ._tree import initial_capacity
@@ -34,6 +35,7 @@ from ._tree import initial_capacity
 ctypedef fused splitter_t:
     Splitter
     HistSplitter
+    SparseSplitter
 
 
 cdef struct Limits:
@@ -104,7 +106,7 @@ def build_tree(splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
 
     Parameters
     ----------
-    splitter : Splitter or HistSplitter
+    splitter : Splitter, HistSplitter or SparseSplitter
     max_depth, min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease
         The limits, in the units the splitter sees (scaled weights).
     max_leaf_nodes : int
@@ -137,8 +139,10 @@ def build_tree(splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
         rc = _grow[Splitter](<Splitter> splitter, store, &lim, max_leaf_nodes)
     elif isinstance(splitter, HistSplitter):
         rc = _grow[HistSplitter](<HistSplitter> splitter, store, &lim, max_leaf_nodes)
+    elif isinstance(splitter, SparseSplitter):
+        rc = _grow[SparseSplitter](<SparseSplitter> splitter, store, &lim, max_leaf_nodes)
     else:
-        raise TypeError(f"splitter must be a Splitter or a HistSplitter, got "
+        raise TypeError(f"splitter must be a Splitter, HistSplitter or SparseSplitter, got "
                         f"{type(splitter).__name__}")
     if rc != 0:
         raise MemoryError("could not allocate memory for the tree")

@@ -28,13 +28,14 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport (CUT_SCORE, CUT_STOP, better, bit_is_set, check_cut, clear_bit,
+from ._common cimport (CUT_SCORE, CUT_STOP, better, partition_ids, partition_segment,
+                      payload_t, bit_is_set, check_cut, clear_bit,
                       clear_split, compare_score, count_bits, wins, draw_begin, draw_begin_fit,
                       draw_end, draw_next, draw_take, keep_better, keep_doubles, lowest_bit,
                       midpoint,
                       put_bit, rand_int, rand_uniform, record_candidate, scan_cut, set_bit,
                       tiny_weight)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
+from ._criterion cimport (add_outputs, pair_proxy, CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
@@ -109,42 +110,6 @@ cdef inline bint routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil
     return x <= split.threshold
 
 
-ctypedef fused payload_t:
-    class_t     # class code
-    double      # regression target
-
-
-cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
-                                   const unsigned long long* goes_left, DTYPE_t* tmp_v,
-                                   int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
-                                   Py_ssize_t end) noexcept nogil:
-    """Stable partition of one segment (values, sample ids, the K targets beside
-    each value) into left + right.
-
-    Branch-free: every entry is written both to the in-place left cursor (never
-    ahead of the read position) and to the scratch right cursor, and only the
-    cursor of its side advances. (``partition_rows`` calls it with a literal K.)
-    """
-    cdef Py_ssize_t p, nl = start, nr = 0, k
-    cdef int i
-    cdef int s
-    for p in range(start, end):
-        i = ix[p]
-        s = <int>bit_is_set(goes_left, i)
-        v[nl] = v[p]
-        tmp_v[nr] = v[p]
-        for k in range(K):
-            tmp_y[nr * K + k] = y[p * K + k]
-            y[nl * K + k] = y[p * K + k]
-        ix[nl] = i
-        tmp_i[nr] = i
-        nl += s
-        nr += 1 - s
-    memcpy(v + nl, tmp_v, nr * sizeof(DTYPE_t))
-    memcpy(ix + nl, tmp_i, nr * sizeof(int))
-    memcpy(y + nl * K, tmp_y, nr * K * sizeof(payload_t))
-
-
 cdef inline void partition_rows(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
                                 const unsigned long long* goes_left, DTYPE_t* tmp_v,
                                 int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
@@ -161,33 +126,6 @@ cdef inline void partition_rows(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
         partition_segment(v, ix, y, 4, goes_left, tmp_v, tmp_i, tmp_y, start, end)
     else:
         partition_segment(v, ix, y, K, goes_left, tmp_v, tmp_i, tmp_y, start, end)
-
-
-cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, int* tmp,
-                               Py_ssize_t start, Py_ssize_t end) noexcept nogil:
-    """Stable partition of a segment of sample ids into left + right (see
-    ``partition_segment``)."""
-    cdef Py_ssize_t p, nl = start, nr = 0
-    cdef int i, side
-    for p in range(start, end):
-        i = ids[p]
-        side = <int>bit_is_set(goes_left, i)
-        ids[nl] = i
-        tmp[nr] = i
-        nl += side
-        nr += 1 - side
-    memcpy(ids + nl, tmp, nr * sizeof(int))
-
-
-cdef inline void add_outputs(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
-                             const int* codes, const double* targets, Py_ssize_t i,
-                             double w) noexcept nogil:
-    """Add sample i (its row of ``codes`` or ``targets``, by sample then output) to
-    a node's statistics: one block of ``stride`` values per output."""
-    cdef Py_ssize_t k
-    for k in range(n_outputs):
-        add_sample(stats + k * stride, crit, codes[i * n_outputs + k] if codes != NULL else 0,
-                   targets[i * n_outputs + k] if targets != NULL else 0.0, w)
 
 
 cdef inline void add_row(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
@@ -477,8 +415,11 @@ cdef enum:
 
 cdef inline unsigned int float_key(DTYPE_t x) noexcept nogil:
     # Map float bits to an unsigned key with the same order: flip the sign bit
-    # of positives, all bits of negatives.
+    # of positives, all bits of negatives. -0.0 is 0.0, so that the zeros of a
+    # column keep the order of their samples (as the sparse splitter's zero block).
     cdef unsigned int u = (<unsigned int*> &x)[0]
+    if u == 0x80000000u:
+        u = 0
     if u & 0x80000000u:
         return ~u
     return u | 0x80000000u
@@ -1142,7 +1083,7 @@ cdef class Splitter:
         """
         cdef Py_ssize_t i, f, p, n = self.n_samples, K = self.n_outputs, k, o
         cdef Py_ssize_t first_left = -1
-        cdef double w0, w1, sl0, sr0
+        cdef double w0, w1
         cdef double num[2]
         cdef double den[2]
         cdef double key[2]
@@ -1173,29 +1114,12 @@ cdef class Splitter:
                 if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
                     clear_split(best, start + 2)
                     return False
-                key[o] = 0.0
                 if self.yorder != NULL:
-                    num[o], den[o] = 0.0, 1.0     # two one-sample children lose nothing
-                elif K > 1:
-                    for k in range(K):
-                        sl[k] = w0 * self.yval[p * K + k]
-                    num[o] = reg_proxy_outputs(self.criterion, w0, sl, weight - w0, stats, K,
-                                               &den[o])
-                    for k in range(K):
-                        sl[K + k] = stats[2 * k] - sl[k]
-                    key[o] = sklearn_score(self.criterion, sl, sl + K, 1, K, w0, weight - w0)
-                elif self.criterion == CRIT_SQUARED_ERROR:
-                    # each side's own sum: the two orientations' scores are then
-                    # equal to the bit, and scikit-learn's score decides
-                    sl0 = w0 * self.yval[p]
-                    num[o] = reg_proxy(self.criterion, w0, sl0, w1, w1 * self.yval[p + 1],
-                                       &den[o])
-                    sr0 = stats[0] - sl0
-                    key[o] = sklearn_score(self.criterion, &sl0, &sr0, 1, 1, w0, weight - w0)
+                    num[o], den[o], key[o] = 0.0, 1.0, 0.0   # two one-sample children lose nothing
                 else:
-                    sl0 = w0 * self.yval[p]
-                    num[o] = reg_proxy(self.criterion, w0, sl0, weight - w0, stats[0] - sl0,
-                                       &den[o])
+                    num[o] = pair_proxy(self.criterion, w0, w1, self.yval + p * K,
+                                        self.yval + (p + 1) * K, stats, K, weight, sl,
+                                        &den[o], &key[o])
                 if num[o] == -INFINITY:
                     clear_split(best, start + 2)
                     return False    # no valid split at all: the scan will say so

@@ -69,9 +69,9 @@ LAYOUT_BYTES_PER_CELL = 32
 def sparse_fit_matrix(X, allow_nan, memory_bytes=None):
     """The dense float32 training matrix of a sparse X (any scipy format).
 
-    The splitters lay every cell out anyway (a sparse splitter that stores only
-    the non-zeros is to come), so the dense matrix costs a fraction of the fit's
-    memory; a matrix whose layout would exceed half of the machine's memory is
+    For the configurations the sparse splitter does not take (``_encode.
+    sparse_splitter_fits``), whose splitters lay every cell out anyway, so the
+    dense matrix costs a fraction of the fit's memory; a matrix whose layout would exceed half of the machine's memory is
     refused with a ``MemoryError`` before anything is allocated.
 
     Parameters
@@ -94,12 +94,36 @@ def sparse_fit_matrix(X, allow_nan, memory_bytes=None):
         raise MemoryError(
             f"sparse X of shape {(n, d)} would be laid out densely at fit ({n * d} cells, "
             f"about {need / 2**30:.1f} GiB against {memory / 2**30:.1f} GiB of memory): "
-            "dtree fits sparse X through its dense presorted layout for now; select "
-            "fewer columns (or rows)")
+            "this configuration fits sparse X through the dense presorted layout (the "
+            "sparse splitter takes splitter='best', algorithm='cart' and criteria other "
+            "than absolute_error and quantile); select fewer columns (or rows)")
     dense = np.zeros((n, d), dtype=DTYPE)
     counts = np.diff(rows.indptr)
     dense[np.repeat(np.arange(n), counts), rows.indices] = rows.data
     return dense
+
+
+def sparse_fit_columns(X, allow_nan):
+    """A sparse X (any scipy format) validated for the sparse splitter: a CSC
+    matrix of float32 values with sorted row indices and no duplicates (stored
+    zeros are left for the splitter to drop).
+
+    Parameters
+    ----------
+    X : scipy sparse matrix or array
+    allow_nan : bool
+        Accept stored NaN as missing values.
+
+    Returns
+    -------
+    scipy.sparse.csc_matrix of shape (n_samples, n_features), float32
+    """
+    import scipy.sparse   # (sparse input came from scipy, so it is there)
+    rows = check_sparse_X(X, X.shape[1], allow_nan, estimator_name="the estimator")
+    csr = scipy.sparse.csr_matrix((rows.data, rows.indices, rows.indptr), shape=rows.shape)
+    csc = csr.tocsc()
+    csc.sort_indices()
+    return csc
 
 
 def _physical_memory():

@@ -1,0 +1,82 @@
+# cython: language_level=3
+"""Exact splitter over sparse columns (see _sparse.pyx)."""
+
+from ._common cimport DTYPE_t, FeatureDraw, Node, SplitRecord
+from ._criterion cimport Side
+
+
+cdef class SparseSplitter:
+    # --- problem (the fields the growers read, as the other splitters') ---
+    cdef readonly Py_ssize_t n_samples    # N
+    cdef readonly Py_ssize_t n_features   # d
+    cdef readonly Py_ssize_t n_outputs
+    cdef readonly Py_ssize_t n_stats      # per output: K class counts, or two target sums
+    cdef readonly int criterion
+    cdef readonly bint is_classifier
+    cdef readonly object monotonic_cst
+    cdef const signed char* monotonic
+    # --- constraints ---
+    cdef Py_ssize_t min_samples_leaf
+    cdef double min_weight_leaf
+    cdef double lower, upper              # the bounds of the node being split
+    cdef DTYPE_t tol
+    cdef FeatureDraw draw
+    cdef bint best_first
+    # --- layout: feature f's non-zeros (value, sample id) in [col_start[f], col_start[f+1]),
+    #     node segments contiguous and each in ascending order of value, NaN last ---
+    cdef DTYPE_t* vals
+    cdef int* ids
+    cdef int* samples                     # sample ids, node segments [start, end) contiguous,
+                                          # ascending within each
+    cdef Py_ssize_t* root_seg             # the root's segment list (see _sparse.pyx)
+    cdef const double* sw
+    cdef const int* y_codes               # by sample, then output
+    cdef const double* y_values
+    cdef const double* xlogx_table
+    # --- scratch ---
+    cdef unsigned long long* goes_left
+    cdef unsigned char* mark              # a byte per sample: in the split feature's segment
+    cdef Py_ssize_t* seg_lo               # per feature: the node's segment (empty: lo == hi)
+    cdef Py_ssize_t* seg_hi
+    cdef Py_ssize_t* mids                 # per listed feature: where its partition split it
+    cdef DTYPE_t* tmp_v
+    cdef int* tmp_i
+    cdef double* count_left
+    cdef double* count_right
+    cdef double* zero_stats               # a scan's zero block: the node's minus the entries'
+    cdef object _owned
+
+    # --- the growers' protocol (see _grow) ---
+    cdef void begin(self, bint best_first) noexcept nogil
+    cdef void root_stats(self, double* stats, double* weight) noexcept nogil
+    cdef int split(self, Node* node, const double* stats, double weight_root,
+                   SplitRecord* split, double* child_stats) noexcept nogil
+    cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil
+    cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
+                        bint right_grows, Node* left, Node* right) noexcept nogil
+    cdef void release(self, Node* node) noexcept nogil
+    cdef void finish(self) noexcept nogil
+    # --- the search ---
+    cdef const Py_ssize_t* _segments(self, const Node* node) noexcept nogil
+    cdef void _load(self, const Py_ssize_t* seg, bint on) noexcept nogil
+    cdef bint _is_constant(self, Py_ssize_t f, Py_ssize_t n_node) noexcept nogil
+    cdef Py_ssize_t _known_end(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    cdef Py_ssize_t _first_positive(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
+                          SplitRecord* best) noexcept nogil
+    cdef void _scan(self, Py_ssize_t f, Py_ssize_t n_node, const double* stats, double weight,
+                    SplitRecord* best) noexcept nogil
+    cdef void _scan_side(self, Py_ssize_t f, Py_ssize_t pz, Py_ssize_t ke, Py_ssize_t n_zero,
+                         double zero_weight, Py_ssize_t n_node, const double* stats,
+                         double weight, bint missing_left, SplitRecord* best) noexcept nogil
+    cdef void _move(self, double* cl, double* cr, Side* left, Side* right,
+                    Py_ssize_t i) noexcept nogil
+    cdef Py_ssize_t* _child_segments(self, const Py_ssize_t* seg, bint left) noexcept nogil
+    cdef Py_ssize_t _count_left(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    cdef void _finish_split(self, const Node* node, const double* stats, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil
+    cdef bint _route(self, int i, bint go_left, double* left_stats, double* right_stats,
+                     double* weights) noexcept nogil
+    cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
+                                const SplitRecord* split, double* left_stats,
+                                double* right_stats, double* weights) noexcept nogil

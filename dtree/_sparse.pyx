@@ -1,0 +1,616 @@
+# cython: language_level=3
+"""Exact best-split search on sparse columns: only the non-zeros are laid out.
+
+A sparse X (CSC) keeps each feature's explicit non-zeros, sorted once per fit
+by value (NaN last), the sample id beside each value. A node lists, for every
+feature with non-zeros among its samples, the segment of those entries that
+belong to it (a *segment list*: ``seg[0]`` triples ``(f, lo, hi)`` from
+``seg[1]``); after a split each listed segment is partitioned stably into left
+part + right part, so the children's segments stay sorted, as the dense layout
+does (``_splitter``). A feature's zeros in a node are never listed: they form
+one block between its negative and its positive values, whose statistics are
+the node's minus those of the entries. So a scan costs the feature's
+non-zeros in the node, a partition the node's non-zeros, and routing a split
+the node's samples (kept, ascending by id, in a segment of their own).
+
+The scan visits the candidates the dense scan visits, in the same order, and
+scores them with the same kernels (``_criterion``), and a split's children are
+summed in the dense order: the tree is the dense splitter's on the same X (bit
+for bit where the sums are exact, as with unit weights and integer targets;
+elsewhere up to the rounding of the zero block's sums, which decides only
+near-ties).
+
+Supported: the dense splitter's numeric search with every criterion except the
+quantile ones, several outputs, sample weights, missing values (stored NaN),
+monotonic constraints and ``value_tolerance``. ``_fit`` lays other
+configurations out densely.
+"""
+import numpy as np
+
+from libc.math cimport INFINITY
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+
+from ._common cimport (CUT_PASS, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
+                      draw_begin_fit, draw_end, draw_next, draw_take, keep_doubles, midpoint,
+                      partition_ids, partition_segment, put_bit, record_candidate,
+                      tiny_weight, wins, class_t)
+from ._criterion cimport (Side, add_outputs, pair_proxy, clf_move_count, clf_proxy,
+                          clf_side_acc, is_classification, is_quantile, monotonic_ok,
+                          node_entropy_terms, record_children, reg_proxy, reg_proxy_outputs,
+                          sklearn_score, stats_size)
+from ._criterion import xlogx_table
+
+
+cdef inline bint is_nan(DTYPE_t x) noexcept nogil:
+    return x != x
+
+
+cdef inline bint sparse_routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil:
+    # the rule of ``_splitter.routes_left`` for a numeric split
+    if x != x:
+        return split.missing_left
+    return x <= split.threshold
+
+
+cdef class SparseSplitter:
+    """The non-zeros of a sparse X, presorted, plus the scan and partition kernels.
+
+    Parameters
+    ----------
+    X : scipy.sparse CSC matrix of shape (n_samples, n_features), float32
+        Canonical: sorted indices, no duplicates (explicit zeros are dropped here).
+    y, sample_weight, n_classes, criterion, min_samples_leaf, min_weight_leaf,
+    max_features, seed, monotonic_cst, value_tolerance
+        As ``_splitter.Splitter``'s.
+    """
+
+    def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
+                  Py_ssize_t min_samples_leaf, double min_weight_leaf,
+                  Py_ssize_t max_features, unsigned int seed, monotonic_cst=None,
+                  double value_tolerance=0.0):
+        if is_quantile(criterion):
+            raise ValueError("the sparse splitter has no quantile criteria")
+        cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        self.n_outputs = y.shape[1] if y.ndim == 2 else 1
+        self.n_samples = n
+        self.n_features = d
+        self.criterion = criterion
+        self.is_classifier = is_classification(criterion)
+        self.n_stats = self.n_outputs * stats_size(criterion, n_classes)
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_leaf = min_weight_leaf
+        self.tol = <DTYPE_t>value_tolerance
+        self.draw.seed = seed
+        self.draw.n_features = d
+        self.draw.max_features = max_features
+        self.best_first = False
+        self.lower = -INFINITY
+        self.upper = INFINITY
+
+        vals, ids, col_start = sorted_entries(X)
+        # the root's segment list: every feature with non-zeros
+        listed = np.flatnonzero(np.diff(col_start) > 0)
+        root = np.empty(1 + 3 * listed.shape[0], dtype=np.intp)
+        root[0] = listed.shape[0]
+        root[1::3] = listed
+        root[2::3] = col_start[listed]
+        root[3::3] = col_start[listed + 1]
+        longest = int(np.diff(col_start).max(initial=0))
+        samples = np.arange(n, dtype=np.int32)
+        if self.is_classifier:
+            y = np.ascontiguousarray(y, dtype=np.int32).reshape(-1)
+        else:
+            y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
+        S = max(self.n_stats, 2)
+        doubles = np.zeros(3 * (S + 16), dtype=np.float64)
+        bounds = np.zeros((3, max(d, 1)), dtype=np.intp)
+        features = np.zeros((3, max(d, 1)), dtype=np.intp)
+        goes_left = np.zeros((n + 63) // 64 + 1, dtype=np.uint64)
+        mark = np.zeros(max(n, 1), dtype=np.uint8)
+        tmp_v = np.empty(max(longest, 1), dtype=np.float32)
+        tmp_i = np.empty(max(longest, n, 1), dtype=np.int32)
+        owned = [vals, ids, root, samples, y, doubles, bounds, features, goes_left, mark,
+                 tmp_v, tmp_i]
+
+        self.monotonic = NULL
+        self.monotonic_cst = None
+        cdef const signed char[::1] cst_view
+        if monotonic_cst is not None:
+            self.monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+            if self.monotonic_cst.shape != (d,):
+                raise ValueError("monotonic_cst must give one constraint per feature")
+            if d > 0:
+                cst_view = self.monotonic_cst
+                self.monotonic = &cst_view[0]
+
+        cdef DTYPE_t[::1] vv = vals, tv = tmp_v
+        cdef int[::1] iv = ids, sv = samples, ti = tmp_i
+        cdef Py_ssize_t[::1] rv = root
+        cdef Py_ssize_t[:, ::1] bv = bounds, fv = features
+        cdef double[::1] dv = doubles
+        cdef unsigned long long[::1] gv = goes_left
+        cdef unsigned char[::1] mv = mark
+        cdef const int[::1] yc
+        cdef const double[::1] yv
+        self.vals = &vv[0] if vv.shape[0] > 0 else NULL
+        self.ids = &iv[0] if iv.shape[0] > 0 else NULL
+        self.samples = &sv[0] if n > 0 else NULL
+        self.root_seg = &rv[0]
+        self.y_codes = NULL
+        self.y_values = NULL
+        if self.is_classifier:
+            yc = y
+            self.y_codes = &yc[0] if n > 0 else NULL
+        else:
+            yv = y
+            self.y_values = &yv[0] if n > 0 else NULL
+        self.count_left = &dv[0]
+        self.count_right = &dv[S + 16]
+        self.zero_stats = &dv[2 * (S + 16)]
+        self.seg_lo = &bv[0, 0]
+        self.seg_hi = &bv[1, 0]
+        self.mids = &bv[2, 0]
+        self.draw.features = &fv[0, 0]
+        self.draw.constant_features = &fv[1, 0]
+        self.draw.visit = &fv[2, 0]
+        self.draw.n_visit = 0
+        self.goes_left = &gv[0]
+        self.mark = &mv[0]
+        self.tmp_v = &tv[0]
+        self.tmp_i = &ti[0]
+        self.sw = keep_doubles(None if sample_weight is None else
+                               np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
+        self.xlogx_table = keep_doubles(
+            xlogx_table(criterion, n, sample_weight is not None, self.n_outputs), owned)
+        self._owned = owned
+
+    # ------------------------------------------------------------ the growers' protocol
+    cdef void begin(self, bint best_first) noexcept nogil:
+        self.best_first = best_first
+        draw_begin_fit(&self.draw)
+
+    cdef void root_stats(self, double* stats, double* weight) noexcept nogil:
+        """Statistics of the whole training set, summed in sample order (as the dense
+        splitter sums them)."""
+        cdef Py_ssize_t i
+        cdef double w, total = 0.0
+        memset(stats, 0, self.n_stats * sizeof(double))
+        for i in range(self.n_samples):
+            w = self.sw[i] if self.sw != NULL else 1.0
+            total += w
+            add_outputs(stats, self.criterion, self.n_outputs, self.n_stats // self.n_outputs,
+                        self.y_codes, self.y_values, i, w)
+        weight[0] = total
+
+    cdef int split(self, Node* node, const double* stats, double weight_root,
+                   SplitRecord* split, double* child_stats) noexcept nogil:
+        """The node's best split, its sides marked: 1, 0 (none valid) or -1 (its
+        segment list could not be allocated)."""
+        cdef const Py_ssize_t* seg = self._segments(node)
+        cdef Py_ssize_t j, n_known, n_node = node.end - node.start
+        cdef bint found
+        cdef unsigned int i
+        if seg == NULL:
+            return -1
+        self.lower = node.lower
+        self.upper = node.upper
+        self._load(seg, True)
+        # scikit-learn's draw (as the dense splitter's ``draw_features``); constants
+        # are carried down depth-first growth only
+        draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
+        j = draw_next(&self.draw)
+        while j >= 0:
+            draw_take(&self.draw, j, self._is_constant(self.draw.features[j], n_node))
+            j = draw_next(&self.draw)
+        node.n_constant = draw_end(&self.draw)
+
+        clear_split(split, node.end)
+        if not (n_node == 2 and self._split_pair(node.start, stats, node.weight, split)):
+            for i in range(self.draw.n_visit):
+                self._scan(self.draw.visit[i], n_node, stats, node.weight, split)
+        found = split.feature >= 0
+        if found:
+            split.proxy = split.num / split.den
+            self._finish_split(node, stats, weight_root, split, child_stats)
+        self._load(seg, False)
+        return found
+
+    cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil:
+        """Stable-partition the node's samples and every listed segment into left +
+        right (the sides ``split`` marked); ``mids`` keeps where each was cut."""
+        cdef const Py_ssize_t* seg = self._segments(node)
+        cdef Py_ssize_t t, lo, hi
+        if seg == NULL:
+            return
+        partition_ids(self.samples, self.goes_left, self.tmp_i, node.start, node.end)
+        for t in range(seg[0]):
+            lo = seg[2 + 3 * t]
+            hi = seg[3 + 3 * t]
+            partition_segment(self.vals, self.ids, <class_t*> NULL, 0, self.goes_left,
+                              self.tmp_v, self.tmp_i, <class_t*> NULL, lo, hi)
+            self.mids[t] = lo + self._count_left(lo, hi)
+
+    cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
+                        bint right_grows, Node* left, Node* right) noexcept nogil:
+        """The growing children's segment lists (a listed segment that the split
+        leaves empty on a side is not listed there); the node's is freed."""
+        cdef const Py_ssize_t* seg = self._segments(node)
+        if seg != NULL:
+            if left_grows:
+                left.seg = self._child_segments(seg, True)
+            if right_grows:
+                right.seg = self._child_segments(seg, False)
+        self.release(node)
+
+    cdef void release(self, Node* node) noexcept nogil:
+        free(node.seg)
+        node.seg = NULL
+
+    cdef void finish(self) noexcept nogil:
+        pass
+
+    # ------------------------------------------------------------ segment lists
+    cdef const Py_ssize_t* _segments(self, const Node* node) noexcept nogil:
+        # the root's list is the splitter's own; a child's NULL means its
+        # allocation failed
+        return self.root_seg if node.parent < 0 else node.seg
+
+    cdef Py_ssize_t* _child_segments(self, const Py_ssize_t* seg, bint left) noexcept nogil:
+        cdef Py_ssize_t t, m = 0, lo, hi, f
+        cdef Py_ssize_t* out
+        for t in range(seg[0]):
+            if (self.mids[t] > seg[2 + 3 * t]) if left else (seg[3 + 3 * t] > self.mids[t]):
+                m += 1
+        out = <Py_ssize_t*> malloc((1 + 3 * m) * sizeof(Py_ssize_t))
+        if out == NULL:
+            return NULL
+        out[0] = m
+        m = 0
+        for t in range(seg[0]):
+            f = seg[1 + 3 * t]
+            lo = seg[2 + 3 * t] if left else self.mids[t]
+            hi = self.mids[t] if left else seg[3 + 3 * t]
+            if hi > lo:
+                out[1 + 3 * m] = f
+                out[2 + 3 * m] = lo
+                out[3 + 3 * m] = hi
+                m += 1
+        return out
+
+    cdef void _load(self, const Py_ssize_t* seg, bint on) noexcept nogil:
+        """Set (or clear back to empty) each listed feature's segment bounds."""
+        cdef Py_ssize_t t, f
+        for t in range(seg[0]):
+            f = seg[1 + 3 * t]
+            self.seg_lo[f] = seg[2 + 3 * t] if on else 0
+            self.seg_hi[f] = seg[3 + 3 * t] if on else 0
+
+    cdef Py_ssize_t _count_left(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+        # entries of a partitioned segment on the left: their side bits
+        cdef Py_ssize_t p, m = 0
+        for p in range(lo, hi):
+            m += (self.goes_left[self.ids[p] >> 6] >> (self.ids[p] & 63)) & 1
+        return m
+
+    # ------------------------------------------------------------ the search
+    cdef bint _is_constant(self, Py_ssize_t f, Py_ssize_t n_node) noexcept nogil:
+        """The dense splitter's ``is_constant`` with the zeros as one block: all
+        values missing, or none missing and all equal (within ``tol``)."""
+        cdef Py_ssize_t lo = self.seg_lo[f], hi = self.seg_hi[f]
+        cdef bint zeros = n_node > hi - lo
+        cdef DTYPE_t least, greatest
+        if lo == hi:
+            return True
+        if is_nan(self.vals[hi - 1]):
+            return not zeros and is_nan(self.vals[lo])
+        least = self.vals[lo]
+        greatest = self.vals[hi - 1]
+        if zeros:
+            least = min(least, <DTYPE_t>0.0)
+            greatest = max(greatest, <DTYPE_t>0.0)
+        return greatest <= <DTYPE_t>(least + self.tol)
+
+    cdef Py_ssize_t _known_end(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+        # the end of a segment's numbers: NaN sorts last
+        while hi > lo and is_nan(self.vals[hi - 1]):
+            hi -= 1
+        return hi
+
+    cdef Py_ssize_t _first_positive(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+        # bisection of a sorted segment of non-zero numbers (no NaN): the first above 0
+        cdef Py_ssize_t mid
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.vals[mid] > 0:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    cdef void _scan(self, Py_ssize_t f, Py_ssize_t n_node, const double* stats, double weight,
+                    SplitRecord* best) noexcept nogil:
+        """Scan one feature drawn for the node: its zero block's statistics first
+        (the node's minus its entries'), then its cuts with missing values right
+        and, if it has any here, left (as the dense ``_scan``)."""
+        cdef Py_ssize_t lo = self.seg_lo[f], hi = self.seg_hi[f], p, i, pz
+        cdef Py_ssize_t ke = self._known_end(lo, hi)
+        cdef Py_ssize_t n_zero = n_node - (hi - lo), K = self.n_outputs, S = self.n_stats
+        cdef double w = 1.0, zero_weight = 0.0
+        if n_zero > 0:
+            memcpy(self.zero_stats, stats, S * sizeof(double))
+            zero_weight = weight
+            for p in range(lo, hi):
+                i = self.ids[p]
+                if self.sw != NULL:
+                    w = self.sw[i]
+                zero_weight -= w
+                add_outputs(self.zero_stats, self.criterion, K, S // K, self.y_codes,
+                            self.y_values, i, -w)
+        pz = self._first_positive(lo, ke)
+        self._scan_side(f, pz, ke, n_zero, zero_weight, n_node, stats, weight, False, best)
+        if ke < hi:
+            self._scan_side(f, pz, ke, n_zero, zero_weight, n_node, stats, weight, True, best)
+
+    cdef void _move(self, double* cl, double* cr, Side* left, Side* right,
+                    Py_ssize_t i) noexcept nogil:
+        """Sample i from the right side to the left: one class count or one sum of
+        w*y (``cl``'s first n_outputs values) per output, as the dense scans move it."""
+        cdef Py_ssize_t K = self.n_outputs, k, stride = self.n_stats // self.n_outputs
+        cdef double w = self.sw[i] if self.sw != NULL else 1.0
+        if self.is_classifier:
+            for k in range(K):
+                clf_move_count(self.criterion, left, right, cl, cr,
+                               k * stride + self.y_codes[i * K + k], w, self.xlogx_table)
+        else:
+            for k in range(K):
+                cl[k] += w * self.y_values[i * K + k]
+        left.w += w
+
+    cdef void _scan_side(self, Py_ssize_t f, Py_ssize_t pz, Py_ssize_t ke, Py_ssize_t n_zero,
+                         double zero_weight, Py_ssize_t n_node, const double* stats,
+                         double weight, bint missing_left, SplitRecord* best) noexcept nogil:
+        """The cuts of feature f with the missing values on one side: its known
+        items in order (the negative entries, the zero block, the positive ones),
+        a cut scored after each item whose next value differs (``tol``), and
+        after the last one only with the missing values going right."""
+        cdef Py_ssize_t lo = self.seg_lo[f], hi = self.seg_hi[f], p, k, c
+        cdef Py_ssize_t K = self.n_outputs, S = self.n_stats, stride = S // K
+        cdef Py_ssize_t n_left = 0
+        cdef double* cl = self.count_left
+        cdef double* cr = self.count_right
+        cdef const double* table = self.xlogx_table
+        cdef const DTYPE_t* v = self.vals
+        cdef int crit = self.criterion, cut, order
+        cdef bint classes = self.is_classifier, zero_pending = n_zero > 0, has_next
+        cdef bint missing_right = ke < hi and not missing_left
+        cdef double tiny = tiny_weight(weight), wr, num, den, key, z
+        cdef double w_node_entropy, wlogw, value_left, value_right
+        cdef DTYPE_t cur, nxt = 0.0
+        cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
+        cdef Side left, right
+        memset(cl, 0, S * sizeof(double))
+        memcpy(cr, stats, S * sizeof(double))
+        left.w = 0.0
+        left.acc = 0.0
+        right.w = weight
+        right.acc = clf_side_acc(crit, stats, S, table) if classes else 0.0
+        node_entropy_terms(crit, stats, S, weight, table, False, &wlogw, &w_node_entropy)
+        if missing_left:
+            for p in range(ke, hi):
+                self._move(cl, cr, &left, &right, self.ids[p])
+            n_left = hi - ke
+        p = lo
+        while True:
+            # move the next known item
+            if zero_pending and p == pz:
+                zero_pending = False
+                if classes:
+                    for c in range(S):
+                        z = self.zero_stats[c]
+                        if z > 0.0:
+                            clf_move_count(crit, &left, &right, cl, cr, c, z, table)
+                else:
+                    for k in range(K):
+                        cl[k] += self.zero_stats[2 * k]
+                left.w += zero_weight
+                n_left += n_zero
+                cur = 0.0
+            elif p < ke:
+                self._move(cl, cr, &left, &right, self.ids[p])
+                n_left += 1
+                cur = v[p]
+                p += 1
+            else:
+                break
+            has_next = (zero_pending and p == pz) or p < ke
+            if has_next:
+                nxt = 0.0 if (zero_pending and p == pz) else v[p]
+                if nxt <= <DTYPE_t>(cur + self.tol):
+                    continue
+            elif not missing_right:
+                break
+            cut = check_cut(n_left, n_node, left.w, weight - left.w, self.min_samples_leaf,
+                            self.min_weight_leaf, tiny)
+            if cut == CUT_STOP:
+                break
+            if cut == CUT_PASS:
+                continue
+            wr = weight - left.w
+            if classes:
+                num = clf_proxy(crit, left.w, left.acc, wr, right.acc, w_node_entropy, wlogw,
+                                table, <double>K, &den)
+            else:
+                num = reg_proxy_outputs(crit, left.w, cl, wr, stats, K, &den)
+            order = compare_score(num, den, best)
+            if order < 0:
+                continue
+            if mono != 0:
+                value_left = cl[0] / left.w
+                value_right = (cr[0] if classes else stats[0] - cl[0]) / wr
+                if not monotonic_ok(mono, self.lower, self.upper, value_left, value_right):
+                    continue
+            if classes:
+                key = sklearn_score(crit, cl, cr, stride, K, left.w, wr)
+            else:
+                for k in range(K):
+                    cr[k] = stats[k * stride] - cl[k]
+                key = sklearn_score(crit, cl, cr, 1, K, left.w, wr)
+            if wins(order, key, best):
+                record_candidate(best, num, den, f, missing_left, False, False)
+                best.threshold = midpoint(cur, nxt) if has_next else INFINITY
+                best.tie_key = key
+
+    cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
+                          SplitRecord* best) noexcept nogil:
+        """The dense ``_split_pair``: a regression node of two samples scores its two
+        orientations once each, the features competing in visiting order."""
+        cdef Py_ssize_t i, f, p, K = self.n_outputs, k, o, first, second
+        cdef Py_ssize_t first_left = -1
+        cdef int a = self.samples[start], b = self.samples[start + 1]
+        cdef DTYPE_t va, vb
+        cdef double w0, w1
+        cdef double num[2]
+        cdef double den[2]
+        cdef double key[2]
+        cdef bint scored[2]
+        cdef double* sl = self.count_left
+        cdef const double* yv = self.y_values
+        cdef int order
+        if self.is_classifier or self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
+                self.monotonic != NULL:
+            return False
+        scored[0] = False
+        scored[1] = False
+        for i in range(self.draw.n_visit):
+            if scored[0] and scored[1]:
+                break
+            f = self.draw.visit[i]
+            va = 0.0
+            vb = 0.0
+            for p in range(self.seg_lo[f], self.seg_hi[f]):
+                if self.ids[p] == a:
+                    va = self.vals[p]
+                else:
+                    vb = self.vals[p]
+            if is_nan(va) or is_nan(vb):
+                clear_split(best, start + 2)
+                return False
+            first = a if va < vb else b
+            second = b if va < vb else a
+            if first_left < 0:
+                first_left = first
+            o = 0 if first == first_left else 1
+            if not scored[o]:
+                scored[o] = True
+                w0 = self.sw[first] if self.sw != NULL else 1.0
+                w1 = self.sw[second] if self.sw != NULL else 1.0
+                if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
+                    clear_split(best, start + 2)
+                    return False
+                num[o] = pair_proxy(self.criterion, w0, w1, yv + first * K, yv + second * K,
+                                    stats, K, weight, sl, &den[o], &key[o])
+                if num[o] == -INFINITY:
+                    clear_split(best, start + 2)
+                    return False
+            order = compare_score(num[o], den[o], best)
+            if wins(order, key[o], best):
+                record_candidate(best, num[o], den[o], f, False, False, False)
+                best.tie_key = key[o]
+                best.threshold = midpoint(min(va, vb), max(va, vb))
+        return best.feature >= 0
+
+    # ------------------------------------------------------------ the chosen split
+    cdef void _finish_split(self, const Node* node, const double* stats, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil:
+        """Route the node's samples, then the children's statistics and impurities
+        (the dense ``finish_split``)."""
+        cdef Py_ssize_t S = self.n_stats, n_left, n_node = node.end - node.start
+        cdef Py_ssize_t hi = self.seg_hi[best.feature]
+        cdef double weights[2]
+        n_left = self._mark_sides(node.start, node.end, best, child_stats, child_stats + S,
+                                  weights)
+        if hi == self.seg_lo[best.feature] or not is_nan(self.vals[hi - 1]):
+            # no missing value here: at predict NaN follows the larger child
+            best.missing_left = n_left > n_node - n_left
+        record_children(best, self.criterion, node.start + n_left, child_stats, S,
+                        self.n_outputs, weights, node.weight, node.impurity, weight_root)
+
+    cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
+                                const SplitRecord* split, double* left_stats,
+                                double* right_stats, double* weights) noexcept nogil:
+        """Mark each sample's side and sum both children in the dense order of the
+        split feature: its negative entries, its zeros (ascending by id), the rest."""
+        cdef Py_ssize_t f = split.feature, lo = self.seg_lo[f], hi = self.seg_hi[f]
+        cdef Py_ssize_t ke = self._known_end(lo, hi), pz = self._first_positive(lo, ke)
+        cdef Py_ssize_t p, q, n_left = 0
+        cdef int i
+        memset(left_stats, 0, self.n_stats * sizeof(double))
+        memset(right_stats, 0, self.n_stats * sizeof(double))
+        weights[0] = 0.0
+        weights[1] = 0.0
+        for p in range(lo, pz):
+            n_left += self._route(self.ids[p], sparse_routes_left(split, self.vals[p]),
+                                  left_stats, right_stats, weights)
+        for p in range(lo, hi):
+            self.mark[self.ids[p]] = 1
+        for q in range(start, end):
+            i = self.samples[q]
+            if not self.mark[i]:
+                n_left += self._route(i, sparse_routes_left(split, 0.0), left_stats,
+                                      right_stats, weights)
+        for p in range(lo, hi):
+            self.mark[self.ids[p]] = 0
+        for p in range(pz, hi):
+            n_left += self._route(self.ids[p], sparse_routes_left(split, self.vals[p]),
+                                  left_stats, right_stats, weights)
+        return n_left
+
+    cdef bint _route(self, int i, bint go_left, double* left_stats, double* right_stats,
+                            double* weights) noexcept nogil:
+        cdef double w = self.sw[i] if self.sw != NULL else 1.0
+        cdef Py_ssize_t K = self.n_outputs
+        put_bit(self.goes_left, i, go_left)
+        weights[0 if go_left else 1] += w
+        add_outputs(left_stats if go_left else right_stats, self.criterion, K,
+                    self.n_stats // K, self.y_codes, self.y_values, i, w)
+        return go_left
+
+
+def sorted_entries(X):
+    """Each column's explicit non-zeros of a CSC X, sorted by value (NaN last; equal
+    values by row), and the columns' bounds in them.
+
+    Returns
+    -------
+    vals : ndarray (nnz,), float32
+    ids : ndarray (nnz,), int32
+        The row of each value.
+    col_start : ndarray (n_features + 1,), intp
+    """
+    d = X.shape[1]
+    X = X.tocsc()         # (row selections of a fit's folds may come back unsorted)
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    data = np.asarray(X.data, dtype=np.float32)
+    rows = np.asarray(X.indices, dtype=np.int32)
+    counts = np.diff(np.asarray(X.indptr, dtype=np.intp))
+    col = np.repeat(np.arange(d, dtype=np.int32), counts)
+    keep = data != 0         # explicit zeros are zeros (NaN is kept)
+    if not keep.all():
+        data, rows, col = data[keep], rows[keep], col[keep]
+        counts = np.bincount(col, minlength=d)
+    # one integer key per entry, its column then its value's order-preserving bits
+    # (negatives flipped, positives above them; a canonical NaN sorts last); rows
+    # ascend within a canonical column, and the sort is stable
+    bits = data.view(np.uint32)
+    keys = np.where(bits >> 31, ~bits, bits | np.uint32(0x80000000)).astype(np.uint64)
+    keys |= col.astype(np.uint64) << np.uint64(32)
+    order = np.argsort(keys, kind="stable")
+    col_start = np.zeros(d + 1, dtype=np.intp)
+    np.cumsum(counts, out=col_start[1:])
+    return (np.ascontiguousarray(data[order]), np.ascontiguousarray(rows[order]),
+            col_start)
