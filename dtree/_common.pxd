@@ -11,7 +11,7 @@
 """
 
 from libc.float cimport DBL_EPSILON
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, nextafterf
 from libc.string cimport memcpy
 
 ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
@@ -251,6 +251,26 @@ cdef inline double rand_uniform(double low, double high, unsigned int* state) no
     # a real in [low, high], drawn as scikit-learn draws it (high itself with
     # probability 2^-31: its random splitter then takes low)
     return (high - low) * <double>rand_r(state) / <double>RAND_R_MAX + low
+
+
+cdef inline void draw_numeric_cut(SplitRecord* cut, double lo, double hi, bint has_missing,
+                                  unsigned int* state) noexcept nogil:
+    """A random numeric cut between a node's least (``lo``) and greatest (``hi``)
+    value, drawn as scikit-learn's random splitter draws it: the threshold, then
+    the side of the missing values (a coin, when there are any), and a threshold
+    that came out at the greatest value becomes the least. It is stored as the
+    largest float32 not above it, which routes every float32 value the same way
+    (and is exact in ONNX)."""
+    cdef double t = rand_uniform(lo, hi, state)
+    cdef float t32
+    if has_missing:
+        cut.missing_left = rand_int(0, 2, state) == 1
+    if t == hi:
+        t = lo
+    t32 = <float>t
+    if <double>t32 > t:
+        t32 = nextafterf(t32, -INFINITY)
+    cut.threshold = t32
 
 
 cdef inline void swap_features(Py_ssize_t* features, Py_ssize_t i, Py_ssize_t j) noexcept nogil:

@@ -17,7 +17,7 @@ from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, log
 from libc.string cimport memset
 
-from ._common cimport SplitRecord, tiny_weight, word_t
+from ._common cimport CUT_SCORE, SplitRecord, check_cut, tiny_weight, word_t
 
 # Criterion codes, fixed: the Python layer maps names to these numbers.
 cdef enum:
@@ -383,6 +383,53 @@ cdef inline bint monotonic_ok(signed char cst, double lower, double upper, doubl
                               double value_right) noexcept nogil:
     return (value_left >= lower and value_right >= lower and value_left <= upper
             and value_right <= upper and (value_left - value_right) * cst <= 0.0)
+
+
+cdef inline double cut_proxy(int crit, const double* stats, double weight,
+                             const double* left, double wl, Py_ssize_t S,
+                             Py_ssize_t n_outputs, const double* table, double* sums,
+                             double* den) noexcept nogil:
+    """The proxy (``clf_proxy`` / ``reg_proxy_outputs``) of a cut given its left
+    child's statistics ``left`` and weight ``wl`` in a node of statistics ``stats``:
+    how random cuts compete, as scikit-learn's random splitter compares them (the
+    proxy orders cuts as the impurity decrease does, and holds only the sums the
+    scans hold, so that cuts making the same children tie exactly). ``sums``: room
+    for n_outputs values."""
+    cdef double wr = weight - wl, wlogw, w_node_entropy
+    cdef Py_ssize_t k
+    if is_classification(crit):
+        node_entropy_terms(crit, stats, S, weight, table, False, &wlogw, &w_node_entropy)
+        return clf_proxy(crit, wl, clf_side_acc(crit, left, S, table), wr,
+                         clf_rest_acc(crit, stats, left, S, table), w_node_entropy, wlogw,
+                         table, <double>n_outputs, den)
+    for k in range(n_outputs):
+        sums[k] = left[2 * k]
+    return reg_proxy_outputs(crit, wl, sums, wr, stats, n_outputs, den)
+
+
+cdef inline bint random_cut_admissible(const SplitRecord* cut, Py_ssize_t n_left,
+                                       Py_ssize_t n_node, const double* child_stats,
+                                       Py_ssize_t S, int crit, signed char mono, double lower,
+                                       double upper, Py_ssize_t min_leaf, double min_wleaf,
+                                       double weight) noexcept nogil:
+    """Whether a random cut, its children recorded (``record_children``), meets the
+    leaf-size rules, gives children of finite impurity (poisson: no child of mean
+    0) and keeps its feature's monotonic constraint ``mono``."""
+    cdef double vl, vr
+    if check_cut(n_left, n_node, cut.weight_left, cut.weight_right, min_leaf, min_wleaf,
+                 tiny_weight(weight)) != CUT_SCORE:
+        return False
+    if not (cut.impurity_left < INFINITY and cut.impurity_right < INFINITY):
+        return False
+    if mono == 0:
+        return True
+    if is_classification(crit):
+        vl = child_stats[0] / cut.weight_left
+        vr = child_stats[S] / cut.weight_right
+    else:
+        vl = node_value(crit, child_stats, cut.weight_left)
+        vr = node_value(crit, child_stats + S, cut.weight_right)
+    return monotonic_ok(mono, lower, upper, vl, vr)
 
 
 cdef inline double gini_impurity(const double* counts, Py_ssize_t n_classes,

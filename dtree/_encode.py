@@ -59,7 +59,7 @@ def encode_fit_X(est, X):
 def sparse_splitter_fits(est):
     """Whether a sparse X is grown by the sparse splitter (``_sparse``), which keeps
     only its non-zeros; other configurations lay it out densely."""
-    return (est.splitter == "best" and algorithm(est) == "cart"
+    return (est.splitter in ("best", "random") and algorithm(est) == "cart"
             and criterion(est) not in ("absolute_error", "quantile")
             # (a sparse matrix holds numbers: "auto" finds no category there)
             and (categorical_spec(est) is None or _is_auto(categorical_spec(est))))

