@@ -396,12 +396,12 @@ ctypedef fused payload_t:
     double      # regression target
 
 
-cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
-                                   const unsigned long long* goes_left, DTYPE_t* tmp_v,
-                                   int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
-                                   Py_ssize_t end) noexcept nogil:
+cdef inline Py_ssize_t partition_segment(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
+                                         const unsigned long long* goes_left, DTYPE_t* tmp_v,
+                                         int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
+                                         Py_ssize_t end) noexcept nogil:
     """Stable partition of one segment (values, sample ids, the K targets beside
-    each value) into left + right.
+    each value) into left + right; returns where the right part starts.
 
     Branch-free: every entry is written both to the in-place left cursor (never
     ahead of the read position) and to the scratch right cursor, and only the
@@ -425,6 +425,7 @@ cdef inline void partition_segment(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t
     memcpy(v + nl, tmp_v, nr * sizeof(DTYPE_t))
     memcpy(ix + nl, tmp_i, nr * sizeof(int))
     memcpy(y + nl * K, tmp_y, nr * K * sizeof(payload_t))
+    return nl
 
 
 cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, int* tmp,

@@ -77,7 +77,6 @@ cdef class SparseSplitter:
     cdef void _move(self, double* cl, double* cr, Side* left, Side* right,
                     Py_ssize_t i) noexcept nogil
     cdef Py_ssize_t* _child_segments(self, const Py_ssize_t* seg, bint left) noexcept nogil
-    cdef Py_ssize_t _count_left(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
     cdef void _finish_split(self, const Node* node, const double* stats, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil
     cdef bint _route(self, int i, bint go_left, double* left_stats, double* right_stats,

@@ -235,9 +235,9 @@ cdef class SparseSplitter:
         for t in range(seg[0]):
             lo = seg[2 + 3 * t]
             hi = seg[3 + 3 * t]
-            partition_segment(self.vals, self.ids, <class_t*> NULL, 0, self.goes_left,
-                              self.tmp_v, self.tmp_i, <class_t*> NULL, lo, hi)
-            self.mids[t] = lo + self._count_left(lo, hi)
+            self.mids[t] = partition_segment(self.vals, self.ids, <class_t*> NULL, 0,
+                                             self.goes_left, self.tmp_v, self.tmp_i,
+                                             <class_t*> NULL, lo, hi)
 
     cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
                         bint right_grows, Node* left, Node* right) noexcept nogil:
@@ -293,13 +293,6 @@ cdef class SparseSplitter:
             f = seg[1 + 3 * t]
             self.seg_lo[f] = seg[2 + 3 * t] if on else 0
             self.seg_hi[f] = seg[3 + 3 * t] if on else 0
-
-    cdef Py_ssize_t _count_left(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-        # entries of a partitioned segment on the left: their side bits
-        cdef Py_ssize_t p, m = 0
-        for p in range(lo, hi):
-            m += (self.goes_left[self.ids[p] >> 6] >> (self.ids[p] & 63)) & 1
-        return m
 
     # ------------------------------------------------------------ the search
     cdef bint _is_constant(self, Py_ssize_t f, Py_ssize_t n_node) noexcept nogil:
@@ -694,10 +687,18 @@ def sorted_entries(X):
     # one integer key per entry, its column then its value's order-preserving bits
     # (negatives flipped, positives above them; a canonical NaN sorts last); rows
     # ascend within a canonical column, and the sort is stable
-    bits = data.view(np.uint32)
-    keys = np.where(bits >> 31, ~bits, bits | np.uint32(0x80000000)).astype(np.uint64)
-    keys |= col.astype(np.uint64) << np.uint64(32)
+    keys = col.astype(np.uint64)
+    del col
+    np.left_shift(keys, np.uint64(32), out=keys)
+    value_key = data.view(np.uint32).copy()      # (in place below: a fit's peak memory)
+    negative = np.signbit(data)
+    np.invert(value_key, out=value_key, where=negative)
+    np.bitwise_or(value_key, np.uint32(0x80000000), out=value_key, where=~negative)
+    del negative
+    keys |= value_key
+    del value_key
     order = np.argsort(keys, kind="stable")
+    del keys
     col_start = np.zeros(d + 1, dtype=np.intp)
     np.cumsum(counts, out=col_start[1:])
     return (np.ascontiguousarray(data[order]), np.ascontiguousarray(rows[order]),

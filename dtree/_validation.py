@@ -119,11 +119,9 @@ def sparse_fit_columns(X, allow_nan):
     scipy.sparse.csc_matrix of shape (n_samples, n_features), float32
     """
     import scipy.sparse   # (sparse input came from scipy, so it is there)
-    rows = check_sparse_X(X, X.shape[1], allow_nan, estimator_name="the estimator")
-    csr = scipy.sparse.csr_matrix((rows.data, rows.indices, rows.indptr), shape=rows.shape)
-    csc = csr.tocsc()
-    csc.sort_indices()
-    return csc
+    indptr, indices, values, shape = _checked_sparse(X, "csc", X.shape[1], allow_nan, None,
+                                                     "the estimator")
+    return scipy.sparse.csc_matrix((values, indices, indptr), shape=shape)
 
 
 def _physical_memory():
@@ -174,44 +172,58 @@ def check_sparse_X(X, n_features, allow_nan, feature_names=None, estimator_name=
     -------
     SparseRows
     """
+    indptr, indices, values, shape = _checked_sparse(X, "csr", n_features, allow_nan,
+                                                     feature_names, estimator_name)
+    return SparseRows(indptr, indices, values, shape)
+
+
+def _checked_sparse(X, layout, n_features, allow_nan, feature_names, estimator_name):
+    """A sparse X validated in one compressed layout ("csr" or "csc"): its index
+    pointers (intp), indices (int32, sorted, no duplicates) and float32 values (one
+    canonical NaN), and its shape."""
     if getattr(X, "ndim", 2) != 2:
         raise ValueError(f"Expected a 2-D sparse X, got {X.ndim}-D")
-    csr = X.tocsr()
-    if csr.dtype.kind == "c":
+    matrix = X.tocsr() if layout == "csr" else X.tocsc()
+    if matrix.dtype.kind == "c":
         raise ValueError("Complex data not supported: X contains complex numbers; "
                          "only real numbers are")
-    if csr.dtype.kind not in "biuf":
-        raise TypeError(f"X has unsupported dtype {csr.dtype}; expected numbers")
-    n_samples, n_cols = csr.shape
+    if matrix.dtype.kind not in "biuf":
+        raise TypeError(f"X has unsupported dtype {matrix.dtype}; expected numbers")
+    n_samples, n_cols = matrix.shape
     if n_samples == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={csr.shape}) while a "
+        raise ValueError(f"Found array with 0 sample(s) (shape={matrix.shape}) while a "
                          "minimum of 1 is required.")
     if n_cols != n_features:
         raise ValueError(f"X has {n_cols} features, but {estimator_name} is expecting "
                          f"{n_features} features as input.")
-    csr = csr.copy() if csr is X else csr
-    csr.sum_duplicates()          # sorted indices, one entry per (row, column)
-    data = np.asarray(csr.data, dtype=np.float64)
+    if not matrix.has_canonical_format:
+        matrix = matrix.copy() if matrix is X else matrix
+        matrix.sum_duplicates()   # sorted indices, one entry per (row, column)
+    data = matrix.data
 
     def column(mask):
-        return _column_label(int(csr.indices[np.flatnonzero(mask)[0]]), feature_names)
+        k = int(np.flatnonzero(mask)[0])
+        j = matrix.indices[k] if layout == "csr" else \
+            np.searchsorted(matrix.indptr, k, side="right") - 1
+        return _column_label(int(j), feature_names)
 
-    if np.isinf(data).any():
-        raise ValueError(f"Input X contains infinity in {column(np.isinf(data))}; "
-                         "infinite values (inf) are not supported.")
-    if not allow_nan and np.isnan(data).any():
-        raise ValueError(
-            f"Input X contains NaN in {column(np.isnan(data))}, and missing values are "
-            "disabled (handle_missing='error'): impute or drop them, or use "
-            "handle_missing='split'.")
+    if data.dtype.kind == "f":
+        if np.isinf(data).any():
+            raise ValueError(f"Input X contains infinity in {column(np.isinf(data))}; "
+                             "infinite values (inf) are not supported.")
+        if not allow_nan and np.isnan(data).any():
+            raise ValueError(
+                f"Input X contains NaN in {column(np.isnan(data))}, and missing values "
+                "are disabled (handle_missing='error'): impute or drop them, or use "
+                "handle_missing='split'.")
     with np.errstate(over="ignore"):
-        values = data.astype(DTYPE)
+        values = data.astype(DTYPE)    # (a copy: the caller's matrix stays as it was)
     if np.isinf(values).any():
         raise ValueError("Input X has a value too large for float32 (inf after conversion) "
                          f"in {column(np.isinf(values))}.")
     values[np.isnan(values)] = np.nan     # one canonical NaN, as in the dense path
-    return SparseRows(np.asarray(csr.indptr, dtype=np.intp),
-                      np.asarray(csr.indices, dtype=np.int32), values, csr.shape)
+    return (np.asarray(matrix.indptr, dtype=np.intp),
+            np.asarray(matrix.indices, dtype=np.int32), values, matrix.shape)
 
 
 def _column_label(j, feature_names):

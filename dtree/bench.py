@@ -367,6 +367,127 @@ def kdd_data():
 
 
 # ----------------------------------------------------------------- memory
+def text_like(n_rows, n_cols, density, seed=0):
+    """A text-like sparse matrix (CSC, float32) and a binary label: term columns of
+    Zipf popularity (as words), values in (0.01, 1.01], and a label from a noisy
+    linear score over every column (so that trees grow deep)."""
+    import scipy.sparse as sp
+    rng = np.random.default_rng(seed)
+    nnz = int(n_rows * n_cols * density)
+    popularity = 1.0 / np.arange(1, n_cols + 1)
+    cols = rng.choice(n_cols, size=nnz, p=popularity / popularity.sum())
+    rows = rng.integers(0, n_rows, nnz)
+    X = sp.csc_matrix((rng.random(nnz).astype(np.float32) + 0.01, (rows, cols)),
+                      shape=(n_rows, n_cols))
+    X.sum_duplicates()
+    score = X @ rng.normal(size=n_cols) + 0.5 * rng.normal(size=n_rows)
+    return X, (score > np.median(score)).astype(int)
+
+
+_RSS_CHILD = """
+import json, sys
+import numpy as np
+from dtree.bench import _rss_kib, text_like
+if sys.argv[1] == "dtree":
+    import dtree as lib
+else:
+    from sklearn import tree as lib
+X, y = text_like(*json.loads(sys.argv[3]))
+est = getattr(lib, sys.argv[2])(random_state=0, **json.loads(sys.argv[4]))
+before = _rss_kib("VmRSS")
+with open("/proc/self/clear_refs", "w") as fh:   # the peak restarts from here
+    fh.write("5")
+est.fit(X, y)
+print(json.dumps((_rss_kib("VmHWM") - before) * 1024))
+"""
+
+
+def _rss_kib(field):
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise KeyError(field)
+
+
+def peak_fit_rss(library, estimator, shape, params):
+    """The resident memory a fit adds at its peak (bytes), measured in a fresh
+    process on ``text_like(*shape)``: every allocation counts (C buffers too),
+    which tracemalloc does not see. None where /proc cannot tell (not Linux)."""
+    import subprocess
+    try:
+        _rss_kib("VmHWM")
+    except (OSError, KeyError):
+        return None
+    proc = subprocess.run([sys.executable, "-c", _RSS_CHILD, library, estimator,
+                           json.dumps(list(shape)), json.dumps(params)],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+SPARSE_SHAPES_QUICK = ((20_000, 2_000, 0.005),)
+SPARSE_SHAPES_FULL = ((100_000, 10_000, 0.001), (100_000, 10_000, 0.01))
+
+
+def sparse_table(shapes, repeat, with_sklearn, out=sys.stdout):
+    """Sparse X (``text_like``, CSC) vs scikit-learn's sparse splitter, one thread:
+    a tree on every feature at depth 10, a forest-style tree (max_features="sqrt",
+    depth 20) and ExtraTreeClassifier (depth 20); for the first, the resident
+    memory each fit adds at its peak (``peak_fit_rss``)."""
+    try:
+        import scipy.sparse  # noqa: F401
+    except ImportError:
+        print("\nsparse X: scipy is not installed, skipped", file=out)
+        return []
+    from ._classes import DecisionTreeClassifier, ExtraTreeClassifier
+    sk = None
+    if with_sklearn:
+        try:
+            from sklearn import tree as sk
+        except ImportError:
+            pass
+    configs = (("all features, depth 10", "DecisionTreeClassifier", dict(max_depth=10)),
+               ("sqrt features, depth 20", "DecisionTreeClassifier",
+                dict(max_features="sqrt", max_depth=20)),
+               ("extra tree, depth 20", "ExtraTreeClassifier", dict(max_depth=20)))
+    ours = dict(DecisionTreeClassifier=DecisionTreeClassifier,
+                ExtraTreeClassifier=ExtraTreeClassifier)
+    rows = []
+    for n_rows, n_cols, density in shapes:
+        X, y = text_like(n_rows, n_cols, density)
+        print(f"\nsparse X (CSC, text-like), {n_rows} x {n_cols}, density {density:g} "
+              f"({X.nnz} non-zeros), 1 thread", file=out)
+        print(f"  {'tree':26s} {'fit s':>8s} {'sk fit':>8s} {'ratio':>7s} {'nodes':>7s} "
+              f"{'peak MB':>8s} {'sk MB':>7s}", file=out)
+        for i, (label, name, params) in enumerate(configs):
+            make = lambda: ours[name](random_state=0, n_jobs=1, **params)
+            fit_t, model = _best_time(lambda: make().fit(X, y), repeat)
+            row = dict(matrix=[n_rows, n_cols, density], tree=label, dtree_fit=fit_t,
+                       dtree_nodes=model.tree_.node_count)
+            if i == 0:
+                row["dtree_peak_bytes"] = peak_fit_rss(
+                    "dtree", name, (n_rows, n_cols, density), dict(params, n_jobs=1))
+            if sk is not None:
+                make_sk = lambda: getattr(sk, name)(random_state=0, **params)
+                sk_t, theirs = _best_time(lambda: make_sk().fit(X, y), repeat)
+                row.update(sklearn_fit=sk_t, fit_ratio=fit_t / sk_t,
+                           sklearn_nodes=theirs.tree_.node_count)
+                if i == 0:
+                    row["sklearn_peak_bytes"] = peak_fit_rss(
+                        "sklearn", name, (n_rows, n_cols, density), params)
+            rows.append(row)
+            mb = lambda key: (_fmt(row[key] / 1e6, 8, 1) if row.get(key) is not None
+                              else f"{'-':>8s}")
+            print(f"  {label:26s} {fit_t:8.3f} {_fmt(row.get('sklearn_fit'), 8)} "
+                  f"{_fmt(row.get('fit_ratio'), 7)} {row['dtree_nodes']:7d} "
+                  f"{mb('dtree_peak_bytes')} {mb('sklearn_peak_bytes')}", file=out)
+    print("  (peak MB: resident memory the fit adds at its peak, X excluded, in a fresh "
+          "process)", file=out)
+    return rows
+
+
 def peak_fit_memory(make, X, y):
     """Peak memory traced during one fit (numpy arrays and Python objects), bytes."""
     tracemalloc.start()
@@ -407,7 +528,8 @@ def memory_table(task, n_samples, out=sys.stdout):
 
 # -------------------------------------------------------------------- run
 def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
-        with_sklearn=True, peers=True, kdd=True, memory=True, out=sys.stdout):
+        with_sklearn=True, peers=True, kdd=True, memory=True, out=sys.stdout,
+        sparse_shapes=SPARSE_SHAPES_QUICK):
     """Run the benchmark; returns the JSON-able result dict."""
     sklearn_classes = _sklearn_estimators() if with_sklearn else None
     if with_sklearn and sklearn_classes is None:
@@ -442,6 +564,7 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
     result["criteria"] = criteria_table(max(1000, max(sizes) // 5), repeat, sklearn_classes,
                                         out)
     result["extra_trees"] = extra_trees_table(max(sizes), repeat, with_sklearn, out)
+    result["sparse"] = sparse_table(sparse_shapes, repeat, with_sklearn, out)
     if peers and with_sklearn:
         n = max(sizes)
         for task in tasks:
@@ -490,7 +613,8 @@ def main(argv=None):
         parser.error("--sizes must be >= 2")
     depths = (None, 10) if args.full else (None,)
     result = run(sizes, depths=depths, repeat=args.repeat, with_sklearn=not args.no_sklearn,
-                 peers=not args.no_peers, kdd=not args.no_peers, memory=not args.no_memory)
+                 peers=not args.no_peers, kdd=not args.no_peers, memory=not args.no_memory,
+                 sparse_shapes=SPARSE_SHAPES_FULL if args.full else SPARSE_SHAPES_QUICK)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=2)

@@ -69,6 +69,16 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
     for row in result["extra_trees"]:
         assert row["n_samples"] == 600 and row["dtree_nodes"] > 1
         assert row["fit_ratio"] == pytest.approx(row["dtree_fit"] / row["sklearn_fit"])
+    # sparse X against scikit-learn's sparse splitter, same trees, memory beside
+    assert [r["tree"] for r in result["sparse"]] == [
+        "all features, depth 10", "sqrt features, depth 20", "extra tree, depth 20"]
+    for row in result["sparse"]:
+        assert row["fit_ratio"] == pytest.approx(row["dtree_fit"] / row["sklearn_fit"])
+        assert row["dtree_nodes"] > 1
+    first = result["sparse"][0]
+    assert first["dtree_peak_bytes"] > 0 and first["sklearn_peak_bytes"] > 0
+    # exact on every feature: the very tree scikit-learn grows
+    assert first["dtree_nodes"] == first["sklearn_nodes"]
 
 
 def test_peer_table_times_every_library_on_the_same_data():
