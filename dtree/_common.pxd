@@ -12,7 +12,7 @@
 
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, nextafterf
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
 ctypedef unsigned short class_t   # class codes beside the values
@@ -442,3 +442,87 @@ cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, in
         nl += side
         nr += 1 - side
     memcpy(ids + nl, tmp, nr * sizeof(int))
+
+
+# ---------------------------------------------------------------- sorting values
+cdef enum:
+    RADIX_BITS = 11
+    RADIX_SIZE = 2048          # 1 << RADIX_BITS; three passes cover 32-bit keys
+
+
+cdef inline unsigned int float_key(DTYPE_t x) noexcept nogil:
+    # Map float bits to an unsigned key with the same order: flip the sign bit
+    # of positives, all bits of negatives. -0.0 is 0.0, so that the zeros of a
+    # column keep the order of their samples (as the sparse splitter's zero block).
+    cdef unsigned int u = (<unsigned int*> &x)[0]
+    if u == 0x80000000u:
+        u = 0
+    if u & 0x80000000u:
+        return ~u
+    return u | 0x80000000u
+
+
+cdef inline DTYPE_t key_float(unsigned int key) noexcept nogil:
+    cdef unsigned int u
+    if key & 0x80000000u:
+        u = key & 0x7FFFFFFFu
+    else:
+        u = ~key
+    return (<DTYPE_t*> &u)[0]
+
+
+cdef inline void radix_sort_keys(unsigned int* ks, int* is_, Py_ssize_t n, unsigned int* kd,
+                                 int* id_, Py_ssize_t* hist, DTYPE_t* vals_out,
+                                 int* idx_out) noexcept nogil:
+    """Stable sort of n (``float_key``, id) pairs: the values in order to
+    ``vals_out``, their ids to ``idx_out`` (equal values keep their ids' order).
+
+    A few pairs go by insertion; more by LSD radix, three passes of 11 bits
+    (linear time; a digit every key shares is skipped). ``kd``/``id_`` are room
+    for n more pairs, ``hist`` for 3 * RADIX_SIZE counts; ``ks``/``is_`` are
+    overwritten."""
+    cdef Py_ssize_t i, j, b, shift, digit, total, count
+    cdef unsigned int* kt
+    cdef int* it
+    cdef unsigned int key
+    cdef int ident
+    if n <= 64:
+        for i in range(1, n):
+            key = ks[i]
+            ident = is_[i]
+            j = i
+            while j > 0 and ks[j - 1] > key:
+                ks[j] = ks[j - 1]
+                is_[j] = is_[j - 1]
+                j -= 1
+            ks[j] = key
+            is_[j] = ident
+    else:
+        memset(hist, 0, 3 * RADIX_SIZE * sizeof(Py_ssize_t))
+        for i in range(n):
+            hist[ks[i] & (RADIX_SIZE - 1)] += 1
+            hist[RADIX_SIZE + ((ks[i] >> RADIX_BITS) & (RADIX_SIZE - 1))] += 1
+            hist[2 * RADIX_SIZE + (ks[i] >> (2 * RADIX_BITS))] += 1
+        for digit in range(3):
+            shift = digit * RADIX_BITS
+            if hist[digit * RADIX_SIZE + ((ks[0] >> shift) & (RADIX_SIZE - 1))] == n:
+                continue
+            total = 0
+            for b in range(RADIX_SIZE):
+                count = hist[digit * RADIX_SIZE + b]
+                hist[digit * RADIX_SIZE + b] = total
+                total += count
+            for i in range(n):
+                b = digit * RADIX_SIZE + ((ks[i] >> shift) & (RADIX_SIZE - 1))
+                kd[hist[b]] = ks[i]
+                id_[hist[b]] = is_[i]
+                hist[b] += 1
+            kt = ks
+            ks = kd
+            kd = kt
+            it = is_
+            is_ = id_
+            id_ = it
+    for i in range(n):
+        vals_out[i] = key_float(ks[i])
+    memcpy(idx_out, is_, n * sizeof(int))

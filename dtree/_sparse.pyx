@@ -33,7 +33,8 @@ from libc.string cimport memcpy, memset
 
 from ._common cimport (CUT_PASS, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
                       draw_begin_fit, draw_end, draw_next, draw_take, keep_doubles, midpoint,
-                      draw_numeric_cut, partition_ids, partition_segment, put_bit,
+                      RADIX_SIZE, draw_numeric_cut, float_key, partition_ids,
+                      partition_segment, put_bit, radix_sort_keys,
                       record_candidate,
                       tiny_weight, wins, class_t)
 from ._criterion cimport (Side, add_outputs, cut_proxy, pair_proxy, random_cut_admissible, clf_move_count, clf_proxy,
@@ -663,7 +664,8 @@ cdef class SparseSplitter:
 
 def sorted_entries(X):
     """Each column's explicit non-zeros of a CSC X, sorted by value (NaN last; equal
-    values by row), and the columns' bounds in them.
+    values by row), and the columns' bounds in them (``radix_sort_keys`` per
+    column: linear time).
 
     Returns
     -------
@@ -672,34 +674,46 @@ def sorted_entries(X):
         The row of each value.
     col_start : ndarray (n_features + 1,), intp
     """
-    d = X.shape[1]
+    cdef Py_ssize_t d = X.shape[1], f, p, m, a
     X = X.tocsc()         # (row selections of a fit's folds may come back unsorted)
     if not X.has_sorted_indices:
         X = X.sorted_indices()
     data = np.asarray(X.data, dtype=np.float32)
     rows = np.asarray(X.indices, dtype=np.int32)
-    counts = np.diff(np.asarray(X.indptr, dtype=np.intp))
-    col = np.repeat(np.arange(d, dtype=np.int32), counts)
-    keep = data != 0         # explicit zeros are zeros (NaN is kept)
-    if not keep.all():
-        data, rows, col = data[keep], rows[keep], col[keep]
-        counts = np.bincount(col, minlength=d)
-    # one integer key per entry, its column then its value's order-preserving bits
-    # (negatives flipped, positives above them; a canonical NaN sorts last); rows
-    # ascend within a canonical column, and the sort is stable
-    keys = col.astype(np.uint64)
-    del col
-    np.left_shift(keys, np.uint64(32), out=keys)
-    value_key = data.view(np.uint32).copy()      # (in place below: a fit's peak memory)
-    negative = np.signbit(data)
-    np.invert(value_key, out=value_key, where=negative)
-    np.bitwise_or(value_key, np.uint32(0x80000000), out=value_key, where=~negative)
-    del negative
-    keys |= value_key
-    del value_key
-    order = np.argsort(keys, kind="stable")
-    del keys
+    indptr = np.asarray(X.indptr, dtype=np.intp)
     col_start = np.zeros(d + 1, dtype=np.intp)
-    np.cumsum(counts, out=col_start[1:])
-    return (np.ascontiguousarray(data[order]), np.ascontiguousarray(rows[order]),
-            col_start)
+    cdef const DTYPE_t[::1] dv = data
+    cdef const Py_ssize_t[::1] pv = indptr
+    cdef Py_ssize_t[::1] cv = col_start
+    with nogil:
+        for f in range(d):
+            m = 0
+            for p in range(pv[f], pv[f + 1]):
+                m += dv[p] != 0       # explicit zeros are zeros (NaN is kept)
+            cv[f + 1] = cv[f] + m
+    nnz = int(col_start[d])
+    longest = int(np.diff(indptr).max(initial=0))
+    vals = np.empty(nnz, dtype=np.float32)
+    ids = np.empty(nnz, dtype=np.int32)
+    keys = np.empty((2, max(longest, 1)), dtype=np.uint32)
+    order = np.empty((2, max(longest, 1)), dtype=np.int32)
+    hist = np.empty(3 * RADIX_SIZE, dtype=np.intp)
+    cdef const int[::1] rv = rows
+    cdef DTYPE_t[::1] vv = vals
+    cdef int[::1] iv = ids
+    cdef unsigned int[:, ::1] kv = keys
+    cdef int[:, ::1] ov = order
+    cdef Py_ssize_t[::1] hv = hist
+    with nogil:
+        for f in range(d):
+            m = 0
+            for p in range(pv[f], pv[f + 1]):
+                if dv[p] != 0:
+                    kv[0, m] = float_key(dv[p])
+                    ov[0, m] = rv[p]
+                    m += 1
+            if m > 0:
+                a = cv[f]
+                radix_sort_keys(&kv[0, 0], &ov[0, 0], m, &kv[1, 0], &ov[1, 0], &hv[0],
+                                &vv[a], &iv[a])
+    return vals, ids, col_start

@@ -28,14 +28,16 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport (CUT_SCORE, CUT_STOP, better, partition_ids, partition_segment,
-                      payload_t, draw_numeric_cut, bit_is_set, check_cut, clear_bit,
-                      clear_split, compare_score, count_bits, wins, draw_begin, draw_begin_fit,
-                      draw_end, draw_next, draw_take, keep_better, keep_doubles, lowest_bit,
-                      midpoint,
-                      put_bit, rand_int, rand_uniform, record_candidate, scan_cut, set_bit,
-                      tiny_weight)
-from ._criterion cimport (add_outputs, cut_proxy, pair_proxy, random_cut_admissible, CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON, CRIT_SQUARED_ERROR, Side, add_sample, clf_move,
+from ._common cimport (CUT_SCORE, CUT_STOP, RADIX_SIZE, better, bit_is_set, check_cut,
+                      clear_bit, clear_split, compare_score, count_bits, draw_begin,
+                      draw_begin_fit, draw_end, draw_next, draw_numeric_cut, draw_take,
+                      float_key, keep_better, keep_doubles, lowest_bit, midpoint,
+                      partition_ids, partition_segment, payload_t, put_bit, radix_sort_keys,
+                      rand_int, rand_uniform, record_candidate, scan_cut, set_bit, tiny_weight,
+                      wins)
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON,
+                          CRIT_SQUARED_ERROR, Side, add_outputs, add_sample, clf_move,
+                          cut_proxy, pair_proxy, random_cut_admissible,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
@@ -408,78 +410,17 @@ cdef void scan_quantile_groups(Scratch* s, const QuantileScanArgs* a, Py_ssize_t
                     set_bit(best.cat_left, code)
 
 
-cdef enum:
-    RADIX_BITS = 11
-    RADIX_SIZE = 2048          # 1 << RADIX_BITS; three passes cover 32-bit keys
-
-
-cdef inline unsigned int float_key(DTYPE_t x) noexcept nogil:
-    # Map float bits to an unsigned key with the same order: flip the sign bit
-    # of positives, all bits of negatives. -0.0 is 0.0, so that the zeros of a
-    # column keep the order of their samples (as the sparse splitter's zero block).
-    cdef unsigned int u = (<unsigned int*> &x)[0]
-    if u == 0x80000000u:
-        u = 0
-    if u & 0x80000000u:
-        return ~u
-    return u | 0x80000000u
-
-
-cdef inline DTYPE_t key_float(unsigned int key) noexcept nogil:
-    cdef unsigned int u
-    if key & 0x80000000u:
-        u = key & 0x7FFFFFFFu
-    else:
-        u = ~key
-    return (<DTYPE_t*> &u)[0]
-
-
 cdef void radix_argsort_column(const DTYPE_t[:, :] X, Py_ssize_t f, DTYPE_t* vals_out,
                                int* idx_out, unsigned int* keys_a, unsigned int* keys_b,
                                int* idx_a, int* idx_b, Py_ssize_t* hist) noexcept nogil:
-    """Stable LSD radix argsort of column f of X: linear time, three passes.
-
-    Writes the sorted values to ``vals_out`` and the sample order to ``idx_out``.
-    Equal values keep ascending sample order, so the layout is reproducible.
-    """
-    cdef Py_ssize_t n = X.shape[0], i, b, shift, digit, total, count
-    cdef unsigned int* ks = keys_a
-    cdef unsigned int* kd = keys_b
-    cdef int* is_ = idx_a
-    cdef int* id_ = idx_b
-    cdef unsigned int* kt
-    cdef int* it
-    memset(hist, 0, 3 * RADIX_SIZE * sizeof(Py_ssize_t))
+    """Stable argsort of column f of X (``radix_sort_keys``): the sorted values to
+    ``vals_out``, the sample order to ``idx_out``; equal values keep ascending
+    sample order, so the layout is reproducible."""
+    cdef Py_ssize_t n = X.shape[0], i
     for i in range(n):
-        ks[i] = float_key(X[i, f])
-        is_[i] = <int>i
-        hist[ks[i] & (RADIX_SIZE - 1)] += 1
-        hist[RADIX_SIZE + ((ks[i] >> RADIX_BITS) & (RADIX_SIZE - 1))] += 1
-        hist[2 * RADIX_SIZE + (ks[i] >> (2 * RADIX_BITS))] += 1
-    for digit in range(3):
-        shift = digit * RADIX_BITS
-        # a digit shared by every key leaves the order unchanged: skip its pass
-        if n == 0 or hist[digit * RADIX_SIZE + ((ks[0] >> shift) & (RADIX_SIZE - 1))] == n:
-            continue
-        total = 0
-        for b in range(RADIX_SIZE):
-            count = hist[digit * RADIX_SIZE + b]
-            hist[digit * RADIX_SIZE + b] = total
-            total += count
-        for i in range(n):
-            b = digit * RADIX_SIZE + ((ks[i] >> shift) & (RADIX_SIZE - 1))
-            kd[hist[b]] = ks[i]
-            id_[hist[b]] = is_[i]
-            hist[b] += 1
-        kt = ks
-        ks = kd
-        kd = kt
-        it = is_
-        is_ = id_
-        id_ = it
-    for i in range(n):
-        vals_out[i] = key_float(ks[i])
-    memcpy(idx_out, is_, n * sizeof(int))
+        keys_a[i] = float_key(X[i, f])
+        idx_a[i] = <int>i
+    radix_sort_keys(keys_a, idx_a, n, keys_b, idx_b, hist, vals_out, idx_out)
 
 
 cdef class Splitter:

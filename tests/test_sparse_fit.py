@@ -202,3 +202,18 @@ def test_missing_values_in_sparse_x_follow_handle_missing():
     inf.data[0] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         dtree.DecisionTreeClassifier().fit(inf, y_class)
+
+
+@pytest.mark.parametrize("n_rows", [40, 600])     # insertion sort, radix passes
+def test_each_column_is_sorted_as_a_stable_sort_would(n_rows):
+    rng = np.random.default_rng(n_rows)
+    A = np.round(rng.normal(size=(n_rows, 12)), 1).astype(np.float32)
+    A[rng.random(A.shape) < 0.5] = 0.0
+    A[rng.random(A.shape) < 0.05] = np.nan
+    A[:, -2:] = 0.0                                   # trailing empty columns
+    vals, ids, col_start = sorted_entries(sp.csc_matrix(A))
+    for f in range(A.shape[1]):
+        rows = np.flatnonzero(A[:, f] != 0)
+        expected = rows[np.argsort(np.nan_to_num(A[rows, f], nan=np.inf), kind="stable")]
+        np.testing.assert_array_equal(ids[col_start[f]:col_start[f + 1]], expected)
+        np.testing.assert_array_equal(vals[col_start[f]:col_start[f + 1]], A[expected, f])
