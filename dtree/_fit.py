@@ -230,7 +230,8 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
                                   CRITERIA[criterion(est)], params.min_samples_leaf,
                                   params.min_weight_leaf, n_draw, seed, monotonic_cst=monotonic,
                                   value_tolerance=float(est.value_tolerance),
-                                  random_split=est.splitter == "random")
+                                  random_split=est.splitter == "random",
+                                  n_threads=n_threads(getattr(est, "n_jobs", 1)))
     else:
         splitter = Splitter(X, encoded_y, weights, _most_classes(n_classes), CRITERIA[criterion(est)],
                             params.min_samples_leaf, params.min_weight_leaf,

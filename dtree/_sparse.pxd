@@ -40,11 +40,16 @@ cdef class SparseSplitter:
     cdef Py_ssize_t* seg_lo               # per feature: the node's segment (empty: lo == hi)
     cdef Py_ssize_t* seg_hi
     cdef Py_ssize_t* mids                 # per listed feature: where its partition split it
-    cdef DTYPE_t* tmp_v
+    cdef DTYPE_t* tmp_v                   # n_threads rows of tmp_row values
     cdef int* tmp_i
+    cdef Py_ssize_t tmp_row
+    cdef int n_threads
     cdef double* count_left
     cdef double* count_right
     cdef double* zero_stats               # a scan's zero block: the node's minus the entries'
+                                          # (thread 0's; thread t's scratch_row further on)
+    cdef Py_ssize_t scratch_row
+    cdef SplitRecord* feature_best        # parallel scans: each visited feature's best
     cdef object _owned
 
     # --- the growers' protocol (see _grow) ---
@@ -53,6 +58,8 @@ cdef class SparseSplitter:
     cdef int split(self, Node* node, const double* stats, double weight_root,
                    SplitRecord* split, double* child_stats) noexcept nogil
     cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil
+    cdef void _partition_segment(self, Py_ssize_t t, const Py_ssize_t* seg,
+                                 int thread) noexcept nogil
     cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
                         bint right_grows, Node* left, Node* right) noexcept nogil
     cdef void release(self, Node* node) noexcept nogil
@@ -69,11 +76,15 @@ cdef class SparseSplitter:
                                SplitRecord* cut, double* child_stats) noexcept nogil
     cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil
-    cdef void _scan(self, Py_ssize_t f, Py_ssize_t n_node, const double* stats, double weight,
-                    SplitRecord* best) noexcept nogil
-    cdef void _scan_side(self, Py_ssize_t f, Py_ssize_t pz, Py_ssize_t ke, Py_ssize_t n_zero,
-                         double zero_weight, Py_ssize_t n_node, const double* stats,
-                         double weight, bint missing_left, SplitRecord* best) noexcept nogil
+    cdef Py_ssize_t _visited_entries(self) noexcept nogil
+    cdef void _scan_in_parallel(self, const Node* node, const double* stats,
+                                SplitRecord* best) noexcept nogil
+    cdef void _scan(self, int thread, Py_ssize_t f, Py_ssize_t n_node, const double* stats,
+                    double weight, SplitRecord* best) noexcept nogil
+    cdef void _scan_side(self, double* sums, Py_ssize_t f, Py_ssize_t pz, Py_ssize_t ke,
+                         Py_ssize_t n_zero, double zero_weight, Py_ssize_t n_node,
+                         const double* stats, double weight, bint missing_left,
+                         SplitRecord* best) noexcept nogil
     cdef void _move(self, double* cl, double* cr, Side* left, Side* right,
                     Py_ssize_t i) noexcept nogil
     cdef Py_ssize_t* _child_segments(self, const Py_ssize_t* seg, bint left) noexcept nogil

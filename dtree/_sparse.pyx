@@ -30,8 +30,10 @@ import numpy as np
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
+from cython.parallel cimport prange, threadid
 
 from ._common cimport (CUT_PASS, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
+                      keep_better,
                       draw_begin_fit, draw_end, draw_next, draw_take, keep_doubles, midpoint,
                       RADIX_SIZE, draw_numeric_cut, float_key, partition_ids,
                       partition_segment, put_bit, radix_sort_keys,
@@ -42,6 +44,13 @@ from ._criterion cimport (Side, add_outputs, cut_proxy, pair_proxy, random_cut_a
                           node_entropy_terms, record_children, reg_proxy, reg_proxy_outputs,
                           sklearn_score, stats_size)
 from ._criterion import xlogx_table
+
+
+cdef enum:
+    # a node's partition goes parallel from about this many entries in its
+    # segments (a list's segments lie in column order: their span, from the first
+    # one's start to the last one's end, stands for their sum, from above)
+    PARALLEL_ENTRIES = 1 << 16
 
 
 cdef inline bint is_nan(DTYPE_t x) noexcept nogil:
@@ -65,12 +74,14 @@ cdef class SparseSplitter:
     y, sample_weight, n_classes, criterion, min_samples_leaf, min_weight_leaf,
     max_features, seed, monotonic_cst, value_tolerance, random_split
         As ``_splitter.Splitter``'s.
+    n_threads : int
+        Threads of the partition (the columns' segments are independent).
     """
 
     def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
                   Py_ssize_t min_samples_leaf, double min_weight_leaf,
                   Py_ssize_t max_features, unsigned int seed, monotonic_cst=None,
-                  double value_tolerance=0.0, bint random_split=False):
+                  double value_tolerance=0.0, bint random_split=False, int n_threads=1):
         if is_quantile(criterion):
             raise ValueError("the sparse splitter has no quantile criteria")
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
@@ -109,15 +120,22 @@ cdef class SparseSplitter:
         else:
             y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
         S = max(self.n_stats, 2)
-        doubles = np.zeros(3 * (S + 16), dtype=np.float64)
+        self.n_threads = max(1, n_threads)
+        # per thread, padded apart: a scan's left and right sums and its zero block
+        self.scratch_row = 3 * (S + 16)
+        doubles = np.zeros(self.n_threads * self.scratch_row, dtype=np.float64)
+        records = np.zeros(max(d, 1) * sizeof(SplitRecord), dtype=np.uint8)
         bounds = np.zeros((3, max(d, 1)), dtype=np.intp)
         features = np.zeros((3, max(d, 1)), dtype=np.intp)
         goes_left = np.zeros((n + 63) // 64 + 1, dtype=np.uint64)
         mark = np.zeros(max(n, 1), dtype=np.uint8)
-        tmp_v = np.empty(max(longest, 1), dtype=np.float32)
-        tmp_i = np.empty(max(longest, n, 1), dtype=np.int32)
+        # per thread: room for a column's entries (and, thread 0, the node's samples)
+        row = max(longest, n, 1)
+        tmp_v = np.empty(self.n_threads * row, dtype=np.float32)
+        tmp_i = np.empty(self.n_threads * row, dtype=np.int32)
+        self.tmp_row = row
         owned = [vals, ids, root, samples, y, doubles, bounds, features, goes_left, mark,
-                 tmp_v, tmp_i]
+                 tmp_v, tmp_i, records]
 
         self.monotonic = NULL
         self.monotonic_cst = None
@@ -135,6 +153,7 @@ cdef class SparseSplitter:
         cdef Py_ssize_t[::1] rv = root
         cdef Py_ssize_t[:, ::1] bv = bounds, fv = features
         cdef double[::1] dv = doubles
+        cdef unsigned char[::1] rec_view = records
         cdef unsigned long long[::1] gv = goes_left
         cdef unsigned char[::1] mv = mark
         cdef const int[::1] yc
@@ -154,6 +173,7 @@ cdef class SparseSplitter:
         self.count_left = &dv[0]
         self.count_right = &dv[S + 16]
         self.zero_stats = &dv[2 * (S + 16)]
+        self.feature_best = <SplitRecord*> &rec_view[0]
         self.seg_lo = &bv[0, 0]
         self.seg_hi = &bv[1, 0]
         self.mids = &bv[2, 0]
@@ -215,8 +235,11 @@ cdef class SparseSplitter:
         if self.random_split:
             self._random_split(node, stats, weight_root, split, child_stats)
         elif not (n_node == 2 and self._split_pair(node.start, stats, node.weight, split)):
-            for i in range(self.draw.n_visit):
-                self._scan(self.draw.visit[i], n_node, stats, node.weight, split)
+            if self.n_threads > 1 and self._visited_entries() >= PARALLEL_ENTRIES:
+                self._scan_in_parallel(node, stats, split)
+            else:
+                for i in range(self.draw.n_visit):
+                    self._scan(0, self.draw.visit[i], n_node, stats, node.weight, split)
         found = split.feature >= 0
         if found:
             split.proxy = split.num / split.den
@@ -225,20 +248,52 @@ cdef class SparseSplitter:
         self._load(seg, False)
         return found
 
+    cdef Py_ssize_t _visited_entries(self) noexcept nogil:
+        cdef Py_ssize_t i, f, total = 0
+        for i in range(self.draw.n_visit):
+            f = self.draw.visit[i]
+            total += self.seg_hi[f] - self.seg_lo[f]
+        return total
+
+    cdef void _scan_in_parallel(self, const Node* node, const double* stats,
+                                SplitRecord* best) noexcept nogil:
+        """Each visited feature scanned on its own thread into its own record, then
+        the records compared in visiting order by the scans' rule: the serial
+        winner, ties included, for any thread count (as the dense splitter's)."""
+        cdef Py_ssize_t i
+        cdef SplitRecord* per_feature = self.feature_best
+        for i in prange(self.draw.n_visit, nogil=True, num_threads=self.n_threads,
+                        schedule="dynamic"):
+            clear_split(&per_feature[i], node.end)
+            self._scan(threadid(), self.draw.visit[i], node.end - node.start, stats,
+                       node.weight, &per_feature[i])
+        for i in range(self.draw.n_visit):
+            keep_better(best, &per_feature[i])
+
     cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil:
         """Stable-partition the node's samples and every listed segment into left +
         right (the sides ``split`` marked); ``mids`` keeps where each was cut."""
         cdef const Py_ssize_t* seg = self._segments(node)
-        cdef Py_ssize_t t, lo, hi
+        cdef Py_ssize_t t
         if seg == NULL:
             return
         partition_ids(self.samples, self.goes_left, self.tmp_i, node.start, node.end)
-        for t in range(seg[0]):
-            lo = seg[2 + 3 * t]
-            hi = seg[3 + 3 * t]
-            self.mids[t] = partition_segment(self.vals, self.ids, <class_t*> NULL, 0,
-                                             self.goes_left, self.tmp_v, self.tmp_i,
-                                             <class_t*> NULL, lo, hi)
+        if self.n_threads > 1 and seg[0] > 1 and \
+                seg[3 * seg[0]] - seg[2] >= PARALLEL_ENTRIES:
+            for t in prange(seg[0], nogil=True, num_threads=self.n_threads,
+                            schedule="dynamic", chunksize=16):
+                self._partition_segment(t, seg, threadid())
+        else:
+            for t in range(seg[0]):
+                self._partition_segment(t, seg, 0)
+
+    cdef void _partition_segment(self, Py_ssize_t t, const Py_ssize_t* seg,
+                                 int thread) noexcept nogil:
+        cdef Py_ssize_t offset = thread * self.tmp_row
+        self.mids[t] = partition_segment(self.vals, self.ids, <class_t*> NULL, 0,
+                                         self.goes_left, self.tmp_v + offset,
+                                         self.tmp_i + offset, <class_t*> NULL,
+                                         seg[2 + 3 * t], seg[3 + 3 * t])
 
     cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
                         bint right_grows, Node* left, Node* right) noexcept nogil:
@@ -330,8 +385,8 @@ cdef class SparseSplitter:
                 lo = mid + 1
         return lo
 
-    cdef void _scan(self, Py_ssize_t f, Py_ssize_t n_node, const double* stats, double weight,
-                    SplitRecord* best) noexcept nogil:
+    cdef void _scan(self, int thread, Py_ssize_t f, Py_ssize_t n_node, const double* stats,
+                    double weight, SplitRecord* best) noexcept nogil:
         """Scan one feature drawn for the node: its zero block's statistics first
         (the node's minus its entries'), then its cuts with missing values right
         and, if it has any here, left (as the dense ``_scan``)."""
@@ -339,20 +394,23 @@ cdef class SparseSplitter:
         cdef Py_ssize_t ke = self._known_end(lo, hi)
         cdef Py_ssize_t n_zero = n_node - (hi - lo), K = self.n_outputs, S = self.n_stats
         cdef double w = 1.0, zero_weight = 0.0
+        cdef double* sums = self.count_left + thread * self.scratch_row
         if n_zero > 0:
-            memcpy(self.zero_stats, stats, S * sizeof(double))
+            memcpy(sums + 2 * (S + 16), stats, S * sizeof(double))
             zero_weight = weight
             for p in range(lo, hi):
                 i = self.ids[p]
                 if self.sw != NULL:
                     w = self.sw[i]
                 zero_weight -= w
-                add_outputs(self.zero_stats, self.criterion, K, S // K, self.y_codes,
+                add_outputs(sums + 2 * (S + 16), self.criterion, K, S // K, self.y_codes,
                             self.y_values, i, -w)
         pz = self._first_positive(lo, ke)
-        self._scan_side(f, pz, ke, n_zero, zero_weight, n_node, stats, weight, False, best)
+        self._scan_side(sums, f, pz, ke, n_zero, zero_weight, n_node, stats, weight, False,
+                        best)
         if ke < hi:
-            self._scan_side(f, pz, ke, n_zero, zero_weight, n_node, stats, weight, True, best)
+            self._scan_side(sums, f, pz, ke, n_zero, zero_weight, n_node, stats, weight, True,
+                            best)
 
     cdef void _move(self, double* cl, double* cr, Side* left, Side* right,
                     Py_ssize_t i) noexcept nogil:
@@ -369,9 +427,10 @@ cdef class SparseSplitter:
                 cl[k] += w * self.y_values[i * K + k]
         left.w += w
 
-    cdef void _scan_side(self, Py_ssize_t f, Py_ssize_t pz, Py_ssize_t ke, Py_ssize_t n_zero,
-                         double zero_weight, Py_ssize_t n_node, const double* stats,
-                         double weight, bint missing_left, SplitRecord* best) noexcept nogil:
+    cdef void _scan_side(self, double* sums, Py_ssize_t f, Py_ssize_t pz, Py_ssize_t ke,
+                         Py_ssize_t n_zero, double zero_weight, Py_ssize_t n_node,
+                         const double* stats, double weight, bint missing_left,
+                         SplitRecord* best) noexcept nogil:
         """The cuts of feature f with the missing values on one side: its known
         items in order (the negative entries, the zero block, the positive ones),
         a cut scored after each item whose next value differs (``tol``), and
@@ -379,8 +438,9 @@ cdef class SparseSplitter:
         cdef Py_ssize_t lo = self.seg_lo[f], hi = self.seg_hi[f], p, k, c
         cdef Py_ssize_t K = self.n_outputs, S = self.n_stats, stride = S // K
         cdef Py_ssize_t n_left = 0
-        cdef double* cl = self.count_left
-        cdef double* cr = self.count_right
+        cdef double* cl = sums              # (a thread's: see _scan)
+        cdef double* cr = sums + (S + 16)
+        cdef const double* zeros = sums + 2 * (S + 16)
         cdef const double* table = self.xlogx_table
         cdef const DTYPE_t* v = self.vals
         cdef int crit = self.criterion, cut, order
@@ -409,12 +469,12 @@ cdef class SparseSplitter:
                 zero_pending = False
                 if classes:
                     for c in range(S):
-                        z = self.zero_stats[c]
+                        z = zeros[c]
                         if z > 0.0:
                             clf_move_count(crit, &left, &right, cl, cr, c, z, table)
                 else:
                     for k in range(K):
-                        cl[k] += self.zero_stats[2 * k]
+                        cl[k] += zeros[2 * k]
                 left.w += zero_weight
                 n_left += n_zero
                 cur = 0.0

@@ -217,3 +217,16 @@ def test_each_column_is_sorted_as_a_stable_sort_would(n_rows):
         expected = rows[np.argsort(np.nan_to_num(A[rows, f], nan=np.inf), kind="stable")]
         np.testing.assert_array_equal(ids[col_start[f]:col_start[f + 1]], expected)
         np.testing.assert_array_equal(vals[col_start[f]:col_start[f + 1]], A[expected, f])
+
+
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_threads_do_not_change_the_tree(splitter):
+    # wide enough that the scans and partitions go parallel (PARALLEL_ENTRIES)
+    rng = np.random.default_rng(21)
+    n, d, nnz = 4000, 400, 120_000
+    S = sp.csc_matrix((np.round(rng.normal(size=nnz), 1) + 0.05,
+                       (rng.integers(0, n, nnz), rng.integers(0, d, nnz))), shape=(n, d))
+    y = rng.integers(0, 3, n)
+    make = lambda jobs: dtree.DecisionTreeClassifier(splitter=splitter, random_state=0,
+                                                     n_jobs=jobs, max_depth=12)
+    _assert_same_tree(make(2).fit(S, y), make(1).fit(S, y))
