@@ -60,8 +60,8 @@ cdef struct Node:
     double lower, upper         # monotonic constraints: the bounds of its value
     Py_ssize_t n_constant       # depth-first growth: features known constant here (the
                                 # splitter's constant_features[:n_constant]), from its parent
-    Py_ssize_t* seg             # sparse splitter: its segments of the features' non-zeros
-                                # (``_sparse``), NULL for the root and other splitters
+    void* seg                   # sparse splitter: its segments of the features' non-zeros
+                                # (``_sparse.Segments``), NULL for the other splitters
 
 
 cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssize_t depth,

@@ -2,16 +2,24 @@
 """Exact best-split search on sparse columns: only the non-zeros are laid out.
 
 A sparse X (CSC) keeps each feature's explicit non-zeros, sorted once per fit
-by value (NaN last), the sample id beside each value. A node lists, for every
-feature with non-zeros among its samples, the segment of those entries that
-belong to it (a *segment list*: ``seg[0]`` triples ``(f, lo, hi)`` from
-``seg[1]``); after a split each listed segment is partitioned stably into left
-part + right part, so the children's segments stay sorted, as the dense layout
-does (``_splitter``). A feature's zeros in a node are never listed: they form
-one block between its negative and its positive values, whose statistics are
-the node's minus those of the entries. So a scan costs the feature's
-non-zeros in the node, a partition the node's non-zeros, and routing a split
-the node's samples (kept, ascending by id, in a segment of their own).
+by value (NaN last), the sample id beside each value. A *listed* node holds,
+for every feature with non-zeros among its samples, the segment of those
+entries that belong to it (``Segments``); after a split each listed segment is
+partitioned stably into left part + right part, so the children's segments stay
+sorted, as the dense layout does (``_splitter``). A feature's zeros in a node
+are never listed: they form one block between its negative and its positive
+values, whose statistics are the node's minus those of the entries. So a scan
+costs the feature's non-zeros in the node, a partition the node's non-zeros,
+and routing a split the node's samples (kept, ascending by id, in a segment of
+their own).
+
+With few features drawn per node (``max_features="sqrt"``, the extra trees),
+partitioning every feature at every node would cost more than the scans: the
+root is then *unlisted*, and so are its descendants while they are large. An
+unlisted node filters each drawn feature's whole column by the samples'
+positions, which yields its entries already in order; a child whose own entries
+have become fewer than that filtering costs is listed once, from its rows
+(see "segment lists" below).
 
 The scan visits the candidates the dense scan visits, in the same order, and
 scores them with the same kernels (``_criterion``), and a split's children are
@@ -21,9 +29,10 @@ elsewhere up to the rounding of the zero block's sums, which decides only
 near-ties).
 
 Supported: the dense splitter's numeric search and its random cuts
-(splitter="random", the same draws), with every criterion except the quantile ones, several outputs, sample weights, missing values (stored NaN),
-monotonic constraints and ``value_tolerance``. ``_fit`` lays other
-configurations out densely.
+(splitter="random", the same draws), with every criterion except the quantile
+ones, several outputs, sample weights, missing values (stored NaN), monotonic
+constraints and ``value_tolerance``. ``_fit`` lays other configurations out
+densely.
 """
 import numpy as np
 
@@ -51,6 +60,58 @@ cdef enum:
     # segments (a list's segments lie in column order: their span, from the first
     # one's start to the last one's end, stands for their sum, from above)
     PARALLEL_ENTRIES = 1 << 16
+
+
+# splitter="best"/"random" with few features drawn per node: list a child of an
+# unlisted node once its entries number at most this many times a node's cost of
+# filtering its drawn features' columns (``SparseSplitter._list_if_worth``)
+LIST_FACTOR = 1.0
+# test hook: "auto"; "never" (the root unlisted, no node ever listed); "early" (the
+# root unlisted, its children listed)
+LISTING = "auto"
+
+
+cdef Segments* new_segments(Py_ssize_t count) noexcept nogil:
+    """An empty list of ``count`` triples (its layout pointers are the caller's)."""
+    cdef Segments* seg = <Segments*> malloc(sizeof(Segments) + 3 * max(count, 1) *
+                                            sizeof(Py_ssize_t))
+    if seg == NULL:
+        return NULL
+    seg.count = count
+    seg.triples = <Py_ssize_t*> (<char*> seg + sizeof(Segments))
+    seg.vals = NULL
+    seg.ids = NULL
+    seg.refs = NULL
+    return seg
+
+
+cdef unsigned int* radix_sort_u32(unsigned int* a, unsigned int* b, Py_ssize_t n,
+                                  Py_ssize_t* hist) noexcept nogil:
+    """Sort n unsigned ints (LSD radix, three passes of 11 bits; ``b`` is room for
+    n more, ``hist`` for 3 * RADIX_SIZE counts); returns a or b, whichever holds
+    them sorted."""
+    cdef Py_ssize_t i, d, shift, total, count, bucket
+    cdef unsigned int* t
+    memset(hist, 0, 3 * RADIX_SIZE * sizeof(Py_ssize_t))
+    for i in range(n):
+        hist[a[i] & (RADIX_SIZE - 1)] += 1
+        hist[RADIX_SIZE + ((a[i] >> 11) & (RADIX_SIZE - 1))] += 1
+        hist[2 * RADIX_SIZE + (a[i] >> 22)] += 1
+    for d in range(3):
+        shift = 11 * d
+        total = 0
+        for bucket in range(RADIX_SIZE):
+            count = hist[d * RADIX_SIZE + bucket]
+            hist[d * RADIX_SIZE + bucket] = total
+            total += count
+        for i in range(n):
+            bucket = d * RADIX_SIZE + ((a[i] >> shift) & (RADIX_SIZE - 1))
+            b[hist[bucket]] = a[i]
+            hist[bucket] += 1
+        t = a
+        a = b
+        b = t
+    return a
 
 
 cdef inline bint is_nan(DTYPE_t x) noexcept nogil:
@@ -106,13 +167,28 @@ cdef class SparseSplitter:
         self.upper = INFINITY
 
         vals, ids, col_start = sorted_entries(X)
-        # the root's segment list: every feature with non-zeros
+        nnz = vals.shape[0]
+        # few features drawn per node: the root is unlisted (see ``_list_if_worth``)
+        self.filter_cost = max_features * (nnz / max(d, 1))
+        self.list_factor = LIST_FACTOR
+        listing = LISTING
+        if listing == "never":
+            self.filter_cost = 0.0
+        elif listing == "early":
+            self.filter_cost = INFINITY
+        self.hybrid = listing != "auto" or (
+            nnz > self.list_factor * self.filter_cost and nnz < 2**32 - 1)
         listed = np.flatnonzero(np.diff(col_start) > 0)
-        root = np.empty(1 + 3 * listed.shape[0], dtype=np.intp)
-        root[0] = listed.shape[0]
-        root[1::3] = listed
-        root[2::3] = col_start[listed]
-        root[3::3] = col_start[listed + 1]
+        self.root_seg = NULL
+        if not self.hybrid:
+            self.root_seg = new_segments(listed.shape[0])
+            if self.root_seg == NULL:
+                raise MemoryError()
+            for t in range(listed.shape[0]):
+                f = listed[t]
+                self.root_seg.triples[3 * t] = f
+                self.root_seg.triples[3 * t + 1] = col_start[f]
+                self.root_seg.triples[3 * t + 2] = col_start[f + 1]
         longest = int(np.diff(col_start).max(initial=0))
         samples = np.arange(n, dtype=np.int32)
         if self.is_classifier:
@@ -134,7 +210,7 @@ cdef class SparseSplitter:
         tmp_v = np.empty(self.n_threads * row, dtype=np.float32)
         tmp_i = np.empty(self.n_threads * row, dtype=np.int32)
         self.tmp_row = row
-        owned = [vals, ids, root, samples, y, doubles, bounds, features, goes_left, mark,
+        owned = [vals, ids, col_start, samples, y, doubles, bounds, features, goes_left, mark,
                  tmp_v, tmp_i, records]
 
         self.monotonic = NULL
@@ -150,7 +226,7 @@ cdef class SparseSplitter:
 
         cdef DTYPE_t[::1] vv = vals, tv = tmp_v
         cdef int[::1] iv = ids, sv = samples, ti = tmp_i
-        cdef Py_ssize_t[::1] rv = root
+        cdef const Py_ssize_t[::1] csv = col_start
         cdef Py_ssize_t[:, ::1] bv = bounds, fv = features
         cdef double[::1] dv = doubles
         cdef unsigned char[::1] rec_view = records
@@ -158,10 +234,16 @@ cdef class SparseSplitter:
         cdef unsigned char[::1] mv = mark
         cdef const int[::1] yc
         cdef const double[::1] yv
-        self.vals = &vv[0] if vv.shape[0] > 0 else NULL
-        self.ids = &iv[0] if iv.shape[0] > 0 else NULL
+        self.layout_vals = &vv[0] if vv.shape[0] > 0 else NULL
+        self.layout_ids = &iv[0] if iv.shape[0] > 0 else NULL
+        self.vals = self.layout_vals
+        self.ids = self.layout_ids
+        self.col_start = &csv[0]
         self.samples = &sv[0] if n > 0 else NULL
-        self.root_seg = &rv[0]
+        self.oom = False
+        if self.root_seg != NULL:
+            self.root_seg.vals = self.layout_vals
+            self.root_seg.ids = self.layout_ids
         self.y_codes = NULL
         self.y_values = NULL
         if self.is_classifier:
@@ -189,7 +271,57 @@ cdef class SparseSplitter:
                                np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
         self.xlogx_table = keep_doubles(
             xlogx_table(criterion, n, sample_weight is not None, self.n_outputs), owned)
+        if self.hybrid:
+            self._allocate_unlisted(ids, n, d, owned)
         self._owned = owned
+
+    def __dealloc__(self):
+        free(self.root_seg)
+
+    cdef _allocate_unlisted(self, ids, Py_ssize_t n, Py_ssize_t d, list owned):
+        """What unlisted nodes need: each sample's position and its entries'
+        positions in the layout (rows), a pool for a node's extracted features,
+        room to sort a listing node's positions."""
+        cdef Py_ssize_t nnz = ids.shape[0]
+        cdef Py_ssize_t p
+        row_ptr = np.zeros(n + 1, dtype=np.intp)
+        np.cumsum(np.bincount(ids, minlength=n), out=row_ptr[1:])
+        # positions grouped by row, ascending within one (a counting sort)
+        row_pos = np.empty(max(nnz, 1), dtype=np.uint32)
+        cursor = row_ptr[:-1].copy()
+        cdef Py_ssize_t[::1] cv = cursor
+        cdef unsigned int[::1] rpv = row_pos
+        cdef const int[::1] idv = ids
+        with nogil:
+            for p in range(nnz):
+                rpv[cv[idv[p]]] = <unsigned int>p
+                cv[idv[p]] += 1
+        where = np.arange(n, dtype=np.int32)
+        pool_v = np.empty(max(nnz, 1), dtype=np.float32)
+        pool_i = np.empty(max(nnz, 1), dtype=np.int32)
+        extracted = np.zeros(max(d, 1), dtype=np.uint8)
+        extracted_list = np.zeros(max(d, 1), dtype=np.intp)
+        sort_room = np.empty((2, max(nnz, 1)), dtype=np.uint32)
+        owned.extend([row_ptr, row_pos, where, pool_v, pool_i, extracted, extracted_list,
+                      sort_room])
+        cdef const Py_ssize_t[::1] rp = row_ptr
+        cdef const unsigned int[::1] ps = row_pos
+        cdef int[::1] wv = where, pi = pool_i
+        cdef DTYPE_t[::1] pv = pool_v
+        cdef unsigned char[::1] ev = extracted
+        cdef Py_ssize_t[::1] lv = extracted_list
+        cdef unsigned int[:, ::1] sr = sort_room
+        self.row_ptr = &rp[0]
+        self.row_pos = &ps[0] if nnz > 0 else NULL
+        self.where = &wv[0] if n > 0 else NULL
+        self.pool_v = &pv[0]
+        self.pool_i = &pi[0]
+        self.extracted = &ev[0]
+        self.extracted_list = &lv[0]
+        self.n_extracted = 0
+        self.pool_used = 0
+        self.sort_a = &sr[0, 0]
+        self.sort_b = &sr[1, 0]
 
     # ------------------------------------------------------------ the growers' protocol
     cdef void begin(self, bint best_first) noexcept nogil:
@@ -213,21 +345,30 @@ cdef class SparseSplitter:
                    SplitRecord* split, double* child_stats) noexcept nogil:
         """The node's best split, its sides marked: 1, 0 (none valid) or -1 (its
         segment list could not be allocated)."""
-        cdef const Py_ssize_t* seg = self._segments(node)
-        cdef Py_ssize_t j, n_known, n_node = node.end - node.start
+        cdef const Segments* seg = self._segments(node)
+        cdef Py_ssize_t j, f, n_node = node.end - node.start
         cdef bint found
         cdef unsigned int i
-        if seg == NULL:
+        if self.oom:
             return -1
         self.lower = node.lower
         self.upper = node.upper
-        self._load(seg, True)
+        if seg != NULL:
+            self.vals = seg.vals
+            self.ids = seg.ids
+            self._load(seg, True)
+        else:
+            self.vals = self.pool_v
+            self.ids = self.pool_i
         # scikit-learn's draw (as the dense splitter's ``draw_features``); constants
         # are carried down depth-first growth only
         draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
         j = draw_next(&self.draw)
         while j >= 0:
-            draw_take(&self.draw, j, self._is_constant(self.draw.features[j], n_node))
+            f = self.draw.features[j]
+            if seg == NULL:
+                self._extract(f, node.start, node.end)
+            draw_take(&self.draw, j, self._is_constant(f, n_node))
             j = draw_next(&self.draw)
         node.n_constant = draw_end(&self.draw)
 
@@ -245,7 +386,10 @@ cdef class SparseSplitter:
             split.proxy = split.num / split.den
             # (a random cut's children summed afresh, both sides)
             self._finish_split(node, stats, weight_root, split, child_stats)
-        self._load(seg, False)
+        if seg != NULL:
+            self._load(seg, False)
+        else:
+            self._unextract()
         return found
 
     cdef Py_ssize_t _visited_entries(self) noexcept nogil:
@@ -273,82 +417,208 @@ cdef class SparseSplitter:
     cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil:
         """Stable-partition the node's samples and every listed segment into left +
         right (the sides ``split`` marked); ``mids`` keeps where each was cut."""
-        cdef const Py_ssize_t* seg = self._segments(node)
-        cdef Py_ssize_t t
+        cdef const Segments* seg = self._segments(node)
+        cdef Py_ssize_t t, q
+        partition_ids(self.samples, self.goes_left, self.tmp_i, node.start, node.end)
+        if self.hybrid:
+            for q in range(node.start, node.end):
+                self.where[self.samples[q]] = <int>q
         if seg == NULL:
             return
-        partition_ids(self.samples, self.goes_left, self.tmp_i, node.start, node.end)
-        if self.n_threads > 1 and seg[0] > 1 and \
-                seg[3 * seg[0]] - seg[2] >= PARALLEL_ENTRIES:
-            for t in prange(seg[0], nogil=True, num_threads=self.n_threads,
+        if self.n_threads > 1 and seg.count > 1 and \
+                seg.triples[3 * seg.count - 1] - seg.triples[1] >= PARALLEL_ENTRIES:
+            for t in prange(seg.count, nogil=True, num_threads=self.n_threads,
                             schedule="dynamic", chunksize=16):
                 self._partition_segment(t, seg, threadid())
         else:
-            for t in range(seg[0]):
+            for t in range(seg.count):
                 self._partition_segment(t, seg, 0)
 
-    cdef void _partition_segment(self, Py_ssize_t t, const Py_ssize_t* seg,
+    cdef void _partition_segment(self, Py_ssize_t t, const Segments* seg,
                                  int thread) noexcept nogil:
         cdef Py_ssize_t offset = thread * self.tmp_row
-        self.mids[t] = partition_segment(self.vals, self.ids, <class_t*> NULL, 0,
+        self.mids[t] = partition_segment(seg.vals, seg.ids, <class_t*> NULL, 0,
                                          self.goes_left, self.tmp_v + offset,
                                          self.tmp_i + offset, <class_t*> NULL,
-                                         seg[2 + 3 * t], seg[3 + 3 * t])
+                                         seg.triples[3 * t + 1], seg.triples[3 * t + 2])
 
     cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
                         bint right_grows, Node* left, Node* right) noexcept nogil:
-        """The growing children's segment lists (a listed segment that the split
-        leaves empty on a side is not listed there); the node's is freed."""
-        cdef const Py_ssize_t* seg = self._segments(node)
+        """The growing children's segment lists: a listed node's children are listed
+        (a segment the split leaves empty on a side is not listed there); an
+        unlisted node's are listed when that pays (``_list_if_worth``). The node's
+        list is released."""
+        cdef const Segments* seg = self._segments(node)
         if seg != NULL:
             if left_grows:
                 left.seg = self._child_segments(seg, True)
             if right_grows:
                 right.seg = self._child_segments(seg, False)
+        else:
+            if left_grows:
+                left.seg = self._list_if_worth(left)
+            if right_grows:
+                right.seg = self._list_if_worth(right)
         self.release(node)
 
     cdef void release(self, Node* node) noexcept nogil:
-        free(node.seg)
+        cdef Segments* seg = <Segments*> node.seg
+        if seg == NULL:
+            return
+        if seg.refs != NULL:
+            seg.refs[0] -= 1
+            if seg.refs[0] == 0:
+                free(seg.vals)
+                free(seg.ids)
+                free(seg.refs)
+        free(seg)
         node.seg = NULL
 
     cdef void finish(self) noexcept nogil:
         pass
 
     # ------------------------------------------------------------ segment lists
-    cdef const Py_ssize_t* _segments(self, const Node* node) noexcept nogil:
-        # the root's list is the splitter's own; a child's NULL means its
-        # allocation failed
-        return self.root_seg if node.parent < 0 else node.seg
+    # A listed node holds, per feature with entries among its samples, the segment
+    # of them (``Segments``); its children's are cut from it by the partition. With
+    # few features drawn per node, partitioning every listed feature at every node
+    # costs more than looking up the drawn ones: the root is then *unlisted*, and an
+    # unlisted node filters each drawn feature's whole column by the position of
+    # each sample (``where``) into a pool (``_extract``). Its children stay
+    # unlisted until their own entries number about a node's filtering cost
+    # (``_list_if_worth``): then they are listed once, from their rows, into a copy
+    # their subtree partitions in place.
 
-    cdef Py_ssize_t* _child_segments(self, const Py_ssize_t* seg, bint left) noexcept nogil:
+    cdef Segments* _segments(self, const Node* node) noexcept nogil:
+        # the root's list is the splitter's own (NULL: unlisted)
+        return self.root_seg if node.parent < 0 else <Segments*> node.seg
+
+    cdef Segments* _child_segments(self, const Segments* seg, bint left) noexcept nogil:
         cdef Py_ssize_t t, m = 0, lo, hi, f
-        cdef Py_ssize_t* out
-        for t in range(seg[0]):
-            if (self.mids[t] > seg[2 + 3 * t]) if left else (seg[3 + 3 * t] > self.mids[t]):
+        cdef Segments* out
+        for t in range(seg.count):
+            if (self.mids[t] > seg.triples[3 * t + 1]) if left else \
+                    (seg.triples[3 * t + 2] > self.mids[t]):
                 m += 1
-        out = <Py_ssize_t*> malloc((1 + 3 * m) * sizeof(Py_ssize_t))
+        out = new_segments(m)
         if out == NULL:
+            self.oom = not self.hybrid    # (an unlisted child is grown all the same)
             return NULL
-        out[0] = m
+        out.vals = seg.vals
+        out.ids = seg.ids
+        out.refs = seg.refs
+        if out.refs != NULL:
+            out.refs[0] += 1
         m = 0
-        for t in range(seg[0]):
-            f = seg[1 + 3 * t]
-            lo = seg[2 + 3 * t] if left else self.mids[t]
-            hi = self.mids[t] if left else seg[3 + 3 * t]
+        for t in range(seg.count):
+            f = seg.triples[3 * t]
+            lo = seg.triples[3 * t + 1] if left else self.mids[t]
+            hi = self.mids[t] if left else seg.triples[3 * t + 2]
             if hi > lo:
-                out[1 + 3 * m] = f
-                out[2 + 3 * m] = lo
-                out[3 + 3 * m] = hi
+                out.triples[3 * m] = f
+                out.triples[3 * m + 1] = lo
+                out.triples[3 * m + 2] = hi
                 m += 1
         return out
 
-    cdef void _load(self, const Py_ssize_t* seg, bint on) noexcept nogil:
+    cdef Segments* _list_if_worth(self, const Node* child) noexcept nogil:
+        """A list for a child of an unlisted node when its entries number no more
+        than LIST_FACTOR times a node's filtering cost, else NULL (unlisted)."""
+        cdef Py_ssize_t q, i, m = 0
+        for q in range(child.start, child.end):
+            i = self.samples[q]
+            m += self.row_ptr[i + 1] - self.row_ptr[i]
+        if m > self.list_factor * self.filter_cost:
+            return NULL
+        return self._list(child, m)
+
+    cdef Segments* _list(self, const Node* child, Py_ssize_t m) noexcept nogil:
+        """The child's list over a copy of its m entries: their layout positions
+        gathered from its rows and sorted, which orders them by feature and, within
+        one, as the layout does. NULL (unlisted) if memory runs short."""
+        cdef Py_ssize_t q, r, i, k = 0, t, f = 0, count = 0
+        cdef unsigned int* positions
+        cdef unsigned int pos
+        cdef Segments* seg
+        cdef Py_ssize_t hist[3 * RADIX_SIZE]
+        for q in range(child.start, child.end):
+            i = self.samples[q]
+            for r in range(self.row_ptr[i], self.row_ptr[i + 1]):
+                self.sort_a[k] = self.row_pos[r]
+                k += 1
+        positions = radix_sort_u32(self.sort_a, self.sort_b, m, hist)
+        f = -1
+        for k in range(m):
+            pos = positions[k]
+            if f < 0 or pos >= self.col_start[f + 1]:
+                while self.col_start[f + 1] <= pos:
+                    f += 1
+                count += 1
+        seg = new_segments(count)
+        if seg == NULL:
+            return NULL
+        seg.vals = <DTYPE_t*> malloc(max(m, 1) * sizeof(DTYPE_t))
+        seg.ids = <int*> malloc(max(m, 1) * sizeof(int))
+        seg.refs = <Py_ssize_t*> malloc(sizeof(Py_ssize_t))
+        if seg.vals == NULL or seg.ids == NULL or seg.refs == NULL:
+            free(seg.vals)
+            free(seg.ids)
+            free(seg.refs)
+            free(seg)
+            return NULL
+        seg.refs[0] = 1
+        f = -1
+        t = -1
+        for k in range(m):
+            pos = positions[k]
+            seg.vals[k] = self.layout_vals[pos]
+            seg.ids[k] = self.layout_ids[pos]
+            if f < 0 or pos >= self.col_start[f + 1]:
+                while self.col_start[f + 1] <= pos:
+                    f += 1
+                t += 1
+                seg.triples[3 * t] = f
+                seg.triples[3 * t + 1] = k
+            seg.triples[3 * t + 2] = k + 1
+        return seg
+
+    cdef void _load(self, const Segments* seg, bint on) noexcept nogil:
         """Set (or clear back to empty) each listed feature's segment bounds."""
         cdef Py_ssize_t t, f
-        for t in range(seg[0]):
-            f = seg[1 + 3 * t]
-            self.seg_lo[f] = seg[2 + 3 * t] if on else 0
-            self.seg_hi[f] = seg[3 + 3 * t] if on else 0
+        for t in range(seg.count):
+            f = seg.triples[3 * t]
+            self.seg_lo[f] = seg.triples[3 * t + 1] if on else 0
+            self.seg_hi[f] = seg.triples[3 * t + 2] if on else 0
+
+    cdef void _extract(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+        """An unlisted node's entries of feature f, filtered from its whole column in
+        order, appended to the pool (once per node)."""
+        cdef Py_ssize_t p, k = self.pool_used, w
+        cdef int i
+        if self.extracted[f]:
+            return
+        self.extracted[f] = 1
+        self.extracted_list[self.n_extracted] = f
+        self.n_extracted += 1
+        self.seg_lo[f] = k
+        for p in range(self.col_start[f], self.col_start[f + 1]):
+            i = self.layout_ids[p]
+            w = self.where[i]
+            if start <= w < end:
+                self.pool_v[k] = self.layout_vals[p]
+                self.pool_i[k] = i
+                k += 1
+        self.seg_hi[f] = k
+        self.pool_used = k
+
+    cdef void _unextract(self) noexcept nogil:
+        cdef Py_ssize_t t, f
+        for t in range(self.n_extracted):
+            f = self.extracted_list[t]
+            self.extracted[f] = 0
+            self.seg_lo[f] = 0
+            self.seg_hi[f] = 0
+        self.n_extracted = 0
+        self.pool_used = 0
 
     # ------------------------------------------------------------ the search
     cdef bint _is_constant(self, Py_ssize_t f, Py_ssize_t n_node) noexcept nogil:

@@ -1,5 +1,6 @@
 """The sparse splitter (``_sparse``): a sparse X is grown from its non-zeros alone,
-and gives the tree the dense splitter grows on the same X.
+and gives the tree the dense splitter grows on the same X, whichever way its
+nodes find their entries (listed segments, or unlisted nodes filtering columns).
 
 Node for node (bit for bit) wherever the sums are exact: unit or integer weights
 with integer targets (and class counts). With real-valued targets the zero block's
@@ -12,8 +13,18 @@ import pytest
 import scipy.sparse as sp
 
 import dtree
+from dtree import _sparse
 from dtree._encode import sparse_splitter_fits
 from dtree._sparse import SparseSplitter, sorted_entries
+
+
+@pytest.fixture(autouse=True, params=["auto", "never", "early"])
+def listing(request, monkeypatch):
+    """Every test under each listing policy: the default; every node unlisted (each
+    drawn feature filtered from its whole column); the root unlisted and its
+    children listed from their rows. The trees must not depend on it."""
+    monkeypatch.setattr(_sparse, "LISTING", request.param)
+    return request.param
 
 
 def _data(n=300, d=10, seed=0, nan=0.0, density=0.3):
