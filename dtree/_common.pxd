@@ -477,14 +477,15 @@ cdef inline void radix_sort_keys(unsigned int* ks, int* is_, Py_ssize_t n, unsig
     """Stable sort of n (``float_key``, id) pairs: the values in order to
     ``vals_out``, their ids to ``idx_out`` (equal values keep their ids' order).
 
-    A few pairs go by insertion; more by LSD radix, three passes of 11 bits
-    (linear time; a digit every key shares is skipped). ``kd``/``id_`` are room
+    A few pairs go by insertion; more by LSD radix (linear time): four passes of
+    8 bits up to some thousands of pairs (less to clear and sum per pass), else
+    three of 11 bits; a digit every key shares is skipped. ``kd``/``id_`` are room
     for n more pairs, ``hist`` for 3 * RADIX_SIZE counts; ``ks``/``is_`` are
     overwritten."""
-    cdef Py_ssize_t i, j, b, shift, digit, total, count
+    cdef Py_ssize_t i, j, b, shift, digit, total, count, bits, size, passes
     cdef unsigned int* kt
     cdef int* it
-    cdef unsigned int key
+    cdef unsigned int key, mask
     cdef int ident
     if n <= 64:
         for i in range(1, n):
@@ -498,22 +499,26 @@ cdef inline void radix_sort_keys(unsigned int* ks, int* is_, Py_ssize_t n, unsig
             ks[j] = key
             is_[j] = ident
     else:
-        memset(hist, 0, 3 * RADIX_SIZE * sizeof(Py_ssize_t))
+        bits = 8 if n < 8192 else RADIX_BITS
+        passes = 4 if n < 8192 else 3
+        size = 1 << bits
+        mask = <unsigned int>(size - 1)
+        memset(hist, 0, passes * size * sizeof(Py_ssize_t))
         for i in range(n):
-            hist[ks[i] & (RADIX_SIZE - 1)] += 1
-            hist[RADIX_SIZE + ((ks[i] >> RADIX_BITS) & (RADIX_SIZE - 1))] += 1
-            hist[2 * RADIX_SIZE + (ks[i] >> (2 * RADIX_BITS))] += 1
-        for digit in range(3):
-            shift = digit * RADIX_BITS
-            if hist[digit * RADIX_SIZE + ((ks[0] >> shift) & (RADIX_SIZE - 1))] == n:
+            key = ks[i]
+            for digit in range(passes):
+                hist[digit * size + ((key >> (digit * bits)) & mask)] += 1
+        for digit in range(passes):
+            shift = digit * bits
+            if hist[digit * size + ((ks[0] >> shift) & mask)] == n:
                 continue
             total = 0
-            for b in range(RADIX_SIZE):
-                count = hist[digit * RADIX_SIZE + b]
-                hist[digit * RADIX_SIZE + b] = total
+            for b in range(size):
+                count = hist[digit * size + b]
+                hist[digit * size + b] = total
                 total += count
             for i in range(n):
-                b = digit * RADIX_SIZE + ((ks[i] >> shift) & (RADIX_SIZE - 1))
+                b = digit * size + ((ks[i] >> shift) & mask)
                 kd[hist[b]] = ks[i]
                 id_[hist[b]] = is_[i]
                 hist[b] += 1

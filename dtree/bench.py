@@ -436,11 +436,11 @@ SPARSE_SHAPES_QUICK = ((20_000, 2_000, 0.005),)
 SPARSE_SHAPES_FULL = ((100_000, 10_000, 0.001), (100_000, 10_000, 0.01))
 
 
-def sparse_table(shapes, repeat, with_sklearn, out=sys.stdout):
+def sparse_table(shapes, repeat, with_sklearn, out=sys.stdout, memory=True):
     """Sparse X (``text_like``, CSC) vs scikit-learn's sparse splitter, one thread:
     a tree on every feature at depth 10, a forest-style tree (max_features="sqrt",
-    depth 20) and ExtraTreeClassifier (depth 20); for the first, the resident
-    memory each fit adds at its peak (``peak_fit_rss``)."""
+    depth 20) and ExtraTreeClassifier (depth 20), and the resident memory each fit
+    adds at its peak (``peak_fit_rss``; ``memory=False`` skips it)."""
     try:
         import scipy.sparse  # noqa: F401
     except ImportError:
@@ -466,12 +466,12 @@ def sparse_table(shapes, repeat, with_sklearn, out=sys.stdout):
               f"({X.nnz} non-zeros), 1 thread", file=out)
         print(f"  {'tree':26s} {'fit s':>8s} {'sk fit':>8s} {'ratio':>7s} {'nodes':>7s} "
               f"{'peak MB':>8s} {'sk MB':>7s}", file=out)
-        for i, (label, name, params) in enumerate(configs):
+        for label, name, params in configs:
             make = lambda: ours[name](random_state=0, n_jobs=1, **params)
             fit_t, model = _best_time(lambda: make().fit(X, y), repeat)
             row = dict(matrix=[n_rows, n_cols, density], tree=label, dtree_fit=fit_t,
                        dtree_nodes=model.tree_.node_count)
-            if i == 0:
+            if memory:
                 row["dtree_peak_bytes"] = peak_fit_rss(
                     "dtree", name, (n_rows, n_cols, density), dict(params, n_jobs=1))
             if sk is not None:
@@ -479,7 +479,7 @@ def sparse_table(shapes, repeat, with_sklearn, out=sys.stdout):
                 sk_t, theirs = _best_time(lambda: make_sk().fit(X, y), repeat)
                 row.update(sklearn_fit=sk_t, fit_ratio=fit_t / sk_t,
                            sklearn_nodes=theirs.tree_.node_count)
-                if i == 0:
+                if memory:
                     row["sklearn_peak_bytes"] = peak_fit_rss(
                         "sklearn", name, (n_rows, n_cols, density), params)
             rows.append(row)
@@ -569,7 +569,7 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
     result["criteria"] = criteria_table(max(1000, max(sizes) // 5), repeat, sklearn_classes,
                                         out)
     result["extra_trees"] = extra_trees_table(max(sizes), repeat, with_sklearn, out)
-    result["sparse"] = sparse_table(sparse_shapes, repeat, with_sklearn, out)
+    result["sparse"] = sparse_table(sparse_shapes, repeat, with_sklearn, out, memory)
     if peers and with_sklearn:
         n = max(sizes)
         for task in tasks:
