@@ -41,17 +41,15 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport (CUT_PASS, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
-                      keep_better,
-                      draw_begin_fit, draw_end, draw_next, draw_take, keep_doubles, midpoint,
-                      RADIX_SIZE, draw_numeric_cut, float_key, partition_ids,
-                      partition_segment, put_bit, radix_sort_keys,
-                      record_candidate,
-                      tiny_weight, wins, class_t)
-from ._criterion cimport (Side, add_outputs, cut_proxy, pair_proxy, random_cut_admissible, clf_move_count, clf_proxy,
-                          clf_side_acc, is_classification, is_quantile, monotonic_ok,
-                          node_entropy_terms, record_children, reg_proxy, reg_proxy_outputs,
-                          sklearn_score, stats_size)
+from ._common cimport (CUT_PASS, CUT_STOP, RADIX_SIZE, check_cut, class_t, clear_split,
+                      compare_score, draw_begin, draw_begin_fit, draw_end, draw_next,
+                      draw_numeric_cut, draw_take, float_key, keep_better, keep_doubles,
+                      midpoint, partition_ids, partition_segment, put_bit, radix_sort_keys,
+                      record_candidate, tiny_weight, wins)
+from ._criterion cimport (Side, add_outputs, clf_move_count, clf_proxy, clf_side_acc,
+                          cut_proxy, is_classification, is_quantile, monotonic_ok,
+                          node_entropy_terms, pair_proxy, random_cut_admissible,
+                          record_children, reg_proxy_outputs, sklearn_score, stats_size)
 from ._criterion import xlogx_table
 
 

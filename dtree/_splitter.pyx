@@ -33,7 +33,7 @@ from ._common cimport (CUT_SCORE, CUT_STOP, RADIX_SIZE, better, bit_is_set, chec
                       draw_begin_fit, draw_end, draw_next, draw_numeric_cut, draw_take,
                       float_key, keep_better, keep_doubles, lowest_bit, midpoint,
                       partition_ids, partition_segment, payload_t, put_bit, radix_sort_keys,
-                      rand_int, rand_uniform, record_candidate, scan_cut, set_bit, tiny_weight,
+                      rand_int, record_candidate, scan_cut, set_bit, tiny_weight,
                       wins)
 from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON,
                           CRIT_SQUARED_ERROR, Side, add_outputs, add_sample, clf_move,
@@ -41,7 +41,6 @@ from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
-                          node_value,
                           quantile_loss, quantile_stats, record_children, reg_proxy,
                           RankWalk, below_count, fenwick_add, fenwick_loss, fenwick_reset,
                           fenwick_value, rank_add, rank_add_half, rank_loss, rank_reset, rank_value,
