@@ -164,7 +164,7 @@ cdef class SparseSplitter:
         self.lower = -INFINITY
         self.upper = INFINITY
 
-        vals, ids, col_start = sorted_entries(X)
+        vals, ids, col_start = sorted_entries(X, n_threads)
         nnz = vals.shape[0]
         # few features drawn per node: the root is unlisted (see ``_list_if_worth``)
         self.filter_cost = max_features * (nnz / max(d, 1))
@@ -990,10 +990,10 @@ cdef class SparseSplitter:
         return go_left
 
 
-def sorted_entries(X):
+def sorted_entries(X, int n_threads=1):
     """Each column's explicit non-zeros of a CSC X, sorted by value (NaN last; equal
     values by row), and the columns' bounds in them (``radix_sort_keys`` per
-    column: linear time).
+    column: linear time; columns on ``n_threads`` threads).
 
     Returns
     -------
@@ -1002,7 +1002,8 @@ def sorted_entries(X):
         The row of each value.
     col_start : ndarray (n_features + 1,), intp
     """
-    cdef Py_ssize_t d = X.shape[1], f, p, m, a
+    cdef Py_ssize_t d = X.shape[1], f, p, m
+    cdef int T = max(1, min(n_threads, d))
     X = X.tocsc()         # (row selections of a fit's folds may come back unsorted)
     if not X.has_sorted_indices:
         X = X.sorted_indices()
@@ -1023,25 +1024,41 @@ def sorted_entries(X):
     longest = int(np.diff(indptr).max(initial=0))
     vals = np.empty(nnz, dtype=np.float32)
     ids = np.empty(nnz, dtype=np.int32)
-    keys = np.empty((2, max(longest, 1)), dtype=np.uint32)
-    order = np.empty((2, max(longest, 1)), dtype=np.int32)
-    hist = np.empty(3 * RADIX_SIZE, dtype=np.intp)
+    keys = np.empty((T, 2, max(longest, 1)), dtype=np.uint32)
+    order = np.empty((T, 2, max(longest, 1)), dtype=np.int32)
+    hist = np.empty((T, 3 * RADIX_SIZE), dtype=np.intp)
     cdef const int[::1] rv = rows
     cdef DTYPE_t[::1] vv = vals
     cdef int[::1] iv = ids
-    cdef unsigned int[:, ::1] kv = keys
-    cdef int[:, ::1] ov = order
-    cdef Py_ssize_t[::1] hv = hist
-    with nogil:
-        for f in range(d):
-            m = 0
-            for p in range(pv[f], pv[f + 1]):
-                if dv[p] != 0:
-                    kv[0, m] = float_key(dv[p])
-                    ov[0, m] = rv[p]
-                    m += 1
-            if m > 0:
-                a = cv[f]
-                radix_sort_keys(&kv[0, 0], &ov[0, 0], m, &kv[1, 0], &ov[1, 0], &hv[0],
-                                &vv[a], &iv[a])
+    cdef unsigned int[:, :, ::1] kv = keys
+    cdef int[:, :, ::1] ov = order
+    cdef Py_ssize_t[:, ::1] hv = hist
+    if T == 1 or nnz < PARALLEL_ENTRIES:
+        with nogil:
+            for f in range(d):
+                sort_column(f, &dv[0] if dv.shape[0] else NULL, &rv[0] if rv.shape[0] else NULL,
+                            &pv[0], &cv[0], &kv[0, 0, 0], &kv[0, 1, 0], &ov[0, 0, 0],
+                            &ov[0, 1, 0], &hv[0, 0], &vv[0] if nnz else NULL,
+                            &iv[0] if nnz else NULL)
+    else:
+        for f in prange(d, nogil=True, num_threads=T, schedule="dynamic"):
+            sort_column(f, &dv[0], &rv[0], &pv[0], &cv[0], &kv[threadid(), 0, 0],
+                        &kv[threadid(), 1, 0], &ov[threadid(), 0, 0], &ov[threadid(), 1, 0],
+                        &hv[threadid(), 0], &vv[0], &iv[0])
     return vals, ids, col_start
+
+
+cdef void sort_column(Py_ssize_t f, const DTYPE_t* data, const int* rows,
+                      const Py_ssize_t* indptr, const Py_ssize_t* col_start,
+                      unsigned int* keys_a, unsigned int* keys_b, int* ids_a, int* ids_b,
+                      Py_ssize_t* hist, DTYPE_t* vals_out, int* ids_out) noexcept nogil:
+    """Column f's non-zeros, sorted, into their place of the layout."""
+    cdef Py_ssize_t p, m = 0
+    for p in range(indptr[f], indptr[f + 1]):
+        if data[p] != 0:
+            keys_a[m] = float_key(data[p])
+            ids_a[m] = rows[p]
+            m += 1
+    if m > 0:
+        radix_sort_keys(keys_a, ids_a, m, keys_b, ids_b, hist, vals_out + col_start[f],
+                        ids_out + col_start[f])

@@ -215,14 +215,15 @@ def test_missing_values_in_sparse_x_follow_handle_missing():
         dtree.DecisionTreeClassifier().fit(inf, y_class)
 
 
-@pytest.mark.parametrize("n_rows", [40, 600])     # insertion sort, radix passes
-def test_each_column_is_sorted_as_a_stable_sort_would(n_rows):
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n_rows", [40, 600, 20_000])   # insertion, 8-bit, 11-bit passes
+def test_each_column_is_sorted_as_a_stable_sort_would(n_rows, threads):
     rng = np.random.default_rng(n_rows)
     A = np.round(rng.normal(size=(n_rows, 12)), 1).astype(np.float32)
     A[rng.random(A.shape) < 0.5] = 0.0
     A[rng.random(A.shape) < 0.05] = np.nan
     A[:, -2:] = 0.0                                   # trailing empty columns
-    vals, ids, col_start = sorted_entries(sp.csc_matrix(A))
+    vals, ids, col_start = sorted_entries(sp.csc_matrix(A), threads)
     for f in range(A.shape[1]):
         rows = np.flatnonzero(A[:, f] != 0)
         expected = rows[np.argsort(np.nan_to_num(A[rows, f], nan=np.inf), kind="stable")]
