@@ -471,21 +471,61 @@ cdef inline DTYPE_t key_float(unsigned int key) noexcept nogil:
     return (<DTYPE_t*> &u)[0]
 
 
+cdef inline bint radix_passes(unsigned int* ks, int* is_, Py_ssize_t n, unsigned int* kd,
+                              int* id_, Py_ssize_t* hist) noexcept nogil:
+    """Stable LSD radix sort of n keys ``ks`` (and the ids ``is_`` beside them, unless
+    NULL) in linear time: four passes of 8 bits up to some thousands of keys (less
+    to clear and sum per pass), else three of 11 bits; a digit every key shares is
+    skipped. ``kd``/``id_`` are room for n more, ``hist`` for 3 * RADIX_SIZE
+    counts. Returns whether the sorted keys ended in ``kd``/``id_`` (else in
+    ``ks``/``is_``)."""
+    cdef Py_ssize_t i, b, shift, digit, total, count, bits, size, passes
+    cdef unsigned int* kt
+    cdef int* it
+    cdef unsigned int key, mask
+    cdef bint swapped = False
+    bits = 8 if n < 8192 else RADIX_BITS
+    passes = 4 if n < 8192 else 3
+    size = 1 << bits
+    mask = <unsigned int>(size - 1)
+    memset(hist, 0, passes * size * sizeof(Py_ssize_t))
+    for i in range(n):
+        key = ks[i]
+        for digit in range(passes):
+            hist[digit * size + ((key >> (digit * bits)) & mask)] += 1
+    for digit in range(passes):
+        shift = digit * bits
+        if n == 0 or hist[digit * size + ((ks[0] >> shift) & mask)] == n:
+            continue
+        total = 0
+        for b in range(size):
+            count = hist[digit * size + b]
+            hist[digit * size + b] = total
+            total += count
+        for i in range(n):
+            b = digit * size + ((ks[i] >> shift) & mask)
+            kd[hist[b]] = ks[i]
+            if is_ != NULL:
+                id_[hist[b]] = is_[i]
+            hist[b] += 1
+        kt = ks
+        ks = kd
+        kd = kt
+        it = is_
+        is_ = id_
+        id_ = it
+        swapped = not swapped
+    return swapped
+
+
 cdef inline void radix_sort_keys(unsigned int* ks, int* is_, Py_ssize_t n, unsigned int* kd,
                                  int* id_, Py_ssize_t* hist, DTYPE_t* vals_out,
                                  int* idx_out) noexcept nogil:
     """Stable sort of n (``float_key``, id) pairs: the values in order to
     ``vals_out``, their ids to ``idx_out`` (equal values keep their ids' order).
-
-    A few pairs go by insertion; more by LSD radix (linear time): four passes of
-    8 bits up to some thousands of pairs (less to clear and sum per pass), else
-    three of 11 bits; a digit every key shares is skipped. ``kd``/``id_`` are room
-    for n more pairs, ``hist`` for 3 * RADIX_SIZE counts; ``ks``/``is_`` are
-    overwritten."""
-    cdef Py_ssize_t i, j, b, shift, digit, total, count, bits, size, passes
-    cdef unsigned int* kt
-    cdef int* it
-    cdef unsigned int key, mask
+    A few pairs go by insertion, more by ``radix_passes`` (same arguments)."""
+    cdef Py_ssize_t i, j
+    cdef unsigned int key
     cdef int ident
     if n <= 64:
         for i in range(1, n):
@@ -498,36 +538,9 @@ cdef inline void radix_sort_keys(unsigned int* ks, int* is_, Py_ssize_t n, unsig
                 j -= 1
             ks[j] = key
             is_[j] = ident
-    else:
-        bits = 8 if n < 8192 else RADIX_BITS
-        passes = 4 if n < 8192 else 3
-        size = 1 << bits
-        mask = <unsigned int>(size - 1)
-        memset(hist, 0, passes * size * sizeof(Py_ssize_t))
-        for i in range(n):
-            key = ks[i]
-            for digit in range(passes):
-                hist[digit * size + ((key >> (digit * bits)) & mask)] += 1
-        for digit in range(passes):
-            shift = digit * bits
-            if hist[digit * size + ((ks[0] >> shift) & mask)] == n:
-                continue
-            total = 0
-            for b in range(size):
-                count = hist[digit * size + b]
-                hist[digit * size + b] = total
-                total += count
-            for i in range(n):
-                b = digit * size + ((ks[i] >> shift) & mask)
-                kd[hist[b]] = ks[i]
-                id_[hist[b]] = is_[i]
-                hist[b] += 1
-            kt = ks
-            ks = kd
-            kd = kt
-            it = is_
-            is_ = id_
-            id_ = it
+    elif radix_passes(ks, is_, n, kd, id_, hist):
+        ks = kd
+        is_ = id_
     for i in range(n):
         vals_out[i] = key_float(ks[i])
     memcpy(idx_out, is_, n * sizeof(int))

@@ -44,7 +44,8 @@ from cython.parallel cimport prange, threadid
 from ._common cimport (CUT_PASS, CUT_STOP, RADIX_SIZE, check_cut, class_t, clear_split,
                       compare_score, draw_begin, draw_begin_fit, draw_end, draw_next,
                       draw_numeric_cut, draw_take, float_key, keep_better, keep_doubles,
-                      midpoint, partition_ids, partition_segment, put_bit, radix_sort_keys,
+                      midpoint, partition_ids, partition_segment, put_bit, radix_passes,
+                      radix_sort_keys,
                       record_candidate, tiny_weight, wins)
 from ._criterion cimport (Side, add_outputs, clf_move_count, clf_proxy, clf_side_acc,
                           cut_proxy, is_classification, is_quantile, monotonic_ok,
@@ -81,35 +82,6 @@ cdef Segments* new_segments(Py_ssize_t count) noexcept nogil:
     seg.ids = NULL
     seg.refs = NULL
     return seg
-
-
-cdef unsigned int* radix_sort_u32(unsigned int* a, unsigned int* b, Py_ssize_t n,
-                                  Py_ssize_t* hist) noexcept nogil:
-    """Sort n unsigned ints (LSD radix, three passes of 11 bits; ``b`` is room for
-    n more, ``hist`` for 3 * RADIX_SIZE counts); returns a or b, whichever holds
-    them sorted."""
-    cdef Py_ssize_t i, d, shift, total, count, bucket
-    cdef unsigned int* t
-    memset(hist, 0, 3 * RADIX_SIZE * sizeof(Py_ssize_t))
-    for i in range(n):
-        hist[a[i] & (RADIX_SIZE - 1)] += 1
-        hist[RADIX_SIZE + ((a[i] >> 11) & (RADIX_SIZE - 1))] += 1
-        hist[2 * RADIX_SIZE + (a[i] >> 22)] += 1
-    for d in range(3):
-        shift = 11 * d
-        total = 0
-        for bucket in range(RADIX_SIZE):
-            count = hist[d * RADIX_SIZE + bucket]
-            hist[d * RADIX_SIZE + bucket] = total
-            total += count
-        for i in range(n):
-            bucket = d * RADIX_SIZE + ((a[i] >> shift) & (RADIX_SIZE - 1))
-            b[hist[bucket]] = a[i]
-            hist[bucket] += 1
-        t = a
-        a = b
-        b = t
-    return a
 
 
 cdef inline bint is_nan(DTYPE_t x) noexcept nogil:
@@ -543,7 +515,8 @@ cdef class SparseSplitter:
             for r in range(self.row_ptr[i], self.row_ptr[i + 1]):
                 self.sort_a[k] = self.row_pos[r]
                 k += 1
-        positions = radix_sort_u32(self.sort_a, self.sort_b, m, hist)
+        positions = self.sort_b if radix_passes(self.sort_a, NULL, m, self.sort_b, NULL,
+                                                hist) else self.sort_a
         f = -1
         for k in range(m):
             pos = positions[k]
