@@ -17,7 +17,8 @@ from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, log
 from libc.string cimport memset
 
-from ._common cimport CUT_SCORE, SplitRecord, check_cut, tiny_weight, word_t
+from ._common cimport (CUT_SCORE, SplitRecord, check_cut, compare_score, record_candidate,
+                      tiny_weight, wins, word_t)
 
 # Criterion codes, fixed: the Python layer maps names to these numbers.
 cdef enum:
@@ -364,6 +365,58 @@ cdef inline double pair_proxy(int crit, double w0, double w1, const double* y0,
         key[0] = sklearn_score(crit, &sl0, &sr0, 1, 1, w0, weight - w0)
         return reg_proxy(crit, w0, sl0, w1, w1 * y1[0], den)
     return reg_proxy(crit, w0, sl0, weight - w0, stats[0] - sl0, den)
+
+
+cdef struct PairScan:
+    # a two-sample regression node's search (``pair_offer``): its two orientations
+    Py_ssize_t first_left       # the sample the first visited feature puts left, -1 before
+    bint scored[2]              # orientation 0: first_left left; 1: the other one left
+    double num[2]
+    double den[2]
+    double key[2]
+
+
+cdef inline void pair_begin(PairScan* ps) noexcept nogil:
+    ps.first_left = -1
+    ps.scored[0] = False
+    ps.scored[1] = False
+
+
+cdef inline bint pair_offer(PairScan* ps, SplitRecord* best, Py_ssize_t f, Py_ssize_t first,
+                            Py_ssize_t second, double threshold, int crit,
+                            const double* sw, const double* y, const double* stats,
+                            Py_ssize_t n_outputs, double weight, double* sl) noexcept nogil:
+    """A two-sample regression node: visited feature f sends sample ``first`` left
+    and ``second`` right at ``threshold``. Only two candidates exist, one per
+    orientation, each scored once (``pair_proxy``; the quantile criteria lose
+    nothing either way); the features compete in visiting order by the rule of the
+    scans. ``y``: targets by sample, then output. Returns False when the node must
+    be scanned after all (a weight within rounding of 0, or no valid candidate)."""
+    cdef int o, order
+    cdef double w0, w1
+    if ps.first_left < 0:
+        ps.first_left = first
+    o = 0 if first == ps.first_left else 1
+    if not ps.scored[o]:
+        ps.scored[o] = True
+        w0 = sw[first] if sw != NULL else 1.0
+        w1 = sw[second] if sw != NULL else 1.0
+        if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
+            return False
+        if is_quantile(crit):
+            ps.num[o], ps.den[o], ps.key[o] = 0.0, 1.0, 0.0
+        else:
+            ps.num[o] = pair_proxy(crit, w0, w1, y + first * n_outputs,
+                                   y + second * n_outputs, stats, n_outputs, weight, sl,
+                                   &ps.den[o], &ps.key[o])
+        if ps.num[o] == -INFINITY:
+            return False
+    order = compare_score(ps.num[o], ps.den[o], best)
+    if wins(order, ps.key[o], best):
+        record_candidate(best, ps.num[o], ps.den[o], f, False, False, False)
+        best.tie_key = ps.key[o]
+        best.threshold = threshold
+    return True
 
 
 cdef inline double node_value(int crit, const double* stats, double w) noexcept nogil:

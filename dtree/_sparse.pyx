@@ -49,7 +49,8 @@ from ._common cimport (CUT_PASS, CUT_STOP, RADIX_SIZE, check_cut, class_t, clear
                       record_candidate, tiny_weight, wins)
 from ._criterion cimport (Side, add_outputs, clf_move_count, clf_proxy, clf_side_acc,
                           cut_proxy, is_classification, is_quantile, monotonic_ok,
-                          node_entropy_terms, pair_proxy, random_cut_admissible,
+                          PairScan, node_entropy_terms, pair_begin, pair_offer,
+                          random_cut_admissible,
                           record_children, reg_proxy_outputs, sklearn_score, stats_size)
 from ._criterion import xlogx_table
 
@@ -851,25 +852,16 @@ cdef class SparseSplitter:
                           SplitRecord* best) noexcept nogil:
         """The dense ``_split_pair``: a regression node of two samples scores its two
         orientations once each, the features competing in visiting order."""
-        cdef Py_ssize_t i, f, p, K = self.n_outputs, k, o, first, second
-        cdef Py_ssize_t first_left = -1
+        cdef Py_ssize_t i, f, p
         cdef int a = self.samples[start], b = self.samples[start + 1]
         cdef DTYPE_t va, vb
-        cdef double w0, w1
-        cdef double num[2]
-        cdef double den[2]
-        cdef double key[2]
-        cdef bint scored[2]
-        cdef double* sl = self.count_left
-        cdef const double* yv = self.y_values
-        cdef int order
+        cdef PairScan ps
         if self.is_classifier or self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
                 self.monotonic != NULL:
             return False
-        scored[0] = False
-        scored[1] = False
+        pair_begin(&ps)
         for i in range(self.draw.n_visit):
-            if scored[0] and scored[1]:
+            if ps.scored[0] and ps.scored[1]:
                 break
             f = self.draw.visit[i]
             va = 0.0
@@ -879,31 +871,12 @@ cdef class SparseSplitter:
                     va = self.vals[p]
                 else:
                     vb = self.vals[p]
-            if is_nan(va) or is_nan(vb):
+            if is_nan(va) or is_nan(vb) or not pair_offer(
+                    &ps, best, f, a if va < vb else b, b if va < vb else a,
+                    midpoint(min(va, vb), max(va, vb)), self.criterion, self.sw,
+                    self.y_values, stats, self.n_outputs, weight, self.count_left):
                 clear_split(best, start + 2)
                 return False
-            first = a if va < vb else b
-            second = b if va < vb else a
-            if first_left < 0:
-                first_left = first
-            o = 0 if first == first_left else 1
-            if not scored[o]:
-                scored[o] = True
-                w0 = self.sw[first] if self.sw != NULL else 1.0
-                w1 = self.sw[second] if self.sw != NULL else 1.0
-                if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
-                    clear_split(best, start + 2)
-                    return False
-                num[o] = pair_proxy(self.criterion, w0, w1, yv + first * K, yv + second * K,
-                                    stats, K, weight, sl, &den[o], &key[o])
-                if num[o] == -INFINITY:
-                    clear_split(best, start + 2)
-                    return False
-            order = compare_score(num[o], den[o], best)
-            if wins(order, key[o], best):
-                record_candidate(best, num[o], den[o], f, False, False, False)
-                best.tie_key = key[o]
-                best.threshold = midpoint(min(va, vb), max(va, vb))
         return best.feature >= 0
 
     # ------------------------------------------------------------ the chosen split

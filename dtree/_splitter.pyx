@@ -37,7 +37,7 @@ from ._common cimport (CUT_SCORE, CUT_STOP, RADIX_SIZE, better, bit_is_set, chec
                       wins)
 from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON,
                           CRIT_SQUARED_ERROR, Side, add_outputs, add_sample, clf_move,
-                          cut_proxy, pair_proxy, random_cut_admissible,
+                          PairScan, cut_proxy, pair_begin, pair_offer, random_cut_admissible,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
                           clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
                           monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
@@ -996,53 +996,25 @@ cdef class Splitter:
         usual) for classification, leaf-size limits, or a categorical feature
         or a missing value met first.
         """
-        cdef Py_ssize_t i, f, p, n = self.n_samples, K = self.n_outputs, k, o
-        cdef Py_ssize_t first_left = -1
-        cdef double w0, w1
-        cdef double num[2]
-        cdef double den[2]
-        cdef double key[2]
-        cdef bint scored[2]
-        cdef double* sl = self.scratch[0].count_left
-        cdef int order
+        cdef Py_ssize_t i, f, p, n = self.n_samples
+        cdef PairScan ps
         if self.is_classifier or self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
                 self.monotonic != NULL:
             return False
-        scored[0] = False
-        scored[1] = False
+        pair_begin(&ps)
         for i in range(self.draw.n_visit):
-            if scored[0] and scored[1]:
+            if ps.scored[0] and ps.scored[1]:
                 break
             f = self.draw.visit[i]
             p = f * n + start
             if self.n_categories[f] > 0 or self.vals[p] != self.vals[p] or \
-                    self.vals[p + 1] != self.vals[p + 1]:
+                    self.vals[p + 1] != self.vals[p + 1] or not pair_offer(
+                        &ps, best, f, self.idx[p], self.idx[p + 1],
+                        midpoint(self.vals[p], self.vals[p + 1]), self.criterion, self.sw,
+                        self.yv_by_sample, stats, self.n_outputs, weight,
+                        self.scratch[0].count_left):
                 clear_split(best, start + 2)
                 return False
-            if first_left < 0:
-                first_left = self.idx[p]
-            o = 0 if self.idx[p] == first_left else 1
-            if not scored[o]:
-                scored[o] = True
-                w0 = self.sw[self.idx[p]] if self.sw != NULL else 1.0
-                w1 = self.sw[self.idx[p + 1]] if self.sw != NULL else 1.0
-                if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
-                    clear_split(best, start + 2)
-                    return False
-                if self.yorder != NULL:
-                    num[o], den[o], key[o] = 0.0, 1.0, 0.0   # two one-sample children lose nothing
-                else:
-                    num[o] = pair_proxy(self.criterion, w0, w1, self.yval + p * K,
-                                        self.yval + (p + 1) * K, stats, K, weight, sl,
-                                        &den[o], &key[o])
-                if num[o] == -INFINITY:
-                    clear_split(best, start + 2)
-                    return False    # no valid split at all: the scan will say so
-            order = compare_score(num[o], den[o], best)
-            if wins(order, key[o], best):
-                record_candidate(best, num[o], den[o], f, False, False, False)
-                best.tie_key = key[o]
-                best.threshold = midpoint(self.vals[p], self.vals[p + 1])
         return best.feature >= 0
 
     cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
