@@ -18,17 +18,68 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0):
     if n > sample_rows:
         rows = np.sort(np.random.default_rng(seed).choice(n, sample_rows, replace=False))
         X = X[rows]
-    out = []
-    for f in range(X.shape[1]):
-        column = X[:, f]
-        values, counts = np.unique(column[~np.isnan(column)], return_counts=True)
-        if values.shape[0] > max_bins:
-            last = _bin_ends(counts, max_bins)
-            upper, following = values[last], values[last + 1]
-        else:
-            upper, following = values[:-1], values[1:]
-        out.append(_midpoints(upper, following))
-    return out
+    return [thresholds_from_summary(exact_summary(X[:, f]), max_bins)
+            for f in range(X.shape[1])]
+
+
+# A summary of a column's values: runs (lo, hi, count), ordered, holding all its
+# numbers (NaN left out). Exact, one run per distinct value (lo == hi), unless
+# it was compressed to at most about SUMMARY_RUNS runs; summaries of parts of a
+# column merge into a summary of the whole (``merge_summaries``), so that bins
+# can be chosen for data no single machine holds (``dtree.dask``).
+SUMMARY_RUNS = 4096
+
+
+def exact_summary(column):
+    """The runs of a column: its distinct numbers with their counts."""
+    column = np.asarray(column)
+    values, counts = np.unique(column[~np.isnan(column)], return_counts=True)
+    return values, values, counts.astype(np.float64)
+
+
+def merge_summaries(summaries, max_runs=SUMMARY_RUNS):
+    """One summary of the values of several (same column, other rows).
+
+    Runs of the same single value add up; the result stays exact while it has
+    at most ``max_runs`` runs, else neighbouring runs are pooled into runs of
+    about total / ``max_runs`` rows each (a value with more rows than that
+    stays a run of its own, so a heavy value, such as the zeros of a sparse
+    column, keeps its own bin).
+    """
+    lo = np.concatenate([s[0] for s in summaries])
+    hi = np.concatenate([s[1] for s in summaries])
+    counts = np.concatenate([s[2] for s in summaries])
+    order = np.lexsort((hi, lo))
+    lo, hi, counts = lo[order], hi[order], counts[order]
+    if lo.shape[0] > 1:
+        # the same single value in several summaries: one run
+        starts = np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]) | (lo[1:] != hi[1:])]
+        starts |= np.r_[True, lo[:-1] != hi[:-1]]
+        index = np.flatnonzero(starts)
+        lo, hi, counts = lo[index], hi[index], np.add.reduceat(counts, index)
+    if lo.shape[0] <= max_runs:
+        return lo, hi, counts
+    quantum = counts.sum() / max_runs
+    heavy = counts > quantum
+    before = np.cumsum(counts) - counts
+    # a new run where the running count enters a new quantum, and around heavy values
+    starts = np.r_[True, np.floor(before[1:] / quantum) != np.floor(before[:-1] / quantum)]
+    starts |= heavy | np.r_[False, heavy[:-1]]
+    index = np.flatnonzero(starts)
+    return (np.minimum.reduceat(lo, index), np.maximum.reduceat(hi, index),
+            np.add.reduceat(counts, index))
+
+
+def thresholds_from_summary(summary, max_bins):
+    """A feature's bin thresholds (increasing) from the summary of its values."""
+    lo, hi, counts = summary
+    if lo.shape[0] > max_bins:
+        last = _bin_ends(counts, max_bins)
+        upper, following = hi[last], lo[last + 1]
+    else:
+        upper, following = hi[:-1], lo[1:]
+    # (pooled runs of merged summaries may overlap: keep the thresholds increasing)
+    return np.unique(_midpoints(upper, following))
 
 
 def _bin_ends(counts, max_bins):

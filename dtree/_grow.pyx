@@ -93,6 +93,24 @@ cdef inline void bound_children(splitter_t sp, const Node* node, const SplitReco
         right.upper = middle
 
 
+def leaf_by_size(Py_ssize_t n, double weight, Py_ssize_t depth, double impurity, *,
+                 Py_ssize_t max_depth, Py_ssize_t min_samples_split,
+                 Py_ssize_t min_samples_leaf, double min_weight_leaf, **unused):
+    """Whether a node is a leaf before any split is sought (the growers' rule, for
+    growers written in Python: ``dtree.dask``). Takes ``GrowthParams.limits()``."""
+    cdef Limits lim
+    lim.max_depth = max_depth
+    lim.min_samples_split = min_samples_split
+    lim.min_samples_leaf = min_samples_leaf
+    lim.min_weight_leaf = min_weight_leaf
+    return is_leaf_by_size(&lim, n, weight, depth, impurity)
+
+
+def too_small_decrease(double improvement, double min_impurity_decrease):
+    """Whether a split's improvement falls short of ``min_impurity_decrease``."""
+    return below_min_decrease(improvement, min_impurity_decrease)
+
+
 cdef inline bint grows(const Limits* lim, const Node* child) noexcept nogil:
     return not is_leaf_by_size(lim, child.end - child.start, child.weight, child.depth,
                                child.impurity)

@@ -88,6 +88,9 @@ cdef class HistSplitter:
                           double weight, intp_t n_node, bint missing_left,
                           SplitRecord* best) noexcept nogil
     cdef double side_weight(self, const double* side) noexcept nogil
+    cdef dict _split_result(self, SplitRecord* split, double[::1] hist, double[::1] second,
+                            double[::1] stats, double weight, intp_t n_node, double impurity,
+                            double weight_root)
     cdef const int* sorted_segment(self, intp_t f, intp_t start) noexcept nogil
     cdef bint enter_local(self, intp_t start, intp_t end) noexcept nogil
     cdef void leave_local(self) noexcept nogil

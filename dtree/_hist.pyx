@@ -29,7 +29,7 @@ from ._common cimport (CUT_SCORE, CUT_STOP, check_cut, clear_split, compare_scor
                       draw_begin_fit, draw_end, draw_next, draw_take, keep_better,
                       keep_doubles, midpoint, record_candidate, tiny_weight, wins)
 from ._criterion cimport (add_sample, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
-                          sklearn_score,
+                          middle_value, node_impurity, sklearn_score,
                           is_classification, node_entropy_terms, reg_proxy, record_children,
                           stats_size)
 from ._criterion import xlogx_table
@@ -39,6 +39,7 @@ cdef enum:
     N_CODES = 256
     SMALL_NODE = 512           # below this many samples a subtree grows on sorted samples
     PARALLEL_ROWS = 1 << 15    # histograms of larger nodes are built on several threads
+    KEEP_ROWS = -2             # route_rows: a node whose rows stay where they are
 
 # ---------------------------------------------------------------- binning
 def bin_codes(X, thresholds, int n_threads=1):
@@ -98,6 +99,44 @@ cdef void _bin_rows(const float[:, ::1] X, const double[:, ::1] table, code_t[:,
                 hi[f * N_CODES + pos] = x
 
 
+cdef inline void bin_add(double* row, bint is_classifier, intp_t n_stats, intp_t code, double y,
+                         double w) noexcept nogil:
+    # a bin's H values: the class weights, or (sum w, sum w*y); then the count
+    if is_classifier:
+        row[code] += w
+    else:
+        row[0] += w
+        row[1] += w * y
+    row[n_stats] += 1.0
+
+
+def histogram_layout(hi):
+    """Where each feature's bins lie in a node histogram.
+
+    Parameters
+    ----------
+    hi : ndarray (d, 256)
+        Each bin's largest training value (-inf for a bin never used).
+
+    Returns
+    -------
+    n_codes : ndarray (d,)
+        Numeric codes in use per feature (the highest code seen + 1).
+    offsets : ndarray (d + 1,)
+        Feature f's bins are bins offsets[f] .. offsets[f + 1] - 1 (its codes,
+        then its missing values).
+    """
+    hi = np.asarray(hi)
+    d = hi.shape[0]
+    used = np.zeros(d, dtype=np.intp)
+    for f in range(d):
+        numeric = hi[f] > -np.inf
+        used[f] = int(np.flatnonzero(numeric).max()) + 1 if numeric.any() else 0
+    offsets = np.zeros(d + 1, dtype=np.intp)
+    np.cumsum(used + 1, out=offsets[1:])     # + the missing bin
+    return used, offsets
+
+
 # ---------------------------------------------------------------- the splitter
 cdef class HistSplitter:
     """Split search and partition on binned features (see the module docstring).
@@ -114,11 +153,16 @@ cdef class HistSplitter:
         As the exact splitter's.
     min_samples_leaf, min_weight_leaf, max_features, seed, n_threads
         Constraints of the scan, the feature draw and its seed, threads.
+    n_rows, weighted
+        For a splitter that only splits histograms built elsewhere
+        (``split_histogram``; ``codes`` then has no rows): the training rows and
+        whether they carry weights.
     """
 
     def __cinit__(self, codes, lo, hi, y, sample_weight, intp_t n_classes, int criterion,
                   intp_t min_samples_leaf, double min_weight_leaf, intp_t max_features,
-                  unsigned int seed, int n_threads, monotonic_cst=None):
+                  unsigned int seed, int n_threads, monotonic_cst=None, intp_t n_rows=-1,
+                  weighted=None):
         cdef intp_t f, t
         cdef const signed char[::1] cst_view
         self.monotonic = NULL
@@ -156,16 +200,14 @@ cdef class HistSplitter:
             self.yv = np.ascontiguousarray(y, dtype=np.float64)
         self.sw = keep_doubles(None if sample_weight is None else
                                np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
+        # (a splitter fed histograms from elsewhere has no rows: it is told how
+        # many there are and whether they carry weights)
+        if weighted is None:
+            weighted = sample_weight is not None
         self.xlogx_table = keep_doubles(
-            xlogx_table(criterion, self.n_samples, sample_weight is not None), owned)
-        # codes in use per feature: the highest numeric code seen + 1
-        used = np.zeros(self.d, dtype=np.intp)
-        for f in range(self.d):
-            numeric = np.asarray(hi)[f] > -np.inf
-            used[f] = int(np.flatnonzero(numeric).max()) + 1 if numeric.any() else 0
+            xlogx_table(criterion, self.n_samples if n_rows < 0 else n_rows, weighted), owned)
+        used, offsets = histogram_layout(hi)
         self.n_codes = used
-        offsets = np.zeros(self.d + 1, dtype=np.intp)
-        np.cumsum(used + 1, out=offsets[1:])     # + the missing bin
         self.hist_size = int(offsets[self.d]) * self.H
         samples = np.arange(self.n_samples, dtype=np.int32)
         cdef int[::1] sv = samples
@@ -298,13 +340,8 @@ cdef class HistSplitter:
         return self.sw[i] if self.sw != NULL else 1.0
 
     cdef inline void add_to_bin(self, double* row, intp_t i, double w) noexcept nogil:
-        # a bin's H values: the class weights, or (sum w, sum w*y); then the count
-        if self.is_classifier:
-            row[self.yc[i]] += w
-        else:
-            row[0] += w
-            row[1] += w * self.yv[i]
-        row[self.n_stats] += 1.0
+        bin_add(row, self.is_classifier, self.n_stats, self.yc[i] if self.is_classifier else 0,
+                0.0 if self.is_classifier else self.yv[i], w)
 
     cdef void build_histogram(self, intp_t start, intp_t end, double* hist) noexcept nogil:
         """Histogram of the samples [start, end): one pass, features split over threads."""
@@ -676,6 +713,304 @@ cdef class HistSplitter:
         else:
             left[0] = hist
             right[0] = small
+
+    # ------------------------------------------------------------ histograms from elsewhere
+    # For growers whose rows live elsewhere (``_levelwise``): a node is given by its
+    # histogram (``node_histograms``' layout), the second statistic of each bin for
+    # regression (else an empty array), its statistics, weight, row count and
+    # impurity, the root's weight, and the bounds of its value (monotonic
+    # constraints). The draw follows the local depth-first grower's when the
+    # nodes are drawn for (``split_histogram``, ``replay_draw``) in its order.
+    def start_fit(self):
+        """Begin a fit: the feature draw's generator at its seed."""
+        self.begin(False)
+
+    def split_histogram(self, double[::1] hist, double[::1] second, double[::1] stats,
+                        double weight, intp_t n_node, double impurity, double weight_root,
+                        double lower=-INFINITY, double upper=INFINITY, intp_t n_known=0):
+        """The node's split as ``split`` finds it: the features drawn, the best kept.
+
+        Returns
+        -------
+        (dict or None, int)
+            The split (``_split_result``; None when no split is valid) and the
+            constants known below the node (its children's ``n_known``).
+        """
+        cdef SplitRecord split
+        cdef intp_t n_constant
+        self._check_node(hist, second, stats)
+        self.lower = lower
+        self.upper = upper
+        n_constant = self.draw_features(0, n_node, n_known, &hist[0])
+        if not self.node_split(0, n_node, &stats[0], weight, &hist[0], &split):
+            return None, n_constant
+        return self._split_result(&split, hist, second, stats, weight, n_node, impurity,
+                                  weight_root), n_constant
+
+    def unique_split(self, double[::1] hist, double[::1] second, double[::1] stats,
+                     double weight, intp_t n_node, double impurity, double weight_root,
+                     double lower=-INFINITY, double upper=INFINITY):
+        """The best split over every feature, without the draw, and whether it is the
+        only best: then any order of visiting the features gives it.
+
+        Returns
+        -------
+        (dict or None, bool)
+            None when no feature offers a valid split (in any order).
+        """
+        cdef SplitRecord best
+        cdef intp_t f, tied = 0
+        self._check_node(hist, second, stats)
+        self.lower = lower
+        self.upper = upper
+        clear_split(&best, n_node)
+        for f in range(self.d):
+            clear_split(&self.feature_best[f], n_node)
+            if not self.is_constant(f, 0, n_node, &hist[0]):
+                self.scan_feature(&self.scratch[0], f, 0, n_node, &stats[0], weight, &hist[0],
+                                  &self.feature_best[f])
+            keep_better(&best, &self.feature_best[f])
+        if best.feature < 0:
+            return None, True
+        for f in range(self.d):
+            if self.feature_best[f].feature >= 0 and compare_score(
+                    self.feature_best[f].num, self.feature_best[f].den, &best) == 0 \
+                    and self.feature_best[f].tie_key == best.tie_key:
+                tied += 1
+        return self._split_result(&best, hist, second, stats, weight, n_node, impurity,
+                                  weight_root), tied == 1
+
+    def constant_mask(self, double[::1] hist):
+        """Per feature, whether it is constant in the node (the draw's verdict)."""
+        mask = np.zeros(self.d, dtype=np.uint8)
+        cdef intp_t f
+        if hist.shape[0] != self.hist_size:
+            raise ValueError("histogram of the wrong size")
+        for f in range(self.d):
+            mask[f] = self.is_constant(f, 0, 1, &hist[0])
+        return mask
+
+    def replay_draw(self, intp_t n_known, const unsigned char[::1] mask):
+        """Draw for a node whose split is known already: the generator and the feature
+        order move on as ``split_histogram`` would move them; returns the
+        constants known below the node."""
+        cdef intp_t j
+        if mask.shape[0] != self.d:
+            raise ValueError("one verdict per feature")
+        draw_begin(&self.draw, n_known)
+        j = draw_next(&self.draw)
+        while j >= 0:
+            draw_take(&self.draw, j, mask[self.draw.features[j]])
+            j = draw_next(&self.draw)
+        return draw_end(&self.draw)
+
+    def _check_node(self, double[::1] hist, double[::1] second, double[::1] stats):
+        if hist.shape[0] != self.hist_size or stats.shape[0] != self.n_stats:
+            raise ValueError("histogram or statistics of the wrong size")
+        if not self.is_classifier and second.shape[0] * self.H != self.hist_size:
+            raise ValueError("second statistics of the wrong size")
+
+    cdef dict _split_result(self, SplitRecord* split, double[::1] hist, double[::1] second,
+                            double[::1] stats, double weight, intp_t n_node, double impurity,
+                            double weight_root):
+        """A chosen split and its children, from the node's histogram: feature,
+        threshold, last_bin, missing_left, improvement, n_left, weight_left/right,
+        impurity_left/right, left_stats/right_stats, and ``middle`` (the value the
+        children's bounds meet at)."""
+        cdef intp_t S = self.n_stats, H = self.H, f = split.feature, b, k, n_left = 0
+        cdef intp_t nb = self.n_codes[f]
+        cdef const double* fh = &hist[self.offset[f] * H]
+        cdef double weights[2]
+        child = np.zeros(2 * S, dtype=np.float64)
+        cdef double[::1] cv = child
+        weights[0] = 0.0
+        for b in range(nb + 1):
+            # codes up to the last bin go left; the missing bin (nb) as learnt
+            if (b == nb and split.missing_left) or (b < nb and b <= split.last_bin):
+                n_left += <intp_t> fh[b * H + S]
+                if self.is_classifier:
+                    for k in range(S):
+                        cv[k] += fh[b * H + k]
+                else:
+                    weights[0] += fh[b * H]
+                    cv[0] += fh[b * H + 1]
+                    cv[1] += second[self.offset[f] + b]
+        if self.is_classifier:
+            weights[0] = self.side_weight(&cv[0])
+        for k in range(S):
+            cv[S + k] = stats[k] - cv[k]
+        weights[1] = weight - weights[0]
+        record_children(split, self.criterion, n_left, &cv[0], S, 1, weights, weight,
+                        impurity, weight_root)
+        if fh[nb * H + S] == 0:
+            # no missing value here: at predict NaN follows the larger child
+            split.missing_left = n_left > n_node - n_left
+        return dict(feature=int(f), threshold=float(split.threshold),
+                    last_bin=int(split.last_bin), missing_left=bool(split.missing_left),
+                    improvement=float(split.improvement), n_left=int(n_left),
+                    weight_left=float(split.weight_left), weight_right=float(split.weight_right),
+                    impurity_left=float(split.impurity_left),
+                    impurity_right=float(split.impurity_right),
+                    left_stats=child[:S].copy(), right_stats=child[S:].copy(),
+                    middle=float(middle_value(self.criterion, &cv[0], weights[0], &cv[S],
+                                              weights[1])))
+
+
+# ---------------------------------------------------------------- rows kept elsewhere
+def route_rows(const code_t[:, ::1] codes, int[::1] node, const intp_t[::1] feature,
+               const intp_t[::1] last_bin, const unsigned char[::1] missing_left,
+               const int[::1] left, const int[::1] right):
+    """Move each row from its node to the child its node's split sends it to, in place.
+
+    The tables are indexed by node id: a node with ``feature`` -2 keeps its
+    rows (not decided yet), -1 was not split (its rows leave the growth: -1),
+    else codes up to ``last_bin`` go to ``left``, the others to ``right``,
+    missing values as ``missing_left`` says; a child that does not grow is -1.
+    Rows at -1 stay there.
+    """
+    cdef intp_t n = codes.shape[0], i, k, f, n_ids = feature.shape[0]
+    cdef code_t c
+    cdef bint go_left
+    if node.shape[0] != n:
+        raise ValueError("one node id per row")
+    if not (last_bin.shape[0] == missing_left.shape[0] == left.shape[0] == right.shape[0]
+            == n_ids):
+        raise ValueError("the split tables must have one entry per node id")
+    for i in range(n):
+        k = node[i]
+        if not 0 <= k < n_ids:
+            if k >= n_ids:
+                raise ValueError(f"row {i} is in node {k}, which the split tables lack")
+            continue
+        f = feature[k]
+        if f == KEEP_ROWS:
+            continue
+        if f < 0 or f >= codes.shape[1]:
+            node[i] = -1
+            continue
+        c = codes[i, f]
+        go_left = missing_left[k] if c == MISSING else c <= last_bin[k]
+        node[i] = left[k] if go_left else right[k]
+
+
+def node_histograms(const code_t[:, ::1] codes, y, sample_weight, const int[::1] node,
+                    const intp_t[::1] slot, hi, int criterion, intp_t n_classes,
+                    intp_t n_slots):
+    """The histograms of some nodes from the rows held here (``split_histogram``'s input).
+
+    Parameters
+    ----------
+    codes : ndarray (n, d), uint8
+    y : ndarray (n,)
+        Class codes (int) or targets (float64).
+    sample_weight : ndarray (n,) or None
+    node : ndarray (n,), int32
+        Each row's node id (-1: none).
+    slot : ndarray, intp
+        Per node id, the histogram it adds to (-1: none), in [0, n_slots).
+    hi : ndarray (d, 256)
+        The bins' largest training values (the layout: ``histogram_layout``).
+
+    Returns
+    -------
+    hist : ndarray (n_slots, size)
+    second : ndarray (n_slots, bins)
+        Regression: each bin's second statistic (sum w*y^2, or w*y*ln y for
+        poisson); (n_slots, 0) for classification.
+    """
+    cdef bint is_clf = is_classification(criterion)
+    cdef intp_t S = stats_size(criterion, n_classes), H = S + 1
+    cdef intp_t n = codes.shape[0], d = codes.shape[1], i, k, f, s, b, n_bins
+    cdef double w, yi
+    cdef intp_t ci = 0
+    cdef double two[2]
+    cdef double* base
+    cdef double* sq
+    cdef code_t c
+    used, offsets = histogram_layout(hi)
+    if used.shape[0] != d or node.shape[0] != n:
+        raise ValueError("codes, node ids and bins do not match")
+    n_bins = int(offsets[d])
+    hist = np.zeros((max(n_slots, 0), n_bins * H), dtype=np.float64)
+    second = np.zeros((max(n_slots, 0), 0 if is_clf else n_bins), dtype=np.float64)
+    if n_slots <= 0 or n == 0:
+        return hist, second
+    cdef const intp_t[::1] uv = used
+    cdef const intp_t[::1] ov = offsets
+    cdef double[:, ::1] hv = hist
+    cdef double[:, ::1] qv = second
+    cdef const int[::1] yc
+    cdef const double[::1] yv
+    cdef const double[::1] wv
+    cdef bint weighted = sample_weight is not None
+    if is_clf:
+        yc = np.ascontiguousarray(y, dtype=np.int32)
+        if yc.shape[0] != n:
+            raise ValueError("one target per row")
+    else:
+        yv = np.ascontiguousarray(y, dtype=np.float64)
+        if yv.shape[0] != n:
+            raise ValueError("one target per row")
+    if weighted:
+        wv = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        if wv.shape[0] != n:
+            raise ValueError("one weight per row")
+    for i in range(n):
+        if is_clf and (yc[i] < 0 or yc[i] >= S):
+            raise ValueError(f"class code {yc[i]} of row {i} is out of range")
+    with nogil:
+        for i in range(n):
+            k = node[i]
+            if k < 0 or k >= slot.shape[0]:
+                continue
+            s = slot[k]
+            if s < 0 or s >= n_slots:
+                continue
+            w = wv[i] if weighted else 1.0
+            if is_clf:
+                ci = yc[i]
+                yi = 0.0
+            else:
+                yi = yv[i]
+                two[0] = 0.0
+                two[1] = 0.0
+                add_sample(two, criterion, 0, yi, w)
+            base = &hv[s, 0]
+            for f in range(d):
+                c = codes[i, f]
+                b = uv[f] if c == MISSING else c
+                bin_add(base + (ov[f] + b) * H, is_clf, S, ci, yi, w)
+                if not is_clf:
+                    qv[s, ov[f] + b] += two[1]
+    return hist, second
+
+
+def histogram_totals(double[::1] hist, double[::1] second, hi, int criterion,
+                     intp_t n_classes):
+    """A node's statistics, weight and row count from its histogram (its first
+    feature's bins, missing values included)."""
+    cdef intp_t S = stats_size(criterion, n_classes), H = S + 1, b, k, count = 0
+    used, offsets = histogram_layout(hi)
+    stats = np.zeros(S, dtype=np.float64)
+    weight = 0.0
+    if used.shape[0] == 0:
+        return stats, weight, 0
+    for b in range(int(used[0]) + 1):
+        count += <intp_t> hist[b * H + S]
+        if is_classification(criterion):
+            for k in range(S):
+                stats[k] += hist[b * H + k]
+                weight += hist[b * H + k]
+        else:
+            weight += hist[b * H]
+            stats[0] += hist[b * H + 1]
+            stats[1] += second[b]
+    return stats, weight, count
+
+
+def impurity_of(int criterion, double[::1] stats, double weight):
+    """A node's impurity from its statistics (the growers' rule)."""
+    return node_impurity(criterion, &stats[0], stats.shape[0], weight, 1)
 
 
 cdef inline void subtract(double* hist, const double* part, intp_t size) noexcept nogil:

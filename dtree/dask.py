@@ -1,0 +1,445 @@
+"""One tree from data spread over a Dask cluster: ``DaskDecisionTreeClassifier`` and
+``DaskDecisionTreeRegressor`` (``pip install "dtree-exact[dask]"``).
+
+The tree is ``splitter="hist"``'s, grown without gathering the data:
+
+1. each partition summarizes its columns (``_binning``'s mergeable summaries:
+   exact while a feature has few distinct values) and the summaries are merged
+   by a tree reduction into every feature's bin thresholds;
+2. each partition is binned once into uint8 codes that stay on its worker,
+   beside its targets, weights and each row's node (the float data is not
+   kept);
+3. per tree level, each worker builds the histograms of its rows for the
+   nodes being split (the smaller child of each split; the larger is its
+   parent's minus it), the histograms are summed by a tree reduction, and the
+   splits are chosen here by the histogram splitter's own search
+   (``_levelwise``); the rows then move to their children on the workers.
+
+Only summaries, histograms and splits cross the network. A lost worker is
+Dask's to survive: every piece the fit keeps is a task result Dask can
+recompute from the input collections.
+"""
+import math
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+    import dask.dataframe as dd
+    from distributed import default_client
+except ImportError as exc:   # pragma: no cover - the extra is not installed
+    raise ImportError("dtree.dask needs Dask: pip install 'dtree-exact[dask]' "
+                      "(dask[distributed])") from exc
+
+from ._base import ParamsMixin
+from ._binning import SUMMARY_RUNS, exact_summary, merge_summaries, thresholds_from_summary
+from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._criterion import CRITERIA
+from ._fit import draw_seed, resolve_params
+from ._hist import bin_codes, node_histograms, route_rows
+from ._levelwise import grow_levelwise, slot_table
+from ._monotonic import monotonic_constraints
+from ._nodes import Tree
+from ._params import validate_params
+from ._presets import criterion as criterion_of, impurity_degree
+from ._pruning import prune_ccp
+from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, unscale_tree)
+
+__all__ = ["DaskDecisionTreeClassifier", "DaskDecisionTreeRegressor"]
+
+
+# ---------------------------------------------------------------- the estimators
+class _DaskTree(ParamsMixin):
+    _local_class = None
+
+    def _local_estimator(self):
+        params = {name: getattr(self, name) for name in self._param_names() if name != "client"}
+        return self._local_class(splitter="hist", **params)
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on a dask array or DataFrame, partitioned across workers.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame, shape (n_samples, n_features)
+            Numeric features; NaN is a missing value.
+        y : dask.array.Array or dask.dataframe.Series, shape (n_samples,)
+            Partitioned as X (chunks along rows that match X's are best).
+        sample_weight : dask.array.Array or dask.dataframe.Series, optional
+
+        Returns
+        -------
+        self
+        """
+        client = self.client if self.client is not None else _current_client()
+        local = self._local_estimator()
+        validate_params(local)
+        _check_supported(local)
+        X, y, w, names = _as_arrays(X, y, sample_weight)
+        _fit(local, client, X, y, w, names)
+        self._local = local
+        for name in ("n_features_in_", "feature_names_in_", "classes_", "n_classes_",
+                     "n_outputs_", "max_features_", "tree_", "ccp_alpha_"):
+            if hasattr(local, name):
+                setattr(self, name, getattr(local, name))
+        return self
+
+    def to_local(self):
+        """The fitted tree as an ordinary dtree estimator (``splitter="hist"``): save,
+        export, ONNX, pruning and prediction on in-memory data all work on it."""
+        import copy
+        if not hasattr(self, "_local"):
+            raise AttributeError(f"This {type(self).__name__} instance is not fitted yet: "
+                                 "call 'fit' first")
+        return copy.deepcopy(self._local)
+
+    @property
+    def feature_importances_(self):
+        return self.to_local().feature_importances_
+
+    def _blocks(self, X):
+        """X as a dask array of whole rows (columns in the fit's order)."""
+        local = self.to_local()
+        if isinstance(X, dd.DataFrame):
+            names = getattr(local, "feature_names_in_", None)
+            if names is not None:
+                missing = [c for c in names if c not in X.columns]
+                if missing:
+                    raise ValueError(f"X lacks the fitted columns {missing}")
+                X = X[list(names)]
+            X = X.to_dask_array(lengths=True)
+        elif not isinstance(X, da.Array):
+            raise TypeError(f"X must be a dask array or DataFrame, got {type(X).__name__}; "
+                            "use to_local() to predict on in-memory data")
+        if X.ndim != 2 or X.shape[1] != local.n_features_in_:
+            raise ValueError(f"X has {X.shape[1] if X.ndim == 2 else X.ndim} "
+                             f"features, but {type(self).__name__} is expecting "
+                             f"{local.n_features_in_} features as input")
+        return X.rechunk({1: -1}), local
+
+    def predict(self, X):
+        """Predictions for each row: a lazy dask array (one chunk per row chunk of X)."""
+        X, local = self._blocks(X)
+        dtype = local.classes_.dtype if hasattr(local, "classes_") else np.float64
+        return X.map_blocks(_predict_block, local, "predict", dtype=dtype, drop_axis=1)
+
+    def apply(self, X):
+        """Each row's leaf id: a lazy dask array."""
+        X, local = self._blocks(X)
+        return X.map_blocks(_predict_block, local, "apply", dtype=np.intp, drop_axis=1)
+
+
+class DaskDecisionTreeClassifier(_DaskTree):
+    """A ``DecisionTreeClassifier(splitter="hist")`` grown on a Dask cluster.
+
+    The parameters are ``DecisionTreeClassifier``'s that histogram growth uses,
+    plus ``client`` (default: the current ``distributed.Client``). See the
+    module docstring for the algorithm; the tree equals the one
+    ``DecisionTreeClassifier(splitter="hist")`` grows on the same bins whenever
+    no two features cut a node equally well and every feature is drawn, and a
+    ``random_state`` gives the same tree for any partitioning of the data.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster          # doctest: +SKIP
+    >>> client = Client(LocalCluster(n_workers=2))             # doctest: +SKIP
+    >>> clf = DaskDecisionTreeClassifier(max_depth=8).fit(X, y)  # doctest: +SKIP
+    >>> clf.predict(X).compute()                               # doctest: +SKIP
+    """
+
+    _local_class = DecisionTreeClassifier
+
+    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+                 random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0,
+                 prune_risk="impurity", handle_missing="split", max_bins=255,
+                 monotonic_cst=None, client=None):
+        self._store_params(locals())
+
+    def predict_proba(self, X):
+        """Class probabilities (columns follow ``classes_``): a lazy dask array."""
+        X, local = self._blocks(X)
+        return X.map_blocks(_predict_block, local, "predict_proba", dtype=np.float64,
+                            chunks=(X.chunks[0], (len(local.classes_),)))
+
+
+class DaskDecisionTreeRegressor(_DaskTree):
+    """A ``DecisionTreeRegressor(splitter="hist")`` grown on a Dask cluster (see
+    ``DaskDecisionTreeClassifier``)."""
+
+    _local_class = DecisionTreeRegressor
+
+    def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+                 random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0,
+                 prune_risk="impurity", handle_missing="split", max_bins=255,
+                 monotonic_cst=None, client=None):
+        self._store_params(locals())
+
+
+def _predict_block(block, local, method):
+    return getattr(local, method)(block)
+
+
+def _current_client():
+    try:
+        return default_client()
+    except ValueError:
+        raise ValueError("no Dask client: start one (distributed.Client(...), or a "
+                         "LocalCluster) before fit, or pass client=") from None
+
+
+def _check_supported(est):
+    if isinstance(est.ccp_alpha, str):
+        raise ValueError("ccp_alpha='cv' refits the tree on folds: not supported by the "
+                         "distributed fit; pass a number, or prune to_local()'s tree")
+    if criterion_of(est) in ("absolute_error", "quantile"):
+        raise ValueError(f"criterion={est.criterion!r} is not supported with histograms "
+                         "(a bin's targets have no running sum that gives a quantile)")
+
+
+# ---------------------------------------------------------------- inputs
+def _as_arrays(X, y, sample_weight):
+    """Dask arrays with the same row chunks, and X's column names (or None)."""
+    names = None
+    if isinstance(X, dd.DataFrame):
+        bad = [c for c, t in X.dtypes.items()
+               if not (np.issubdtype(t, np.number) or np.issubdtype(t, np.bool_))]
+        if bad:
+            raise ValueError(f"column {bad[0]!r} of X is not numeric (dtype {X.dtypes[bad[0]]}):"
+                             " the distributed fit takes numeric columns only (categorical "
+                             "features are not supported with histograms yet)")
+        names = np.asarray([str(c) for c in X.columns], dtype=object)
+        X = X.astype("float32").to_dask_array(lengths=True)
+    if not isinstance(X, da.Array):
+        raise TypeError(f"X must be a dask array or DataFrame, got {type(X).__name__}; "
+                        "fit an ordinary dtree estimator on in-memory data")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+    X = X.rechunk({1: -1})
+    arrays = []
+    for name, v in (("y", y), ("sample_weight", sample_weight)):
+        if v is None:
+            arrays.append(None)
+            continue
+        if isinstance(v, (dd.Series, dd.DataFrame)):
+            v = v.to_dask_array(lengths=True)
+        if not isinstance(v, da.Array):
+            raise TypeError(f"{name} must be a dask array or Series like X, got "
+                            f"{type(v).__name__}")
+        if v.ndim == 2 and v.shape[1] == 1:
+            v = v[:, 0]
+        if v.ndim != 1:
+            raise ValueError(f"{name} must be 1-D: one value per row (several outputs are "
+                             "not supported by the distributed fit)")
+        if v.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}")
+        arrays.append(v.rechunk((X.chunks[0],)))
+    return X, arrays[0], arrays[1], names
+
+
+# ---------------------------------------------------------------- the fit
+def _fit(est, client, X, y, w, names):
+    is_clf = isinstance(est, DecisionTreeClassifier)
+    allow_nan = est.handle_missing == "split"
+    xs = X.to_delayed().ravel()
+    ys = y.to_delayed().ravel()
+    ws = w.to_delayed().ravel() if w is not None else [None] * len(xs)
+    # 1. summaries of every partition, merged
+    summaries = [dask.delayed(_summarize)(xb, yb, wb, is_clf, allow_nan)
+                 for xb, yb, wb in zip(xs, ys, ws)]
+    total = _tree_reduce(client, client.compute(summaries), _merge_part_summaries).result()
+    n_rows, d = total["n_rows"], X.shape[1]
+    if n_rows == 0:
+        raise ValueError("no sample with a positive weight: the tree needs at least one")
+    thresholds = [thresholds_from_summary(s, int(est.max_bins)) for s in total["columns"]]
+    classes = np.asarray(total["classes"]) if is_clf else None
+    # 2. the weights' and targets' units (as the local fit scales them)
+    w_unit, w_exp, weighted = 1.0, 0, False
+    if w is not None and total["w_min"] != total["w_max"]:
+        weighted = True
+        w_exp = power_of_two_scale(np.array([total["w_max"]]), moderate=MODERATE)
+        w_unit = math.ldexp(1.0, w_exp)
+    elif w is not None:
+        w_unit = total["w_max"]
+    y_exp = 0 if is_clf else power_of_two_scale(np.array([total["y_absmax"]]))
+    # 3. every partition binned once; its codes stay on its worker
+    parts = client.compute([dask.delayed(_encode)(xb, yb, wb, thresholds, classes, y_exp,
+                                                  w_exp if weighted else None)
+                            for xb, yb, wb in zip(xs, ys, ws)])
+    lo, hi = _tree_reduce(client, [client.submit(_bounds, p) for p in parts],
+                          _merge_bounds).result()
+    # 4. the tree, level by level
+    est.n_features_in_ = d
+    est.categorical_features_ = np.zeros(d, dtype=bool)
+    est.categories_ = [None] * d
+    if names is not None:
+        est.feature_names_in_ = names
+    n_classes = len(classes) if is_clf else 0
+    if is_clf:
+        est.classes_ = classes
+        est.n_classes_ = n_classes
+    est.n_outputs_ = 1
+    total_weight = total["w_sum"] / w_unit if weighted else float(n_rows)
+    params = resolve_params(est, n_rows, d, total_weight)
+    degree = impurity_degree(est)
+    import dataclasses
+    params = dataclasses.replace(params, min_impurity_decrease=scale_limit(
+        params.min_impurity_decrease, degree * y_exp))
+    crit = CRITERIA[criterion_of(est)]
+    rows = DaskRows(client, parts, hi, crit, n_classes)
+    arrays = grow_levelwise(rows, lo, hi, criterion=crit, n_classes=n_classes,
+                            n_rows=n_rows, weighted=weighted, params=params,
+                            seed=draw_seed(est.random_state),
+                            monotonic=monotonic_constraints(est, d, n_classes))
+    rows.release()
+    est.max_features_ = params.max_features
+    tree = unscale_tree(Tree.from_builder(arrays, d, n_classes), w_unit, y_exp, degree)
+    if est.ccp_alpha > 0.0:
+        tree = prune_ccp(tree, float(est.ccp_alpha), est.prune_risk)
+        est.ccp_alpha_ = float(est.ccp_alpha)
+    est.tree_ = tree
+    return est
+
+
+class DaskRows:
+    """``grow_levelwise``'s rows, kept on the workers as futures: per partition its
+    codes, targets and weights, and each row's node."""
+
+    def __init__(self, client, parts, hi, criterion, n_classes):
+        self.client, self.parts = client, parts
+        self.hi, self.criterion, self.n_classes = hi, criterion, n_classes
+        self.nodes = [client.submit(_root_nodes, p) for p in parts]
+        self.rounds = 0
+        self.on_round = None    # tests: called after each round with the client
+
+    def histograms(self, routes, slots):
+        client = self.client
+        if routes is not None:
+            self.nodes = [client.submit(_routed, p, node, routes)
+                          for p, node in zip(self.parts, self.nodes)]
+        slot = slot_table(slots)
+        parts = [client.submit(_histograms, p, node, slot, self.hi, self.criterion,
+                               self.n_classes, len(slots))
+                 for p, node in zip(self.parts, self.nodes)]
+        hist, second = _tree_reduce(client, parts, _add_pair).result()
+        self.rounds += 1
+        if self.on_round is not None:
+            self.on_round(self)
+        return list(zip(hist, second))
+
+    def release(self):
+        for f in self.nodes + self.parts:
+            f.release()
+
+
+# ---------------------------------------------------------------- worker-side pieces
+def _summarize(xb, yb, wb, is_clf, allow_nan):
+    """One partition's summary: its columns' value runs, labels or target range, weights."""
+    xb = np.asarray(xb, dtype=np.float32)
+    yb = np.asarray(yb)
+    if xb.shape[0] != yb.shape[0]:
+        raise ValueError("X and y partitions differ in length")
+    if np.isinf(xb).any():
+        raise ValueError("Input X contains infinity or a value too large for dtype('float32').")
+    if not allow_nan and np.isnan(xb).any():
+        raise ValueError("Input X contains NaN: missing values need handle_missing='split'")
+    keep = _positive(wb, xb.shape[0])
+    xb, yb = xb[keep], yb[keep]
+    out = {"n_rows": int(xb.shape[0]),
+           "columns": [exact_summary(xb[:, f]) for f in range(xb.shape[1])]}
+    out["columns"] = [merge_summaries([s]) for s in out["columns"]]
+    if is_clf:
+        if yb.dtype.kind == "f" and np.isnan(yb).any():
+            raise ValueError("y contains NaN")
+        out["classes"] = np.unique(yb)
+    else:
+        yb = yb.astype(np.float64)
+        if not np.isfinite(yb).all():
+            raise ValueError("y contains NaN or infinity: regression targets must be finite")
+        out["y_absmax"] = float(np.max(np.abs(yb))) if yb.size else 0.0
+    w = np.ones(xb.shape[0]) if wb is None else np.asarray(wb, dtype=np.float64)[keep]
+    out["w_min"] = float(w.min()) if w.size else math.inf
+    out["w_max"] = float(w.max()) if w.size else -math.inf
+    out["w_sum"] = float(w.sum())
+    return out
+
+
+def _positive(wb, n):
+    """Rows with a positive weight (all rows without weights); refuses bad weights."""
+    if wb is None:
+        return np.ones(n, dtype=bool)
+    wb = np.asarray(wb, dtype=np.float64)
+    if wb.shape[0] != n:
+        raise ValueError("X and sample_weight partitions differ in length")
+    if not np.isfinite(wb).all() or (wb < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative")
+    return wb > 0
+
+
+def _merge_part_summaries(a, b):
+    out = {"n_rows": a["n_rows"] + b["n_rows"],
+           "columns": [merge_summaries([s, t], SUMMARY_RUNS)
+                       for s, t in zip(a["columns"], b["columns"])],
+           "w_min": min(a["w_min"], b["w_min"]), "w_max": max(a["w_max"], b["w_max"]),
+           "w_sum": a["w_sum"] + b["w_sum"]}
+    if "classes" in a:
+        out["classes"] = np.union1d(a["classes"], b["classes"])
+    else:
+        out["y_absmax"] = max(a["y_absmax"], b["y_absmax"])
+    return out
+
+
+def _encode(xb, yb, wb, thresholds, classes, y_exp, w_exp):
+    """A partition's codes, encoded targets and scaled weights (positive weights only),
+    and its bins' smallest and largest values."""
+    xb = np.asarray(xb, dtype=np.float32)
+    keep = _positive(wb, xb.shape[0])
+    codes, lo, hi = bin_codes(xb[keep], thresholds)
+    yb = np.asarray(yb)[keep]
+    if classes is not None:
+        y_enc = np.searchsorted(classes, yb).astype(np.int32)
+    else:
+        y_enc = scaled(yb.astype(np.float64), y_exp)
+    w = None if w_exp is None else scaled(np.asarray(wb, dtype=np.float64)[keep], w_exp)
+    return codes, y_enc, w, lo, hi
+
+
+def _bounds(part):
+    return part[3], part[4]
+
+
+def _merge_bounds(a, b):
+    return np.minimum(a[0], b[0]), np.maximum(a[1], b[1])
+
+
+def _root_nodes(part):
+    return np.zeros(part[0].shape[0], dtype=np.int32)
+
+
+def _routed(part, node, routes):
+    node = node.copy()     # a task's result is never changed in place
+    route_rows(part[0], node, *routes)
+    return node
+
+
+def _histograms(part, node, slot, hi, criterion, n_classes, n_slots):
+    return node_histograms(part[0], part[1], part[2], node, slot, hi, criterion, n_classes,
+                           n_slots)
+
+
+def _add_pair(a, b):
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _tree_reduce(client, futures, combine, fan_in=2):
+    """One future of ``combine`` folded over the futures' results, pairwise on the
+    workers (a tree of depth log2 of their number)."""
+    level = list(futures)
+    if not level:
+        raise ValueError("X has no partition")
+    while len(level) > 1:
+        level = [client.submit(combine, *level[i:i + fan_in]) if i + 1 < len(level)
+                 else level[i] for i in range(0, len(level), fan_in)]
+    return level[0]
