@@ -46,12 +46,15 @@ def merge_summaries(summaries, max_runs=SUMMARY_RUNS):
     stays a run of its own, so a heavy value, such as the zeros of a sparse
     column, keeps its own bin).
     """
-    lo = np.concatenate([s[0] for s in summaries])
-    hi = np.concatenate([s[1] for s in summaries])
-    counts = np.concatenate([s[2] for s in summaries])
-    order = np.lexsort((hi, lo))
-    lo, hi, counts = lo[order], hi[order], counts[order]
-    if lo.shape[0] > 1:
+    if len(summaries) == 1:
+        lo, hi, counts = summaries[0]     # ordered, its runs distinct already
+    else:
+        lo = np.concatenate([s[0] for s in summaries])
+        hi = np.concatenate([s[1] for s in summaries])
+        counts = np.concatenate([s[2] for s in summaries])
+        order = np.lexsort((hi, lo))
+        lo, hi, counts = lo[order], hi[order], counts[order]
+    if len(summaries) > 1 and lo.shape[0] > 1:
         # the same single value in several summaries: one run
         starts = np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]) | (lo[1:] != hi[1:])]
         starts |= np.r_[True, lo[:-1] != hi[:-1]]
@@ -116,3 +119,13 @@ def _midpoints(a, b):
     bad = (t >= b) | np.isinf(t)
     t[bad] = a[bad]
     return t
+
+
+def category_thresholds(n_categories, label):
+    """A categorical feature's thresholds: one bin per category code (bin c holds
+    code c), so that the histogram splitter splits it by sets of categories."""
+    if n_categories > MAX_BINS:
+        raise ValueError(f"splitter='hist' gives each category a bin: {label} has "
+                         f"{n_categories} categories, at most {MAX_BINS} are supported; "
+                         "use splitter='best'")
+    return np.arange(max(n_categories - 1, 0), dtype=np.float64) + 0.5

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._binning import fit_bins
+from ._binning import category_thresholds, fit_bins
 from ._c45 import grow_c45
 from ._criterion import CRITERIA
 from ._hist import HistSplitter, bin_codes
@@ -257,7 +257,6 @@ def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic):
     """The histogram splitter's tree (``_hist``): features binned, then grown."""
     max_bins = est.max_bins
     unsupported = [name for name, used in (
-        ("categorical_features", est.categorical_features_.any()),
         (f"algorithm={algorithm(est)!r}", algorithm(est) != "cart"),
         # a bin's targets have no running sum that gives a quantile
         (f"criterion={criterion(est)!r}", criterion(est) in _QUANTILE_CRITERIA),
@@ -267,14 +266,23 @@ def _grow_hist(est, X, encoded_y, weights, n_classes, params, seed, monotonic):
         raise ValueError(f"splitter='hist' does not support {', '.join(unsupported)} yet; "
                          "use splitter='best'")
     threads = n_threads(getattr(est, "n_jobs", 1))
-    codes, lo, hi = bin_codes(X, fit_bins(X, int(max_bins)), threads)
+    categorical = est.categorical_features_
+    thresholds = fit_bins(X, int(max_bins))
+    for f in np.flatnonzero(categorical):
+        thresholds[f] = category_thresholds(len(est.categories_[f]), _column_name(est, f))
+    codes, lo, hi = bin_codes(X, thresholds, threads)
     splitter = HistSplitter(codes, lo, hi, encoded_y, weights, n_classes,
                             CRITERIA[criterion(est)], params.min_samples_leaf,
                             params.min_weight_leaf, params.max_features, seed, threads,
-                            monotonic)
+                            monotonic, categorical=categorical)
     arrays = build_tree(splitter, **params.limits())
     est.max_features_ = params.max_features
     return Tree.from_builder(arrays, X.shape[1], n_classes)
+
+
+def _column_name(est, f):
+    names = getattr(est, "feature_names_in_", None)
+    return f"column {names[f]!r}" if names is not None else f"column {f}"
 
 
 def _grow_c45(est, X, encoded_y, weights, n_classes, params, n_codes, w_exp):

@@ -2,6 +2,7 @@
 """Histogram splitter on binned features (see _hist.pyx)."""
 
 from ._common cimport FeatureDraw, Node, SplitRecord
+from ._subsets cimport Groups, SubsetRules
 
 ctypedef Py_ssize_t intp_t
 ctypedef unsigned char code_t
@@ -14,6 +15,8 @@ cdef struct Scratch:
     double* groups        # the codes present in the node, in order: H values each
     intp_t* group_code
     double* missing       # the missing values' H values
+    Groups cat            # a categorical feature's groups (``_subsets``)
+    unsigned char* in_left
 
 
 cdef class HistSplitter:
@@ -41,6 +44,8 @@ cdef class HistSplitter:
     cdef bint best_first                  # set by begin(): the growth order
     cdef readonly object monotonic_cst    # per feature -1, 0, 1 (int8), or None
     cdef const signed char* monotonic     # ... its data, NULL without constraints
+    cdef const unsigned char* categorical # per feature: split by sets of its codes
+    cdef SubsetRules subset_rules         # what scores a set of categories
     cdef double lower, upper              # the bounds of the node being split
     # --- layout and scratch ---
     cdef intp_t* offset                   # feature f's bins start at offset[f] * H in a histogram
@@ -88,6 +93,9 @@ cdef class HistSplitter:
                           double weight, intp_t n_node, bint missing_left,
                           SplitRecord* best) noexcept nogil
     cdef double side_weight(self, const double* side) noexcept nogil
+    cdef void scan_categories(self, Scratch* w, intp_t f, intp_t n_groups, const double* stats,
+                              double weight, intp_t n_node, SplitRecord* best) noexcept nogil
+    cdef bint goes_left_of(self, const SplitRecord* split, code_t c) noexcept nogil
     cdef dict _split_result(self, SplitRecord* split, double[::1] hist, double[::1] second,
                             double[::1] stats, double weight, intp_t n_node, double impurity,
                             double weight_root)

@@ -25,7 +25,8 @@ from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from ._common cimport (CUT_SCORE, CUT_STOP, check_cut, clear_split, compare_score, draw_begin,
+from ._common cimport (CUT_SCORE, CUT_STOP, CAT_WORDS, bit_is_set, check_cut, clear_split,
+                      compare_score, draw_begin,
                       draw_begin_fit, draw_end, draw_next, draw_take, keep_better,
                       keep_doubles, midpoint, record_candidate, tiny_weight, wins)
 from ._criterion cimport (add_sample, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
@@ -33,6 +34,7 @@ from ._criterion cimport (add_sample, monotonic_ok, clf_proxy, clf_rest_acc, clf
                           is_classification, node_entropy_terms, reg_proxy, record_children,
                           stats_size)
 from ._criterion import xlogx_table
+from ._subsets cimport search_subsets
 
 cdef enum:
     MISSING = 255              # the code of NaN; numbers use codes 0 .. max_bins - 1
@@ -42,6 +44,16 @@ cdef enum:
     KEEP_ROWS = -2             # route_rows: a node whose rows stay where they are
 
 # ---------------------------------------------------------------- binning
+cdef inline bint code_goes_left(code_t c, bint categorical, const unsigned long long* cat_left,
+                                intp_t last_bin, bint missing_left) noexcept nogil:
+    """The side of a sample with code c under a split (fit, routing elsewhere)."""
+    if c == MISSING:
+        return missing_left
+    if categorical:
+        return bit_is_set(cat_left, c)
+    return c <= last_bin
+
+
 def bin_codes(X, thresholds, int n_threads=1):
     """Codes (n, d) uint8 of X, and each bin's smallest and largest value.
 
@@ -153,6 +165,9 @@ cdef class HistSplitter:
         As the exact splitter's.
     min_samples_leaf, min_weight_leaf, max_features, seed, n_threads
         Constraints of the scan, the feature draw and its seed, threads.
+    categorical : ndarray (d,) of bool, optional
+        Features whose codes are category codes (bin c holds category c): split
+        by sets of categories (``_subsets``), as the exact splitter splits them.
     n_rows, weighted
         For a splitter that only splits histograms built elsewhere
         (``split_histogram``; ``codes`` then has no rows): the training rows and
@@ -162,7 +177,7 @@ cdef class HistSplitter:
     def __cinit__(self, codes, lo, hi, y, sample_weight, intp_t n_classes, int criterion,
                   intp_t min_samples_leaf, double min_weight_leaf, intp_t max_features,
                   unsigned int seed, int n_threads, monotonic_cst=None, intp_t n_rows=-1,
-                  weighted=None):
+                  weighted=None, categorical=None):
         cdef intp_t f, t
         cdef const signed char[::1] cst_view
         self.monotonic = NULL
@@ -176,6 +191,12 @@ cdef class HistSplitter:
             if codes.shape[1] > 0:
                 cst_view = self.monotonic_cst
                 self.monotonic = &cst_view[0]
+        cat = np.zeros(codes.shape[1], dtype=np.uint8) if categorical is None else \
+            np.ascontiguousarray(categorical, dtype=np.uint8)
+        if cat.shape != (codes.shape[1],):
+            raise ValueError("categorical must give one flag per feature")
+        cdef const unsigned char[::1] cat_view = cat
+        self.categorical = &cat_view[0] if codes.shape[1] > 0 else NULL
         self.codes = codes
         self.lo = lo
         self.hi = hi
@@ -206,6 +227,7 @@ cdef class HistSplitter:
             weighted = sample_weight is not None
         self.xlogx_table = keep_doubles(
             xlogx_table(criterion, self.n_samples if n_rows < 0 else n_rows, weighted), owned)
+        self.subset_rules.xlogx_table = self.xlogx_table
         used, offsets = histogram_layout(hi)
         self.n_codes = used
         self.hist_size = int(offsets[self.d]) * self.H
@@ -224,7 +246,22 @@ cdef class HistSplitter:
         self.local = NULL
         self.local_n = 0
         self.local_base = 0
-        owned += [samples, offsets, feature_order, left, best, groups, group_code, goes_left]
+        # a categorical scan's groups: at most N_CODES (codes and the missing values)
+        cat_doubles = np.zeros((self.n_threads, (N_CODES + 1) * (self.n_stats + 3) + 16),
+                               dtype=np.float64)
+        cat_ints = np.zeros((self.n_threads, 2 * (N_CODES + 1)), dtype=np.intp)
+        cat_codes = np.zeros((self.n_threads, N_CODES + 1), dtype=np.int32)
+        cat_bytes = np.zeros((self.n_threads, N_CODES + 8), dtype=np.uint8)
+        cdef double[:, ::1] cdv = cat_doubles
+        cdef intp_t[:, ::1] civ = cat_ints
+        cdef int[:, ::1] ccv = cat_codes
+        cdef unsigned char[:, ::1] cbv = cat_bytes
+        self.subset_rules.criterion = criterion
+        self.subset_rules.n_classes = self.n_stats if self.is_classifier else 0
+        self.subset_rules.min_samples_leaf = min_samples_leaf
+        self.subset_rules.min_weight_leaf = min_weight_leaf
+        owned += [samples, offsets, feature_order, left, best, groups, group_code, goes_left,
+                  cat, cat_doubles, cat_ints, cat_codes, cat_bytes]
         self._owned = owned
         cdef intp_t[::1] ov = offsets
         cdef intp_t[:, ::1] fv = feature_order
@@ -246,6 +283,16 @@ cdef class HistSplitter:
             self.scratch[t].groups = &gv[t, 0]
             self.scratch[t].missing = &gv[t, N_CODES * self.H]
             self.scratch[t].group_code = &gcv[t, 0]
+            stride = self.n_stats if self.is_classifier else 1
+            self.scratch[t].cat.stride = stride
+            self.scratch[t].cat.stats = &cdv[t, 0]
+            self.scratch[t].cat.weight = &cdv[t, (N_CODES + 1) * stride]
+            self.scratch[t].cat.key = &cdv[t, (N_CODES + 1) * (stride + 1)]
+            self.scratch[t].cat.left = &cdv[t, (N_CODES + 1) * (stride + 2)]
+            self.scratch[t].cat.count = &civ[t, 0]
+            self.scratch[t].cat.order = &civ[t, N_CODES + 1]
+            self.scratch[t].cat.code = &ccv[t, 0]
+            self.scratch[t].in_left = &cbv[t, 0]
 
     def __dealloc__(self):
         free(self.scratch)
@@ -438,6 +485,9 @@ cdef class HistSplitter:
                                                end - start)
         if n_groups == 0 or (n_groups == 1 and w.missing[self.n_stats] == 0):
             return False
+        if self.categorical != NULL and self.categorical[f]:
+            self.scan_categories(w, f, n_groups, stats, weight, end - start, best)
+            return True
         self.scan_groups(w, f, n_groups, stats, weight, end - start, False, best)
         if w.missing[self.n_stats] > 0:
             self.scan_groups(w, f, n_groups, stats, weight, end - start, True, best)
@@ -556,6 +606,37 @@ cdef class HistSplitter:
                     best.threshold = midpoint(self.hi[f, w.group_code[g]],
                                               self.lo[f, w.group_code[g + 1]])
 
+    cdef void scan_categories(self, Scratch* w, intp_t f, intp_t n_groups, const double* stats,
+                              double weight, intp_t n_node, SplitRecord* best) noexcept nogil:
+        """A categorical feature: the best set of its categories (and the missing
+        values) to send left, from the codes present (``_subsets``)."""
+        cdef intp_t H = self.H, S = self.n_stats, g, k, m = 0
+        cdef intp_t stride = w.cat.stride
+        cdef const double* row
+        for g in range(n_groups + 1):
+            if g == n_groups:
+                if w.missing[S] == 0:
+                    break
+                row = w.missing
+                w.cat.code[m] = -1
+            else:
+                row = w.groups + g * H
+                w.cat.code[m] = <int> w.group_code[g]
+            w.cat.weight[m] = self.side_weight(row)
+            w.cat.count[m] = <intp_t> row[S]
+            if self.is_classifier:
+                for k in range(S):
+                    w.cat.stats[m * stride + k] = row[k]
+            else:
+                w.cat.stats[m * stride] = row[1]
+            m += 1
+        search_subsets(&w.cat, &self.subset_rules, f, m, stats, weight, n_node, w.in_left,
+                       best)
+
+    cdef inline bint goes_left_of(self, const SplitRecord* split, code_t c) noexcept nogil:
+        return code_goes_left(c, split.categorical, split.cat_left, split.last_bin,
+                              split.missing_left)
+
     cdef inline double side_weight(self, const double* side) noexcept nogil:
         cdef double total = 0.0
         cdef intp_t k
@@ -656,7 +737,7 @@ cdef class HistSplitter:
         for p in range(end - start):
             i = ids[p]
             c = self.codes[i, f]
-            go_left = split.missing_left if c == MISSING else c <= last
+            go_left = self.goes_left_of(split, c)
             self.goes_left[i] = go_left
             n_left += go_left
             w = self.weight_of(i)
@@ -825,8 +906,8 @@ cdef class HistSplitter:
         cdef double[::1] cv = child
         weights[0] = 0.0
         for b in range(nb + 1):
-            # codes up to the last bin go left; the missing bin (nb) as learnt
-            if (b == nb and split.missing_left) or (b < nb and b <= split.last_bin):
+            # the missing values are bin nb
+            if self.goes_left_of(split, MISSING if b == nb else <code_t> b):
                 n_left += <intp_t> fh[b * H + S]
                 if self.is_classifier:
                     for k in range(S):
@@ -845,8 +926,13 @@ cdef class HistSplitter:
         if fh[nb * H + S] == 0:
             # no missing value here: at predict NaN follows the larger child
             split.missing_left = n_left > n_node - n_left
+        cat_left = np.zeros(CAT_WORDS, dtype=np.uint64)
+        if split.categorical:
+            for k in range(CAT_WORDS):
+                cat_left[k] = split.cat_left[k]
         return dict(feature=int(f), threshold=float(split.threshold),
                     last_bin=int(split.last_bin), missing_left=bool(split.missing_left),
+                    categorical=bool(split.categorical), cat_left=cat_left,
                     improvement=float(split.improvement), n_left=int(n_left),
                     weight_left=float(split.weight_left), weight_right=float(split.weight_right),
                     impurity_left=float(split.impurity_left),
@@ -859,13 +945,15 @@ cdef class HistSplitter:
 # ---------------------------------------------------------------- rows kept elsewhere
 def route_rows(const code_t[:, ::1] codes, int[::1] node, const intp_t[::1] feature,
                const intp_t[::1] last_bin, const unsigned char[::1] missing_left,
-               const int[::1] left, const int[::1] right):
+               const int[::1] left, const int[::1] right, const unsigned char[::1] categorical,
+               const unsigned long long[:, ::1] cat_left):
     """Move each row from its node to the child its node's split sends it to, in place.
 
     The tables are indexed by node id: a node with ``feature`` -2 keeps its
     rows (not decided yet), -1 was not split (its rows leave the growth: -1),
     else codes up to ``last_bin`` go to ``left``, the others to ``right``,
-    missing values as ``missing_left`` says; a child that does not grow is -1.
+    missing values as ``missing_left`` says, and for a ``categorical`` split the
+    codes in its ``cat_left`` set go left; a child that does not grow is -1.
     Rows at -1 stay there.
     """
     cdef intp_t n = codes.shape[0], i, k, f, n_ids = feature.shape[0]
@@ -874,7 +962,8 @@ def route_rows(const code_t[:, ::1] codes, int[::1] node, const intp_t[::1] feat
     if node.shape[0] != n:
         raise ValueError("one node id per row")
     if not (last_bin.shape[0] == missing_left.shape[0] == left.shape[0] == right.shape[0]
-            == n_ids):
+            == categorical.shape[0] == cat_left.shape[0] == n_ids) \
+            or cat_left.shape[1] != CAT_WORDS:
         raise ValueError("the split tables must have one entry per node id")
     for i in range(n):
         k = node[i]
@@ -888,8 +977,8 @@ def route_rows(const code_t[:, ::1] codes, int[::1] node, const intp_t[::1] feat
         if f < 0 or f >= codes.shape[1]:
             node[i] = -1
             continue
-        c = codes[i, f]
-        go_left = missing_left[k] if c == MISSING else c <= last_bin[k]
+        go_left = code_goes_left(codes[i, f], categorical[k], &cat_left[k, 0], last_bin[k],
+                                 missing_left[k])
         node[i] = left[k] if go_left else right[k]
 
 

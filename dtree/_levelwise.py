@@ -60,7 +60,7 @@ class _Node:
 
 
 def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, params, seed,
-                   monotonic=None, n_threads=1):
+                   monotonic=None, categorical=None, n_threads=1):
     """Grow a tree from histograms that ``rows`` sums over the rows it holds.
 
     Parameters
@@ -81,6 +81,9 @@ def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, para
         only (``max_leaf_nodes`` < 0).
     seed : int
         The feature draw's seed.
+    monotonic, categorical : ndarray (d,) or None
+        Per feature its monotonic constraint, and whether its codes are category
+        codes (split by sets of categories).
 
     Returns
     -------
@@ -94,7 +97,8 @@ def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, para
                             np.empty(0, dtype=np.int32 if n_classes else np.float64), None,
                             n_classes, criterion, params.min_samples_leaf,
                             params.min_weight_leaf, params.max_features, seed, n_threads,
-                            monotonic, n_rows=n_rows, weighted=weighted)
+                            monotonic, n_rows=n_rows, weighted=weighted,
+                            categorical=categorical)
     growth = _Growth(rows, splitter, hi, criterion, n_classes, params, monotonic)
     growth.run()
     return _preorder_arrays(growth.nodes, splitter.n_stats, monotonic is not None)
@@ -216,8 +220,7 @@ class _Growth:
                 to_right = b
         else:
             node.hist = node.second = None
-        self.routes[k] = (found["feature"], found["last_bin"], found["missing_left"],
-                          to_left, to_right)
+        self.routes[k] = (found, to_left, to_right)
 
     # ------------------------------------------------------------ rounds
     def _round(self):
@@ -229,13 +232,18 @@ class _Growth:
         missing_left = np.zeros(n_ids, dtype=np.uint8)
         to_left = np.full(n_ids, -1, dtype=np.int32)
         to_right = np.full(n_ids, -1, dtype=np.int32)
+        categorical = np.zeros(n_ids, dtype=np.uint8)
+        cat_left = np.zeros((n_ids, CAT_WORDS), dtype=np.uint64)
         for k, way in self.routes.items():
             if way is None:
                 feature[k] = -1
-            else:
-                feature[k], last_bin[k], missing_left[k], to_left[k], to_right[k] = way
+                continue
+            found, to_left[k], to_right[k] = way
+            feature[k], last_bin[k] = found["feature"], found["last_bin"]
+            missing_left[k], categorical[k] = found["missing_left"], found["categorical"]
+            cat_left[k] = found["cat_left"]
         self.routes = {}
-        routes = (feature, last_bin, missing_left, to_left, to_right)
+        routes = (feature, last_bin, missing_left, to_left, to_right, categorical, cat_left)
         wanted, self.wanted = self.wanted, []
         arrived = []
         for first in range(0, len(wanted), self.batch):
@@ -293,8 +301,8 @@ def _preorder_arrays(nodes, n_stats, bounds):
            "weighted_n_node_samples": np.empty(n), "depth": np.empty(n, dtype=np.intp),
            "missing_go_to_left": np.zeros(n, dtype=np.uint8),
            "categorical_set": np.full(n, -1, dtype=np.intp),
-           "stats": np.empty((n, n_stats)),
-           "category_sets": np.empty((0, CAT_WORDS), dtype=np.uint64)}
+           "stats": np.empty((n, n_stats))}
+    sets = []
     if bounds:
         out["lower_bound"] = np.empty(n)
         out["upper_bound"] = np.empty(n)
@@ -314,6 +322,10 @@ def _preorder_arrays(nodes, n_stats, bounds):
             out["feature"][i] = node.split["feature"]
             out["threshold"][i] = node.split["threshold"]
             out["missing_go_to_left"][i] = node.split["missing_left"]
+            if node.split["categorical"]:
+                out["categorical_set"][i] = len(sets)
+                sets.append(node.split["cat_left"])
+    out["category_sets"] = np.array(sets, dtype=np.uint64).reshape(len(sets), CAT_WORDS)
     return out
 
 

@@ -6,7 +6,6 @@ from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, FeatureDraw, Node, Sp
 from ._criterion cimport Fenwick, QuantileLoss
 
 cdef enum:
-    MAX_EXHAUSTIVE = 12     # multiclass subsets are enumerated up to this many groups
     MAX_CLASSES = 65535     # class codes are stored in two bytes
 
 
@@ -38,8 +37,6 @@ cdef struct Scratch:
     Py_ssize_t* group_count
     Py_ssize_t* group_order
     int* group_code                 # category code of each group, -1 for missing
-    double group_left_weight        # weight of the groups on the left
-    Py_ssize_t group_left_count     # ... and their number of samples
     DTYPE_t* tmp_v                  # right part of a segment during a partition
     int* tmp_i
     class_t* tmp_yc
@@ -184,12 +181,6 @@ cdef class Splitter:
     cdef void _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil
-    cdef void _move_group(self, Scratch* s, Py_ssize_t g, int direction,
-                          unsigned char* in_left) noexcept nogil
-    cdef void _consider(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
-                        const double* stats, double weight, Py_ssize_t n_node,
-                        double w_node_entropy, double wlogw,
-                        SplitRecord* best) noexcept nogil
     cdef void finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                            double weight, double impurity, double weight_root,
                            SplitRecord* best, double* child_stats) noexcept nogil

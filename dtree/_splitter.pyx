@@ -48,6 +48,7 @@ from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON
                           sklearn_score,
                           stats_size)
 from ._criterion import xlogx_table
+from ._subsets cimport Groups, SubsetRules, order_groups, record_category_split, search_subsets
 
 
 cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
@@ -89,15 +90,6 @@ cdef inline Py_ssize_t last_cut(Py_ssize_t end_known, Py_ssize_t n_missing,
     # the last position a numeric cut can follow: the cut "all numbers | all
     # missing" (after the last number) exists only with the missing values going right
     return end_known - 1 if (n_missing and not missing_left) else end_known - 2
-
-
-cdef inline void record_category_split(SplitRecord* best, double num, double den,
-                                       Py_ssize_t f, bint multiway) noexcept nogil:
-    # the caller then fills cat_left (and cat_rest) and missing_left
-    record_candidate(best, num, den, f, False, True, multiway)
-    best.threshold = NAN
-    memset(best.cat_left, 0, CAT_WORDS * sizeof(unsigned long long))
-    memset(best.cat_rest, 0, CAT_WORDS * sizeof(unsigned long long))
 
 
 cdef inline bint routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil:
@@ -638,8 +630,6 @@ cdef class Splitter:
             self.scratch[t].group_count = &gi[t, 0, 0]
             self.scratch[t].group_order = &gi[t, 1, 0]
             self.scratch[t].group_code = &gc[t, 0]
-            self.scratch[t].group_left_weight = 0.0
-            self.scratch[t].group_left_count = 0
             self.scratch[t].tmp_v = &tv[t, 0]
             self.scratch[t].tmp_i = &ti[t, 0]
             self.scratch[t].tmp_yc = &tyc[t, 0] if self.is_classifier else NULL
@@ -1462,27 +1452,23 @@ cdef class Splitter:
     cdef void _scan_categorical(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil:
-        """Best subset of categories to send left.
+        """Best subset of categories to send left (``_subsets``), or ID3's multiway
+        split, or under a quantile criterion the cuts of the groups' mean order.
 
         The node's samples come grouped by category (the column is sorted by
-        code; missing values form a last group). Up to MAX_EXHAUSTIVE groups
-        every subset is tried (Gray code: one group moves per step), which is
-        exact for every criterion and leaf-size limit. Above that, for two
-        classes and for regression the groups are ordered by class-1 rate or
-        mean and the m - 1 cuts of that order are scanned (Breiman: exact for
-        gini, entropy and squared error when the leaf-size limits do not bind);
-        for more classes, one group against the rest.
+        code; missing values form a last group).
         """
         cdef Py_ssize_t n_samples = self.n_samples, S = self.n_stats, K = self.n_stats
-        cdef Py_ssize_t offset = f * n_samples, p = start, m = 0, g, i, j, k
+        cdef Py_ssize_t offset = f * n_samples, p = start, m = 0
         cdef const DTYPE_t* v = self.vals + offset
         cdef const int* ix = self.idx + offset
         cdef double* gstats
-        cdef double w = 1.0, yv, key, wlogw = 0.0, w_node_entropy = 0.0
+        cdef double w = 1.0, yv, wlogw = 0.0, w_node_entropy = 0.0
         cdef DTYPE_t x
         cdef unsigned char in_left[MAX_CATEGORIES + 1]
-        cdef unsigned long long n_subsets, code, prev, changed
         cdef bint regression = not self.is_classifier
+        cdef Groups groups
+        cdef SubsetRules rules
         # 1. statistics of each group
         while p < end:
             x = v[p]
@@ -1505,59 +1491,29 @@ cdef class Splitter:
             m += 1
         if m < 2:
             return
-        if not regression:
+        if self.multiway and not regression:
             node_entropy_terms(self.criterion, stats, K, weight, self.xlogx_table,
                                self.multiway, &wlogw, &w_node_entropy)
-        if self.multiway and not regression:
             self._consider_multiway(s, f, m, stats, weight, w_node_entropy, wlogw, best)
             return
-        memset(in_left, 0, m)
-        # left statistics live in count_left (classes) or count_left[0] (sum w*y)
-        memset(s.count_left, 0, (2 if regression else K) * sizeof(double))
-        s.group_left_weight = 0.0
-        s.group_left_count = 0
-        if m <= MAX_EXHAUSTIVE and self.yorder == NULL:
-            # 2a. every subset with group 0 on the right, in Gray-code order:
-            # exact whatever the criterion and the leaf-size limits
-            n_subsets = (<unsigned long long>1) << (m - 1)
-            prev = 0
-            for i in range(1, <Py_ssize_t>n_subsets):
-                code = (<unsigned long long>i) ^ ((<unsigned long long>i) >> 1)
-                changed = code ^ prev
-                g = 1
-                while not (changed & 1):
-                    changed >>= 1
-                    g += 1
-                self._move_group(s, g, 1 if (code & (code ^ prev)) else -1, in_left)
-                prev = code
-                self._consider(s, f, m, in_left, stats, weight, end - start,
-                               w_node_entropy, wlogw, best)
-        elif regression or K == 2:
-            # 2b. Breiman: order groups by mean / class-1 rate, scan the cuts
-            for g in range(m):
-                gstats = s.group_stats + g * (2 if regression else S)
-                s.group_key[g] = gstats[0 if regression else 1] / s.group_weight[g]
-                # insertion sort, stable: ties keep code order
-                j = g
-                while j > 0 and s.group_key[s.group_order[j - 1]] > s.group_key[g]:
-                    s.group_order[j] = s.group_order[j - 1]
-                    j -= 1
-                s.group_order[j] = g
-            if self.yorder != NULL:
-                self._quantile_groups(s, f, m, start, end, weight, best)
-                return
-            for i in range(m - 1):
-                self._move_group(s, s.group_order[i], 1, in_left)
-                self._consider(s, f, m, in_left, stats, weight, end - start,
-                               w_node_entropy, wlogw, best)
-        else:
-            # 2c. one group against the rest
-            for g in range(m):
-                self._move_group(s, g, 1, in_left)
-                self._consider(s, f, m, in_left, stats, weight, end - start,
-                               w_node_entropy, wlogw, best)
-                self._move_group(s, g, -1, in_left)
-        return
+        groups.stats = s.group_stats
+        groups.weight = s.group_weight
+        groups.count = s.group_count
+        groups.code = s.group_code
+        groups.key = s.group_key
+        groups.order = s.group_order
+        groups.stride = 2 if regression else S
+        groups.left = s.count_left
+        if self.yorder != NULL:
+            order_groups(&groups, m, True)
+            self._quantile_groups(s, f, m, start, end, weight, best)
+            return
+        rules.criterion = self.criterion
+        rules.n_classes = 0 if regression else K
+        rules.xlogx_table = self.xlogx_table
+        rules.min_samples_leaf = self.min_samples_leaf
+        rules.min_weight_leaf = self.min_weight_leaf
+        search_subsets(&groups, &rules, f, m, stats, weight, end - start, in_left, best)
 
     cdef void _consider_multiway(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const double* stats,
                                  double weight, double w_node_entropy, double wlogw,
@@ -1596,49 +1552,6 @@ cdef class Splitter:
                 set_bit(best.cat_left, code)
             else:
                 set_bit(best.cat_rest, code)
-
-    cdef void _move_group(self, Scratch* s, Py_ssize_t g, int direction,
-                          unsigned char* in_left) noexcept nogil:
-        """Add (+1) or remove (-1) one category group to/from the left side."""
-        cdef Py_ssize_t S = 2 if not self.is_classifier else self.n_stats, k
-        cdef const double* gstats = s.group_stats + g * S
-        for k in range(S):
-            s.count_left[k] += direction * gstats[k]
-        s.group_left_weight += direction * s.group_weight[g]
-        s.group_left_count += direction * s.group_count[g]
-        in_left[g] = direction > 0
-
-    cdef void _consider(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const unsigned char* in_left,
-                        const double* stats, double weight, Py_ssize_t n_node,
-                        double w_node_entropy, double wlogw,
-                        SplitRecord* best) noexcept nogil:
-        """Score the current category subset and keep it if it is the best so far."""
-        cdef Py_ssize_t n_left = s.group_left_count, K = self.n_stats, k, g
-        cdef double wl = s.group_left_weight, wr = weight - wl, num, den
-        cdef const double* table = self.xlogx_table
-        cdef int code
-        # a subset is not a cut of a scan: any rule failing just passes it
-        if check_cut(n_left, n_node, wl, wr, self.min_samples_leaf, self.min_weight_leaf,
-                     tiny_weight(weight)) != CUT_SCORE:
-            return
-        if self.is_classifier:
-            num = clf_proxy(self.criterion, wl,
-                            clf_side_acc(self.criterion, s.count_left, K, table), wr,
-                            clf_rest_acc(self.criterion, stats, s.count_left, K, table),
-                            w_node_entropy, wlogw, table, 1.0, &den)
-        else:
-            num = reg_proxy(self.criterion, wl, s.count_left[0], wr,
-                            stats[0] - s.count_left[0], &den)
-        if not better(num, den, best):
-            return
-        record_category_split(best, num, den, f, False)
-        for g in range(m):
-            if in_left[g]:
-                code = s.group_code[g]
-                if code < 0:
-                    best.missing_left = True
-                else:
-                    set_bit(best.cat_left, code)
 
     cdef void finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                            double weight, double impurity, double weight_root,

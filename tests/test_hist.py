@@ -184,10 +184,13 @@ def test_hist_threads_and_refusals():
         with pytest.raises(ValueError, match="max_bins"):
             DecisionTreeClassifier(splitter="hist", **bad).fit(X, y)
     whole = np.floor(X)
-    for bad, word in ((dict(categorical_features=[0]), "categorical_features"),
-                      (dict(algorithm="id3"), "algorithm")):
-        with pytest.raises(ValueError, match=word):
-            DecisionTreeClassifier(splitter="hist", **bad).fit(whole, y)
+    with pytest.raises(ValueError, match="algorithm"):
+        DecisionTreeClassifier(splitter="hist", algorithm="id3").fit(whole, y)
+    # a bin per category: at most 255 of them
+    many = np.arange(X.shape[0]) % 300
+    with pytest.raises(ValueError, match="column 0 has 300 categories"):
+        DecisionTreeClassifier(splitter="hist", categorical_features=[0]).fit(
+            np.column_stack([many, X[:, 1]]), y)
     with pytest.raises(ValueError, match="'splitter' parameter of DecisionTreeClassifier must be"):
         DecisionTreeClassifier(splitter="randomised").fit(X, y)
 
@@ -216,3 +219,45 @@ def test_many_heavy_values_never_make_more_bins_than_allowed():
                   np.r_[np.repeat([-5.0, 0.0, 5.0], 450), spread]):
             t = fit_bins(x[:, None].astype(np.float32), max_bins)[0]
             assert 0 < t.shape[0] <= max_bins - 1 and np.all(np.diff(t) > 0)
+
+
+def _categorical_frame(n=4000, seed=0):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({
+        "a": rng.integers(0, 30, n).astype(float),
+        "c": pd.Categorical(rng.choice(list("abcdefghij"), n)),      # 10: every subset
+        "d": pd.Categorical(rng.choice([f"x{i}" for i in range(20)], n)),   # 20: ordered
+        "b": rng.integers(0, 10, n).astype(float)})
+    frame.loc[rng.random(n) < 0.05, "c"] = np.nan
+    signal = (frame.a > 12) ^ frame.c.isin(list("abe")) | frame.d.isin(["x1", "x3", "x17"])
+    return frame, signal.to_numpy(), rng
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("options", [dict(max_depth=5), dict(min_samples_leaf=10), dict(),
+                                     dict(max_features=2), dict(max_leaf_nodes=30)])
+def test_categories_split_as_the_exact_splitter(criterion, options):
+    frame, signal, rng = _categorical_frame()
+    y = np.where(rng.random(len(signal)) < 0.1, ~signal, signal).astype(int)
+    exact = DecisionTreeClassifier(criterion=criterion, random_state=0, **options).fit(frame, y)
+    hist = DecisionTreeClassifier(criterion=criterion, splitter="hist", random_state=0,
+                                  **options).fit(frame, y)
+    assert exact.tree_.category_sets.shape[0] > 0
+    _assert_same(exact, hist)
+    np.testing.assert_array_equal(exact.tree_.category_sets, hist.tree_.category_sets)
+    np.testing.assert_array_equal(exact.predict(frame), hist.predict(frame))
+
+
+def test_categories_for_regression_and_three_classes():
+    frame, signal, rng = _categorical_frame(seed=1)
+    y = np.round(frame.a.to_numpy() / 3 + 5 * frame.c.isin(list("ab")).to_numpy()
+                 + rng.normal(size=len(signal)))
+    for options in (dict(max_depth=6), dict(min_samples_leaf=8)):
+        exact = DecisionTreeRegressor(random_state=0, **options).fit(frame, y)
+        hist = DecisionTreeRegressor(splitter="hist", random_state=0, **options).fit(frame, y)
+        _assert_same(exact, hist)
+    y3 = rng.integers(0, 3, len(signal)) + 2 * frame.c.isin(list("ab")).to_numpy()
+    exact = DecisionTreeClassifier(random_state=0, max_depth=6).fit(frame, y3)
+    hist = DecisionTreeClassifier(splitter="hist", random_state=0, max_depth=6).fit(frame, y3)
+    _assert_same(exact, hist)

@@ -140,18 +140,19 @@ def test_route_rows_moves_rows_to_children_and_retires_leaves():
     feature = np.array([0, -1, -1], dtype=np.intp)
     last = np.array([1, 0, 0], dtype=np.intp)
     missing_left = np.array([0, 0, 0], dtype=np.uint8)
+    no_sets = (np.zeros(3, np.uint8), np.zeros((3, 16), np.uint64))
     route_rows(codes, node, feature, last, missing_left, np.array([1, -1, -1], np.int32),
-               np.array([2, -1, -1], np.int32))
+               np.array([2, -1, -1], np.int32), *no_sets)
     np.testing.assert_array_equal(node, [1, 1, 2, 2])
     # node 1 is not split (a leaf now); node 2 is, and its left child does not grow
     feature = np.array([0, -1, 0], dtype=np.intp)
     route_rows(codes, node, feature, np.array([1, 0, 2]), np.array([0, 0, 1], np.uint8),
-               np.array([1, -1, -1], np.int32), np.array([2, -1, 4], np.int32))
+               np.array([1, -1, -1], np.int32), np.array([2, -1, 4], np.int32), *no_sets)
     np.testing.assert_array_equal(node, [-1, -1, -1, -1])
     with pytest.raises(ValueError, match="node 7"):
         route_rows(codes, np.array([7, 0, 0, 0], np.int32), feature, np.array([1, 0, 2]),
                    np.array([0, 0, 1], np.uint8), np.array([1, -1, -1], np.int32),
-                   np.array([2, -1, 4], np.int32))
+                   np.array([2, -1, 4], np.int32), *no_sets)
 
 
 def test_node_histograms_sum_the_rows_of_each_node():
