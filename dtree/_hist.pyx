@@ -853,10 +853,12 @@ cdef class HistSplitter:
             keep_better(&best, &self.feature_best[f])
         if best.feature < 0:
             return None, True
+        # Another feature scoring the same is a tie whatever the tie keys say: a
+        # categorical candidate is kept or passed by its score alone, so the order
+        # the two are visited in can decide.
         for f in range(self.d):
             if self.feature_best[f].feature >= 0 and compare_score(
-                    self.feature_best[f].num, self.feature_best[f].den, &best) == 0 \
-                    and self.feature_best[f].tie_key == best.tie_key:
+                    self.feature_best[f].num, self.feature_best[f].den, &best) == 0:
                 tied += 1
         return self._split_result(&best, hist, second, stats, weight, n_node, impurity,
                                   weight_root), tied == 1

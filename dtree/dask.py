@@ -33,7 +33,9 @@ except ImportError as exc:   # pragma: no cover - the extra is not installed
                       "(dask[distributed])") from exc
 
 from ._base import ParamsMixin
-from ._binning import SUMMARY_RUNS, exact_summary, merge_summaries, thresholds_from_summary
+from ._binning import (SUMMARY_RUNS, category_thresholds, exact_summary, merge_summaries,
+                       thresholds_from_summary)
+from ._categorical import column_values, encode, fit_categories
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criterion import CRITERIA
 from ._fit import draw_seed, resolve_params
@@ -78,8 +80,7 @@ class _DaskTree(ParamsMixin):
         local = self._local_estimator()
         validate_params(local)
         _check_supported(local)
-        X, y, w, names = _as_arrays(X, y, sample_weight)
-        _fit(local, client, X, y, w, names)
+        _fit(local, client, _Partitions(X, y, sample_weight))
         self._local = local
         for name in ("n_features_in_", "feature_names_in_", "classes_", "n_classes_",
                      "n_outputs_", "max_features_", "tree_", "ccp_alpha_"):
@@ -100,8 +101,9 @@ class _DaskTree(ParamsMixin):
     def feature_importances_(self):
         return self.to_local().feature_importances_
 
-    def _blocks(self, X):
-        """X as a dask array of whole rows (columns in the fit's order)."""
+    def _map(self, X, method, dtype, width=None):
+        """``method`` of the fitted tree on each partition of X: a lazy dask array
+        (rows in X's order; ``width`` columns, or one dimension)."""
         local = self.to_local()
         if isinstance(X, dd.DataFrame):
             names = getattr(local, "feature_names_in_", None)
@@ -110,26 +112,35 @@ class _DaskTree(ParamsMixin):
                 if missing:
                     raise ValueError(f"X lacks the fitted columns {missing}")
                 X = X[list(names)]
-            X = X.to_dask_array(lengths=True)
-        elif not isinstance(X, da.Array):
+            elif len(X.columns) != local.n_features_in_:
+                raise ValueError(f"X has {len(X.columns)} features, but "
+                                 f"{type(self).__name__} is expecting "
+                                 f"{local.n_features_in_} features as input")
+            shape = (np.nan,) if width is None else (np.nan, width)
+            return da.concatenate([
+                da.from_delayed(dask.delayed(_predict_block)(part, local, method), shape,
+                                dtype=dtype) for part in X.to_delayed()])
+        if not isinstance(X, da.Array):
             raise TypeError(f"X must be a dask array or DataFrame, got {type(X).__name__}; "
                             "use to_local() to predict on in-memory data")
         if X.ndim != 2 or X.shape[1] != local.n_features_in_:
             raise ValueError(f"X has {X.shape[1] if X.ndim == 2 else X.ndim} "
                              f"features, but {type(self).__name__} is expecting "
                              f"{local.n_features_in_} features as input")
-        return X.rechunk({1: -1}), local
+        X = X.rechunk({1: -1})
+        if width is None:
+            return X.map_blocks(_predict_block, local, method, dtype=dtype, drop_axis=1)
+        return X.map_blocks(_predict_block, local, method, dtype=dtype,
+                            chunks=(X.chunks[0], (width,)))
 
     def predict(self, X):
-        """Predictions for each row: a lazy dask array (one chunk per row chunk of X)."""
-        X, local = self._blocks(X)
-        dtype = local.classes_.dtype if hasattr(local, "classes_") else np.float64
-        return X.map_blocks(_predict_block, local, "predict", dtype=dtype, drop_axis=1)
+        """Predictions for each row: a lazy dask array (one chunk per partition of X)."""
+        dtype = self.classes_.dtype if hasattr(self, "classes_") else np.float64
+        return self._map(X, "predict", dtype)
 
     def apply(self, X):
         """Each row's leaf id: a lazy dask array."""
-        X, local = self._blocks(X)
-        return X.map_blocks(_predict_block, local, "apply", dtype=np.intp, drop_axis=1)
+        return self._map(X, "apply", np.intp)
 
 
 class DaskDecisionTreeClassifier(_DaskTree):
@@ -161,9 +172,7 @@ class DaskDecisionTreeClassifier(_DaskTree):
 
     def predict_proba(self, X):
         """Class probabilities (columns follow ``classes_``): a lazy dask array."""
-        X, local = self._blocks(X)
-        return X.map_blocks(_predict_block, local, "predict_proba", dtype=np.float64,
-                            chunks=(X.chunks[0], (len(local.classes_),)))
+        return self._map(X, "predict_proba", np.float64, len(self.to_local().classes_))
 
 
 class DaskDecisionTreeRegressor(_DaskTree):
@@ -181,7 +190,7 @@ class DaskDecisionTreeRegressor(_DaskTree):
 
 
 def _predict_block(block, local, method):
-    if block.shape[0] == 0:     # an empty partition: an empty answer of the right shape
+    if len(block) == 0:     # an empty partition: an empty answer of the right shape
         if method == "predict_proba":
             return np.empty((0, len(local.classes_)))
         dtype = np.intp if method == "apply" else (
@@ -208,31 +217,55 @@ def _check_supported(est):
 
 
 # ---------------------------------------------------------------- inputs
-def _as_arrays(X, y, sample_weight):
-    """Dask arrays with the same row chunks, and X's column names (or None)."""
-    names = None
-    if isinstance(X, dd.DataFrame):
-        from pandas.api.types import is_bool_dtype, is_numeric_dtype
-        bad = [c for c, t in X.dtypes.items()
-               if not (is_numeric_dtype(t) or is_bool_dtype(t))]
-        if bad:
-            raise ValueError(f"column {bad[0]!r} of X is not numeric (dtype {X.dtypes[bad[0]]}):"
-                             " the distributed fit takes numeric columns only (categorical "
-                             "features are not supported with histograms yet)")
-        names = np.asarray([str(c) for c in X.columns], dtype=object)
-        X = X.astype("float32").to_dask_array(lengths=True)
-    if not isinstance(X, da.Array):
-        raise TypeError(f"X must be a dask array or DataFrame, got {type(X).__name__}; "
-                        "fit an ordinary dtree estimator on in-memory data")
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
-    X = X.rechunk({1: -1})
-    arrays = []
-    for name, v in (("y", y), ("sample_weight", sample_weight)):
-        if v is None:
-            arrays.append(None)
-            continue
-        if isinstance(v, (dd.Series, dd.DataFrame)):
+class _Partitions:
+    """The fit's input as aligned lists of delayed partitions (X, y, weights), with
+    X's column names and which columns are categorical (text or category
+    columns of a DataFrame, as ``categorical_features="auto"``)."""
+
+    def __init__(self, X, y, sample_weight):
+        self.names, self.categorical = None, None
+        if isinstance(X, dd.DataFrame):
+            self._frame(X)
+            lengths = None
+            rows = None
+        elif isinstance(X, da.Array):
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+            X = X.rechunk({1: -1})
+            self.n_features = X.shape[1]
+            self.xs = list(X.to_delayed().ravel())
+            lengths, rows = X.chunks[0], X.shape[0]
+        else:
+            raise TypeError(f"X must be a dask array or DataFrame, got {type(X).__name__}; "
+                            "fit an ordinary dtree estimator on in-memory data")
+        self.ys = self._aligned("y", y, X, lengths, rows)
+        self.ws = [None] * len(self.xs) if sample_weight is None else \
+            self._aligned("sample_weight", sample_weight, X, lengths, rows)
+
+    def _frame(self, X):
+        from pandas.api.types import (is_bool_dtype, is_numeric_dtype, is_object_dtype,
+                                      is_string_dtype)
+        kinds = []
+        for c, t in X.dtypes.items():
+            if str(t) == "category" or is_string_dtype(t) or is_object_dtype(t):
+                kinds.append(True)
+            elif is_numeric_dtype(t) or is_bool_dtype(t):
+                kinds.append(False)
+            else:
+                raise ValueError(f"column {c!r} of X has dtype {t}: neither numeric nor "
+                                 "categorical")
+        self.names = np.asarray([str(c) for c in X.columns], dtype=object)
+        self.categorical = np.asarray(kinds, dtype=bool)
+        self.n_features = len(kinds)
+        self.xs = list(X.to_delayed())
+
+    def _aligned(self, name, v, X, lengths, rows):
+        """``v``'s partitions, one per partition of X."""
+        if isinstance(v, dd.DataFrame) and len(v.columns) == 1:
+            v = v[v.columns[0]]
+        if isinstance(v, dd.Series):
+            if isinstance(X, dd.DataFrame) and v.npartitions == X.npartitions:
+                return list(v.to_delayed())
             v = v.to_dask_array(lengths=True)
         if not isinstance(v, da.Array):
             raise TypeError(f"{name} must be a dask array or Series like X, got "
@@ -242,27 +275,46 @@ def _as_arrays(X, y, sample_weight):
         if v.ndim != 1:
             raise ValueError(f"{name} must be 1-D: one value per row (several outputs are "
                              "not supported by the distributed fit)")
-        if v.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}")
-        arrays.append(v.rechunk((X.chunks[0],)))
-    return X, arrays[0], arrays[1], names
+        if lengths is None:      # a DataFrame's partition lengths
+            lengths = tuple(int(n) for n in X.map_partitions(len).compute())
+            rows = sum(lengths)
+        if v.shape[0] != rows:
+            raise ValueError(f"X has {rows} rows but {name} has {v.shape[0]}")
+        return list(v.rechunk((lengths,)).to_delayed().ravel())
+
+
+def _matrix(xb, categorical, categories):
+    """A partition of X as float32 (categories as their codes, NaN for missing)."""
+    if categorical is None:
+        return np.asarray(xb, dtype=np.float32)
+    out = np.empty((len(xb), len(categorical)), dtype=np.float32)
+    for j, is_cat in enumerate(categorical):
+        values = column_values(xb, j)
+        if is_cat:
+            out[:, j] = encode(values, categories[j], "error", f"column {xb.columns[j]!r}")
+        else:
+            out[:, j] = np.asarray(xb.iloc[:, j].astype("float64").to_numpy(na_value=np.nan),
+                                   dtype=np.float32)
+    return out
 
 
 # ---------------------------------------------------------------- the fit
-def _fit(est, client, X, y, w, names):
+def _fit(est, client, parts):
     is_clf = isinstance(est, DecisionTreeClassifier)
     allow_nan = est.handle_missing == "split"
-    xs = X.to_delayed().ravel()
-    ys = y.to_delayed().ravel()
-    ws = w.to_delayed().ravel() if w is not None else [None] * len(xs)
+    xs, ys, ws, categorical = parts.xs, parts.ys, parts.ws, parts.categorical
+    w = None if ws[0] is None else ws
     # 1. summaries of every partition, merged
-    summaries = [dask.delayed(_summarize)(xb, yb, wb, is_clf, allow_nan)
+    summaries = [dask.delayed(_summarize)(xb, yb, wb, is_clf, allow_nan, categorical)
                  for xb, yb, wb in zip(xs, ys, ws)]
     total = _tree_reduce(client, client.compute(summaries), _merge_part_summaries).result()
-    n_rows, d = total["n_rows"], X.shape[1]
+    n_rows, d = total["n_rows"], parts.n_features
     if n_rows == 0:
         raise ValueError("no sample with a positive weight: the tree needs at least one")
-    thresholds = [thresholds_from_summary(s, int(est.max_bins)) for s in total["columns"]]
+    categories = total["categories"]
+    thresholds = [thresholds_from_summary(s, int(est.max_bins)) if c is None else
+                  category_thresholds(len(c), f"column {parts.names[j]!r}")
+                  for j, (s, c) in enumerate(zip(total["columns"], categories))]
     classes = np.asarray(total["classes"]) if is_clf else None
     # 2. the weights' and targets' units (as the local fit scales them)
     w_unit, w_exp, weighted = 1.0, 0, False
@@ -274,17 +326,18 @@ def _fit(est, client, X, y, w, names):
         w_unit = total["w_max"]
     y_exp = 0 if is_clf else power_of_two_scale(np.array([total["y_absmax"]]))
     # 3. every partition binned once; its codes stay on its worker
-    parts = client.compute([dask.delayed(_encode)(xb, yb, wb, thresholds, classes, y_exp,
-                                                  w_exp if weighted else None)
+    encoded = client.compute([dask.delayed(_encode)(xb, yb, wb, thresholds, classes, y_exp,
+                                                  w_exp if weighted else None, categorical,
+                                                  categories)
                             for xb, yb, wb in zip(xs, ys, ws)])
-    lo, hi = _tree_reduce(client, [client.submit(_bounds, p) for p in parts],
+    lo, hi = _tree_reduce(client, [client.submit(_bounds, p) for p in encoded],
                           _merge_bounds).result()
     # 4. the tree, level by level
     est.n_features_in_ = d
-    est.categorical_features_ = np.zeros(d, dtype=bool)
-    est.categories_ = [None] * d
-    if names is not None:
-        est.feature_names_in_ = names
+    est.categorical_features_ = np.zeros(d, dtype=bool) if categorical is None else categorical
+    est.categories_ = categories
+    if parts.names is not None:
+        est.feature_names_in_ = parts.names
     n_classes = len(classes) if is_clf else 0
     if is_clf:
         est.classes_ = classes
@@ -297,11 +350,12 @@ def _fit(est, client, X, y, w, names):
     params = dataclasses.replace(params, min_impurity_decrease=scale_limit(
         params.min_impurity_decrease, degree * y_exp))
     crit = CRITERIA[criterion_of(est)]
-    rows = DaskRows(client, parts, hi, crit, n_classes)
+    rows = DaskRows(client, encoded, hi, crit, n_classes)
     arrays = grow_levelwise(rows, lo, hi, criterion=crit, n_classes=n_classes,
                             n_rows=n_rows, weighted=weighted, params=params,
                             seed=draw_seed(est.random_state),
-                            monotonic=monotonic_constraints(est, d, n_classes))
+                            monotonic=monotonic_constraints(est, d, n_classes),
+                            categorical=est.categorical_features_)
     rows.release()
     est.max_features_ = params.max_features
     tree = unscale_tree(Tree.from_builder(arrays, d, n_classes), w_unit, y_exp, degree)
@@ -343,25 +397,33 @@ class DaskRows:
 
 
 # ---------------------------------------------------------------- worker-side pieces
-def _summarize(xb, yb, wb, is_clf, allow_nan):
-    """One partition's summary: its columns' value runs, labels or target range, weights."""
-    xb = np.asarray(xb, dtype=np.float32)
+def _summarize(xb, yb, wb, is_clf, allow_nan, categorical):
+    """One partition's summary: its numeric columns' value runs, its categorical
+    columns' categories, its labels or target range, and weights."""
     yb = np.asarray(yb)
-    if xb.shape[0] != yb.shape[0]:
+    if len(xb) != yb.shape[0]:
         raise ValueError("X and y partitions differ in length")
+    keep = _positive(wb, yb.shape[0])
+    categories = [None] * xb.shape[1]
+    if categorical is not None:
+        for j in np.flatnonzero(categorical):
+            # (the categories come from every row, as a local fit's)
+            categories[j] = fit_categories(column_values(xb, j), f"column {xb.columns[j]!r}")
+        xb = _matrix(xb, categorical, categories)
+    xb = np.asarray(xb, dtype=np.float32)
     if np.isinf(xb).any():
         raise ValueError("Input X contains infinity or a value too large for dtype('float32').")
     if not allow_nan and np.isnan(xb).any():
         raise ValueError("Input X contains NaN: missing values need handle_missing='split'")
-    keep = _positive(wb, xb.shape[0])
+    labels = yb            # (a local fit's classes come from every row too)
     xb, yb = xb[keep], yb[keep]
-    out = {"n_rows": int(xb.shape[0]),
-           "columns": [exact_summary(xb[:, f]) for f in range(xb.shape[1])]}
-    out["columns"] = [merge_summaries([s]) for s in out["columns"]]
+    out = {"n_rows": int(xb.shape[0]), "categories": categories,
+           "columns": [None if c is not None else merge_summaries([exact_summary(xb[:, f])])
+                       for f, c in enumerate(categories)]}
     if is_clf:
-        if yb.dtype.kind == "f" and np.isnan(yb).any():
+        if labels.dtype.kind == "f" and np.isnan(labels).any():
             raise ValueError("y contains NaN")
-        out["classes"] = np.unique(yb)
+        out["classes"] = np.unique(labels)
     else:
         yb = yb.astype(np.float64)
         if not np.isfinite(yb).all():
@@ -388,8 +450,11 @@ def _positive(wb, n):
 
 def _merge_part_summaries(a, b):
     out = {"n_rows": a["n_rows"] + b["n_rows"],
-           "columns": [merge_summaries([s, t], SUMMARY_RUNS)
+           "columns": [None if s is None else merge_summaries([s, t], SUMMARY_RUNS)
                        for s, t in zip(a["columns"], b["columns"])],
+           "categories": [None if s is None else
+                          fit_categories(np.concatenate([s, t]), "a column")
+                          for s, t in zip(a["categories"], b["categories"])],
            "w_min": min(a["w_min"], b["w_min"]), "w_max": max(a["w_max"], b["w_max"]),
            "w_sum": a["w_sum"] + b["w_sum"]}
     if "classes" in a:
@@ -399,10 +464,10 @@ def _merge_part_summaries(a, b):
     return out
 
 
-def _encode(xb, yb, wb, thresholds, classes, y_exp, w_exp):
+def _encode(xb, yb, wb, thresholds, classes, y_exp, w_exp, categorical, categories):
     """A partition's codes, encoded targets and scaled weights (positive weights only),
     and its bins' smallest and largest values."""
-    xb = np.asarray(xb, dtype=np.float32)
+    xb = _matrix(xb, categorical, categories)
     keep = _positive(wb, xb.shape[0])
     codes, lo, hi = bin_codes(xb[keep], thresholds)
     yb = np.asarray(yb)[keep]

@@ -116,6 +116,36 @@ def test_dataframe_input_names_and_prediction(client):
     np.testing.assert_array_equal(est.predict(swapped).compute(), local.predict(frame))
 
 
+def test_categorical_columns_give_the_exact_tree(client):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(8)
+    n = 3000
+    frame = pd.DataFrame({
+        "a": rng.integers(0, 30, n).astype(float),
+        "c": pd.Categorical(rng.choice(list("abcdefghij"), n)),
+        "t": rng.choice([f"x{i}" for i in range(20)], n).astype(object),
+        "b": rng.integers(0, 10, n).astype(float)})
+    frame.loc[rng.random(n) < 0.05, "c"] = np.nan
+    frame.loc[rng.random(n) < 0.05, "t"] = None
+    signal = (frame.a > 12) ^ frame.c.isin(list("abe")) | frame.t.isin(["x1", "x3", "x17"])
+    y = np.where(rng.random(n) < 0.1, ~signal, signal).astype(int)
+    # partitions that miss categories: the categories are the union, sorted
+    dX = dd.from_pandas(frame, npartitions=4)
+    dy = da.from_array(y, chunks=1000)       # (an array: aligned on the frame's partitions)
+    est = DaskDecisionTreeClassifier(min_samples_leaf=5, random_state=0).fit(dX, dy)
+    exact = dtree.DecisionTreeClassifier(min_samples_leaf=5, random_state=0).fit(frame, y)
+    assert exact.tree_.category_sets.shape[0] > 0
+    assert_same_tree(exact.tree_, est.tree_)
+    np.testing.assert_array_equal(exact.tree_.category_sets, est.tree_.category_sets)
+    assert list(est.to_local().categories_[1]) == list("abcdefghij")
+    np.testing.assert_array_equal(est.predict(dX).compute(), exact.predict(frame))
+    # an unseen category at predict is a missing value, as in a local fit
+    other = frame.copy()
+    other["t"] = other["t"].where(other["t"] != "x1", "new")
+    np.testing.assert_array_equal(
+        est.predict(dd.from_pandas(other, npartitions=3)).compute(), exact.predict(other))
+
+
 def test_to_local_is_an_ordinary_fitted_estimator(client, tmp_path):
     X, signal, _ = _data(n=1000, seed=6)
     y = (signal > 0).astype(int)
@@ -182,9 +212,13 @@ def test_bad_input_is_refused_clearly(client):
     with pytest.raises(ValueError, match="ccp_alpha='cv'"):
         DaskDecisionTreeClassifier(ccp_alpha="cv").fit(da.from_array(X), da.from_array(y))
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(np.where(y, "u", "v"))})
-    with pytest.raises(ValueError, match="column 'c'"):
+    frame = pd.DataFrame({"a": X[:, 0], "t": pd.date_range("2020-01-01", periods=300)})
+    with pytest.raises(ValueError, match="column 't'"):
         DaskDecisionTreeClassifier().fit(dd.from_pandas(frame, npartitions=2),
+                                         dd.from_pandas(pd.Series(y), npartitions=2))
+    many = pd.DataFrame({"a": X[:, 0], "c": [f"k{i}" for i in range(300)]})
+    with pytest.raises(ValueError, match="column 'c' has 300 categories"):
+        DaskDecisionTreeClassifier().fit(dd.from_pandas(many, npartitions=2),
                                          dd.from_pandas(pd.Series(y), npartitions=2))
     fitted = DaskDecisionTreeClassifier(max_depth=2).fit(da.from_array(X), da.from_array(y))
     with pytest.raises(ValueError, match="expecting 5 features"):
