@@ -186,11 +186,18 @@ def class_weighted(class_weight, classes, codes, weights):
 
 def _class_factors(cw, classes, codes):
     """Each sample's class weight for one output (``cw``: "balanced" or a dict)."""
+    return class_weight_table(cw, classes, np.bincount(codes, minlength=classes.shape[0]))[codes]
+
+
+def class_weight_table(cw, classes, counts):
+    """The weight of each class for one output (``cw``: "balanced" or a dict), given
+    the number of samples of each class."""
     if isinstance(cw, str):
         if cw != "balanced":
             raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
-        counts = np.bincount(codes, minlength=classes.shape[0]).astype(np.float64)
-        per_class = codes.shape[0] / (classes.shape[0] * counts)
+        counts = np.asarray(counts, dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            per_class = counts.sum() / (classes.shape[0] * counts)
     elif isinstance(cw, dict):
         known = classes.tolist()
         unknown = [k for k in cw if k not in known]
@@ -202,7 +209,7 @@ def _class_factors(cw, classes, codes):
             raise ValueError("class_weight values must be finite and >= 0")
     else:
         raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
-    return per_class[codes]
+    return per_class
 
 
 def check_label_kinds(y):

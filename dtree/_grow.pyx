@@ -22,7 +22,7 @@ expanded and expands the frontier by the improvement of each node's split
 """
 from libc.float cimport DBL_EPSILON
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from ._common cimport Node, SplitRecord, below_min_decrease, init_node
 from ._criterion cimport middle_value, node_impurity
@@ -328,6 +328,49 @@ cdef inline void frontier_pop(FrontierRecord* heap, Py_ssize_t* size,
         heap[hole] = heap[child - 1]
         hole = child - 1
     sift_up(heap, hole, 0, &last)
+
+
+cdef class Frontier:
+    """The best-first frontier of the growers (the heap and its tie order), for a
+    grower written in Python (``_levelwise``): node ids by improvement."""
+    cdef FrontierRecord* heap
+    cdef Py_ssize_t size, cap
+
+    def __cinit__(self, Py_ssize_t capacity):
+        self.cap = max(capacity, 1)
+        self.size = 0
+        self.heap = <FrontierRecord*> malloc(self.cap * sizeof(FrontierRecord))
+        if self.heap == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.heap)
+
+    def __len__(self):
+        return self.size
+
+    def push(self, Py_ssize_t node_id, double improvement, bint is_leaf):
+        cdef FrontierRecord rec
+        cdef void* grown
+        memset(&rec, 0, sizeof(FrontierRecord))
+        rec.node_id = node_id
+        rec.improvement = improvement
+        rec.is_leaf = is_leaf
+        if self.size == self.cap:
+            grown = realloc(self.heap, 2 * self.cap * sizeof(FrontierRecord))
+            if grown == NULL:
+                raise MemoryError()
+            self.heap = <FrontierRecord*> grown
+            self.cap *= 2
+        frontier_push(self.heap, &self.size, &rec)
+
+    def pop(self):
+        """(node id, is_leaf) of the node with the largest improvement."""
+        cdef FrontierRecord top
+        if self.size == 0:
+            raise IndexError("the frontier is empty")
+        frontier_pop(self.heap, &self.size, &top)
+        return top.node_id, bool(top.is_leaf)
 
 
 cdef int _add_frontier_node(splitter_t sp, NodeStore store, const Limits* lim, Node* node,

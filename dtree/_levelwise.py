@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ._nodes import CAT_WORDS
-from ._grow import leaf_by_size, too_small_decrease
+from ._grow import Frontier, leaf_by_size, too_small_decrease
 from ._hist import (HistSplitter, histogram_layout, histogram_totals, impurity_of,
                     node_histograms, route_rows)
 
@@ -90,8 +90,6 @@ def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, para
     dict of ndarray
         The node arrays ``Tree.from_builder`` takes, numbered in pre-order.
     """
-    if params.max_leaf_nodes > 0:
-        raise ValueError("the level-wise grower grows depth-first trees only")
     d = hi.shape[0]
     splitter = HistSplitter(np.empty((0, d), dtype=np.uint8), lo, hi,
                             np.empty(0, dtype=np.int32 if n_classes else np.float64), None,
@@ -99,9 +97,11 @@ def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, para
                             params.min_weight_leaf, params.max_features, seed, n_threads,
                             monotonic, n_rows=n_rows, weighted=weighted,
                             categorical=categorical)
-    growth = _Growth(rows, splitter, hi, criterion, n_classes, params, monotonic)
+    kind = _BestFirstGrowth if params.max_leaf_nodes > 0 else _Growth
+    growth = kind(rows, splitter, hi, criterion, n_classes, params, monotonic)
     growth.run()
-    return _preorder_arrays(growth.nodes, splitter.n_stats, monotonic is not None)
+    return _node_arrays(growth.nodes, growth.numbering(), splitter.n_stats,
+                        monotonic is not None)
 
 
 class _Growth:
@@ -131,15 +131,7 @@ class _Growth:
         self.rounds = 0
 
     def run(self):
-        self.sp.start_fit()
-        (hist, second), = self.rows.histograms(None, {0: 0})
-        stats, weight, count = histogram_totals(hist, second, self.hi, self.criterion,
-                                                self.n_classes)
-        root = _Node(-1, False, 0, stats, weight, count,
-                     impurity_of(self.criterion, stats, weight), -math.inf, math.inf)
-        root.hist, root.second = hist, second
-        self.nodes.append(root)
-        self.weight_root = weight
+        self._start()
         self._try_early(0)
         cursor = [0]
         while True:
@@ -149,6 +141,28 @@ class _Growth:
             if not self.wanted:
                 raise RuntimeError("the level-wise grower waits for a histogram nobody asked for")
             self._round()
+
+    def numbering(self):
+        """The nodes in the order the local grower numbers them: pre-order."""
+        order, stack = [], [0]
+        while stack:
+            k = stack.pop()
+            order.append(k)
+            if self.nodes[k].children is not None:
+                stack.extend(reversed(self.nodes[k].children))
+        return order
+
+    def _start(self):
+        """The root, from the first round's histogram."""
+        self.sp.start_fit()
+        (hist, second), = self.rows.histograms(None, {0: 0})
+        stats, weight, count = histogram_totals(hist, second, self.hi, self.criterion,
+                                                self.n_classes)
+        root = _Node(-1, False, 0, stats, weight, count,
+                     impurity_of(self.criterion, stats, weight), -math.inf, math.inf)
+        root.hist, root.second = hist, second
+        self.nodes.append(root)
+        self.weight_root = weight
 
     # ------------------------------------------------------------ decisions
     def _grows(self, k):
@@ -266,6 +280,53 @@ class _Growth:
             arrived.append(k)
 
 
+class _BestFirstGrowth(_Growth):
+    """Best-first growth (``max_leaf_nodes``), as the local best-first grower: a
+    node's split is found when the node is added (the left child before the
+    right), the frontier expands the node of largest improvement first (its
+    heap, ``_grow.Frontier``), and nodes are numbered as they are added. Each
+    expansion is one round: its children's histograms."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.early = False
+        self.frontier = Frontier(min(self.limits["max_leaf_nodes"] + 1, 1024))
+        self.pending = {}       # node id -> the split found for it, until it is expanded
+
+    def numbering(self):
+        return list(range(len(self.nodes)))
+
+    def run(self):
+        self._start()
+        self._add(0)
+        budget = self.limits["max_leaf_nodes"] - 1
+        while len(self.frontier) and budget > 0:
+            k, is_leaf = self.frontier.pop()
+            if is_leaf:
+                continue
+            budget -= 1
+            self._decide(k, self.pending.pop(k))
+            self._round()
+            for c in self.nodes[k].children:
+                self._add(c)
+
+    def _add(self, k):
+        """Find the split of a node just added and put it on the frontier."""
+        node = self.nodes[k]
+        found = None
+        if self._grows(k):
+            found, _ = self.sp.split_histogram(*self._node_args(node))
+        if found is None or too_small_decrease(found["improvement"],
+                                               self.limits["min_impurity_decrease"]):
+            node.hist = node.second = None
+            self.frontier.push(k, 0.0, True)
+            self.routes[k] = None      # its rows leave the growth
+            return
+        # (its histogram stays until it is expanded: its children subtract from it)
+        self.pending[k] = found
+        self.frontier.push(k, found["improvement"], False)
+
+
 def _children(node, k, found, monotonic):
     """The two children of a split node (their bounds by scikit-learn's rule)."""
     left = _Node(k, True, node.depth + 1, found["left_stats"], found["weight_left"],
@@ -280,16 +341,8 @@ def _children(node, k, found, monotonic):
     return left, right
 
 
-def _preorder_arrays(nodes, n_stats, bounds):
-    """The nodes as ``NodeStore.to_arrays`` gives them, numbered in pre-order."""
-    order = []
-    stack = [0]
-    while stack:
-        k = stack.pop()
-        order.append(k)
-        if nodes[k].children is not None:
-            stack.append(nodes[k].children[1])
-            stack.append(nodes[k].children[0])
+def _node_arrays(nodes, order, n_stats, bounds):
+    """The nodes as ``NodeStore.to_arrays`` gives them, numbered in ``order``."""
     new_id = np.empty(len(nodes), dtype=np.intp)
     new_id[order] = np.arange(len(order))
     n = len(order)

@@ -36,6 +36,7 @@ from ._base import ParamsMixin
 from ._binning import (SUMMARY_RUNS, category_thresholds, exact_summary, merge_summaries,
                        thresholds_from_summary)
 from ._categorical import column_values, encode, fit_categories
+from ._encode import class_weight_table
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criterion import CRITERIA
 from ._fit import draw_seed, resolve_params
@@ -165,9 +166,9 @@ class DaskDecisionTreeClassifier(_DaskTree):
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
-                 random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0,
-                 prune_risk="impurity", handle_missing="split", max_bins=255,
-                 monotonic_cst=None, client=None):
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 class_weight=None, ccp_alpha=0.0, prune_risk="impurity",
+                 handle_missing="split", max_bins=255, monotonic_cst=None, client=None):
         self._store_params(locals())
 
     def predict_proba(self, X):
@@ -183,8 +184,8 @@ class DaskDecisionTreeRegressor(_DaskTree):
 
     def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
-                 random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0,
-                 prune_risk="impurity", handle_missing="split", max_bins=255,
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 ccp_alpha=0.0, prune_risk="impurity", handle_missing="split", max_bins=255,
                  monotonic_cst=None, client=None):
         self._store_params(locals())
 
@@ -303,9 +304,15 @@ def _fit(est, client, parts):
     is_clf = isinstance(est, DecisionTreeClassifier)
     allow_nan = est.handle_missing == "split"
     xs, ys, ws, categorical = parts.xs, parts.ys, parts.ws, parts.categorical
-    w = None if ws[0] is None else ws
+    table = None
+    if is_clf and est.class_weight is not None:
+        # class weights need the classes and their counts first: the labels alone
+        counted = client.compute([dask.delayed(_label_counts)(yb) for yb in ys])
+        labels, counts = _tree_reduce(client, counted, _merge_label_counts).result()
+        table = (labels, class_weight_table(est.class_weight, labels, counts))
+    weighted_input = ws[0] is not None or table is not None
     # 1. summaries of every partition, merged
-    summaries = [dask.delayed(_summarize)(xb, yb, wb, is_clf, allow_nan, categorical)
+    summaries = [dask.delayed(_summarize)(xb, yb, wb, is_clf, allow_nan, categorical, table)
                  for xb, yb, wb in zip(xs, ys, ws)]
     total = _tree_reduce(client, client.compute(summaries), _merge_part_summaries).result()
     n_rows, d = total["n_rows"], parts.n_features
@@ -318,17 +325,17 @@ def _fit(est, client, parts):
     classes = np.asarray(total["classes"]) if is_clf else None
     # 2. the weights' and targets' units (as the local fit scales them)
     w_unit, w_exp, weighted = 1.0, 0, False
-    if w is not None and total["w_min"] != total["w_max"]:
+    if weighted_input and total["w_min"] != total["w_max"]:
         weighted = True
         w_exp = power_of_two_scale(np.array([total["w_max"]]), moderate=MODERATE)
         w_unit = math.ldexp(1.0, w_exp)
-    elif w is not None:
+    elif weighted_input:
         w_unit = total["w_max"]
     y_exp = 0 if is_clf else power_of_two_scale(np.array([total["y_absmax"]]))
     # 3. every partition binned once; its codes stay on its worker
     encoded = client.compute([dask.delayed(_encode)(xb, yb, wb, thresholds, classes, y_exp,
                                                   w_exp if weighted else None, categorical,
-                                                  categories)
+                                                  categories, table)
                             for xb, yb, wb in zip(xs, ys, ws)])
     lo, hi = _tree_reduce(client, [client.submit(_bounds, p) for p in encoded],
                           _merge_bounds).result()
@@ -397,13 +404,13 @@ class DaskRows:
 
 
 # ---------------------------------------------------------------- worker-side pieces
-def _summarize(xb, yb, wb, is_clf, allow_nan, categorical):
+def _summarize(xb, yb, wb, is_clf, allow_nan, categorical, table):
     """One partition's summary: its numeric columns' value runs, its categorical
     columns' categories, its labels or target range, and weights."""
     yb = np.asarray(yb)
     if len(xb) != yb.shape[0]:
         raise ValueError("X and y partitions differ in length")
-    keep = _positive(wb, yb.shape[0])
+    w, keep = _weights(wb, yb, table)
     categories = [None] * xb.shape[1]
     if categorical is not None:
         for j in np.flatnonzero(categorical):
@@ -429,23 +436,41 @@ def _summarize(xb, yb, wb, is_clf, allow_nan, categorical):
         if not np.isfinite(yb).all():
             raise ValueError("y contains NaN or infinity: regression targets must be finite")
         out["y_absmax"] = float(np.max(np.abs(yb))) if yb.size else 0.0
-    w = np.ones(xb.shape[0]) if wb is None else np.asarray(wb, dtype=np.float64)[keep]
+    w = np.ones(xb.shape[0]) if w is None else w[keep]
     out["w_min"] = float(w.min()) if w.size else math.inf
     out["w_max"] = float(w.max()) if w.size else -math.inf
     out["w_sum"] = float(w.sum())
     return out
 
 
-def _positive(wb, n):
-    """Rows with a positive weight (all rows without weights); refuses bad weights."""
-    if wb is None:
-        return np.ones(n, dtype=bool)
-    wb = np.asarray(wb, dtype=np.float64)
-    if wb.shape[0] != n:
-        raise ValueError("X and sample_weight partitions differ in length")
-    if not np.isfinite(wb).all() or (wb < 0).any():
-        raise ValueError("sample_weight must be finite and non-negative")
-    return wb > 0
+def _weights(wb, yb, table):
+    """The rows' weights (sample weights times class weights; None when neither is
+    given) and which are positive (the rows the tree sees); refuses bad weights."""
+    n = yb.shape[0]
+    w = None
+    if wb is not None:
+        w = np.asarray(wb, dtype=np.float64)
+        if w.shape[0] != n:
+            raise ValueError("X and sample_weight partitions differ in length")
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise ValueError("sample_weight must be finite and non-negative")
+    if table is not None:
+        classes, per_class = table
+        factors = per_class[np.searchsorted(classes, yb)]
+        w = factors if w is None else w * factors
+    return w, (np.ones(n, dtype=bool) if w is None else w > 0)
+
+
+def _label_counts(yb):
+    return np.unique(np.asarray(yb), return_counts=True)
+
+
+def _merge_label_counts(a, b):
+    labels = np.union1d(a[0], b[0])
+    counts = np.zeros(labels.shape[0], dtype=np.int64)
+    for part_labels, part_counts in (a, b):
+        counts[np.searchsorted(labels, part_labels)] += part_counts
+    return labels, counts
 
 
 def _merge_part_summaries(a, b):
@@ -464,18 +489,18 @@ def _merge_part_summaries(a, b):
     return out
 
 
-def _encode(xb, yb, wb, thresholds, classes, y_exp, w_exp, categorical, categories):
+def _encode(xb, yb, wb, thresholds, classes, y_exp, w_exp, categorical, categories, table):
     """A partition's codes, encoded targets and scaled weights (positive weights only),
     and its bins' smallest and largest values."""
     xb = _matrix(xb, categorical, categories)
-    keep = _positive(wb, xb.shape[0])
+    w, keep = _weights(wb, np.asarray(yb), table)
     codes, lo, hi = bin_codes(xb[keep], thresholds)
     yb = np.asarray(yb)[keep]
     if classes is not None:
         y_enc = np.searchsorted(classes, yb).astype(np.int32)
     else:
         y_enc = scaled(yb.astype(np.float64), y_exp)
-    w = None if w_exp is None else scaled(np.asarray(wb, dtype=np.float64)[keep], w_exp)
+    w = None if w_exp is None else scaled(w[keep], w_exp)
     return codes, y_enc, w, lo, hi
 
 

@@ -73,6 +73,33 @@ def test_feature_draw_is_the_local_one_for_any_partitioning(client):
         assert_same_tree(local.tree_, est.tree_)
 
 
+def test_best_first_growth(client):
+    X, signal, _ = _data(n=1500, seed=9)
+    y = (signal > 0.1).astype(int)
+    local = dtree.DecisionTreeClassifier(splitter="hist", max_leaf_nodes=25,
+                                         random_state=0).fit(X, y)
+    est = DaskDecisionTreeClassifier(max_leaf_nodes=25, random_state=0).fit(
+        da.from_array(X, chunks=400), da.from_array(y, chunks=400))
+    assert est.tree_.n_leaves == 25
+    assert_same_tree(local.tree_, est.tree_)
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 3.0, 1: 0.5}, {1: 0.0}])
+def test_class_weights_as_a_local_fit(client, class_weight):
+    X, signal, rng = _data(n=1200, seed=10)
+    # 800 and 400 of each class: "balanced" weighs them 0.75 and 1.5, exact sums
+    y = (signal > np.sort(signal)[799]).astype(int)
+    w = rng.integers(0, 3, X.shape[0]).astype(np.float64)
+    local = dtree.DecisionTreeClassifier(splitter="hist", class_weight=class_weight,
+                                         max_depth=6, random_state=0).fit(X, y, w)
+    est = DaskDecisionTreeClassifier(class_weight=class_weight, max_depth=6,
+                                     random_state=0).fit(
+        da.from_array(X, chunks=500), da.from_array(y, chunks=500),
+        da.from_array(w, chunks=500))
+    assert_same_tree(local.tree_, est.tree_)
+    np.testing.assert_array_equal(est.classes_, local.classes_)
+
+
 def test_regressor_with_integer_weights_and_targets(client):
     X, signal, rng = _data(seed=1)
     y = np.round(3 * np.abs(signal + rng.normal(size=X.shape[0])))

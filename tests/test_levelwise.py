@@ -91,11 +91,14 @@ def test_limits_are_the_local_ones():
         assert_same_tree(est.tree_, got)
 
 
-def test_best_first_is_refused():
-    X, signal, _ = _data(n=200)
-    est = dtree.DecisionTreeClassifier(splitter="hist", max_leaf_nodes=4)
-    with pytest.raises(ValueError, match="depth-first"):
-        _levelwise_tree(est, X, (signal > 0).astype(int), None, 2, 100)
+@pytest.mark.parametrize("options", [dict(max_leaf_nodes=10), dict(max_leaf_nodes=300),
+                                     dict(max_leaf_nodes=60, max_features=2),
+                                     dict(max_leaf_nodes=80, min_samples_leaf=5, max_depth=6)])
+def test_best_first_equals_local_hist(options):
+    X, signal, _ = _data(seed=5)
+    y = (signal > 0).astype(int)
+    est = dtree.DecisionTreeClassifier(splitter="hist", random_state=0, **options).fit(X, y)
+    assert_same_tree(est.tree_, _levelwise_tree(est, X, y, None, 2, 700))
 
 
 # ---------------------------------------------------------------- summaries
