@@ -2,6 +2,7 @@
 
     python bench/dask_scale.py [--rows 1e6,1e7,4e7] [--depth 8] [--features 10]
                                [--workers 2] [--chunk 1000000] [--no-peers]
+                               [--memory-limit 1GiB] [--persist]
 
 A LocalCluster of worker processes (one thread each) on this machine; the data
 (``dtree.bench``'s synthetic classification: Gaussian features, a label from a
@@ -13,7 +14,12 @@ second for: dtree.dask (2 workers, and 1 worker), the local
 round (depth-wise, ``tree_method="hist"``, the same depth) and LightGBM's
 ``DaskLGBMClassifier`` (one round, ``num_leaves`` = 2**depth) when they run
 here; then the peak resident memory of each dask worker during the dtree fit
-and the slope of time against rows (log-log) for each.
+and the slope of time against rows (log-log) for each. ``--memory-limit``
+caps each worker (Dask's own limit: a worker past it is paused, then
+restarted), to show that data larger than a worker's memory fits.
+``--persist`` keeps the generated data in the workers' memory before each fit
+is timed (every library then reads it from there), instead of generating it
+while fitting (dtree.dask reads X twice: its summaries, then its codes).
 """
 import argparse
 import math
@@ -67,7 +73,8 @@ def timed(fn):
     return time.perf_counter() - start, out
 
 
-def run(rows_list, depth, n_features, n_workers, chunk, peers):
+def run(rows_list, depth, n_features, n_workers, chunk, peers, memory_limit="auto",
+        persist=False):
     from distributed import Client, LocalCluster
 
     from dtree import DecisionTreeClassifier
@@ -76,10 +83,15 @@ def run(rows_list, depth, n_features, n_workers, chunk, peers):
     results = {}
     for workers in sorted({n_workers, 1}, reverse=True):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=40)
+                               dashboard_address=None, silence_logs=40,
+                               memory_limit=memory_limit)
         client = Client(cluster)
         for n in rows_list:
             X, y = make_data(n, n_features, chunk)
+            if persist:
+                from distributed import wait
+                X, y = client.persist([X, y])
+                wait([X, y])
             with PeakMemory(client) as mem:
                 t, est = timed(lambda: DaskDecisionTreeClassifier(
                     max_depth=depth, random_state=0).fit(X, y))
@@ -158,9 +170,13 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=1_000_000)
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--persist", action="store_true")
+    parser.add_argument("--memory-limit", default="auto",
+                        help="each worker's memory limit (Dask's syntax: 1GiB, ...)")
     args = parser.parse_args()
     rows = [int(float(v)) for v in args.rows.split(",")]
-    run(rows, args.depth, args.features, args.workers, args.chunk, not args.no_peers)
+    run(rows, args.depth, args.features, args.workers, args.chunk, not args.no_peers,
+        args.memory_limit, args.persist)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from ._presets import algorithm, criterion, impurity_degree, pruning_method
 from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
                        pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row,
                        single_leaf_loss)
-from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, uniform_weight,
+from ._scaling import (power_of_two_scale, scale_limit, scaled, weight_units,
                        unscale_tree)
 from ._sparse import SparseSplitter
 from ._splitter import Splitter
@@ -182,23 +182,27 @@ def grow(est, X, encoded_y, weights, n_classes, y_exp=None):
         # scikit-learn does (n_node_samples counts positive weights only).
         keep = weights > 0
         X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
-    w_unit, w_exp = uniform_weight(weights), 0
-    if w_unit is not None:
-        weights = None
-    else:
-        w_exp = power_of_two_scale(weights, moderate=MODERATE)
-        weights, w_unit = scaled(weights, w_exp), math.ldexp(1.0, w_exp)
+    w_unit, w_exp = 1.0, 0
+    if weights is not None:
+        w_unit, w_exp, uniform = weight_units(weights.min(), weights.max())
+        weights = None if uniform else scaled(weights, w_exp)
     if y_exp is None:  # (a fit passes one exponent to all its trees: folds too)
         y_exp = 0 if n_classes else power_of_two_scale(encoded_y)
     encoded_y = scaled(encoded_y, y_exp)
-    params = resolve_params(est, X.shape[0], X.shape[1],
-                            float(weights.sum()) if weights is not None else float(X.shape[0]))
-    # impurities are in (squared) target units
-    degree = impurity_degree(est)
-    params = dataclasses.replace(params, min_impurity_decrease=scale_limit(
-        params.min_impurity_decrease, degree * y_exp))
+    params = scaled_params(est, X.shape[0], X.shape[1],
+                           float(weights.sum()) if weights is not None else float(X.shape[0]),
+                           y_exp)
     tree = _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp)
-    return unscale_tree(tree, w_unit, y_exp, degree)
+    return unscale_tree(tree, w_unit, y_exp, impurity_degree(est))
+
+
+def scaled_params(est, n_samples, n_features, total_weight, y_exp):
+    """``resolve_params`` for weights and targets scaled as a fit scales them (the
+    total weight in the builder's units; targets by 2**-y_exp): impurities are
+    in (squared) target units, so is ``min_impurity_decrease``."""
+    params = resolve_params(est, n_samples, n_features, total_weight)
+    return dataclasses.replace(params, min_impurity_decrease=scale_limit(
+        params.min_impurity_decrease, impurity_degree(est) * y_exp))
 
 
 def _most_classes(n_classes):

@@ -41,18 +41,20 @@ def power_of_two_scale(values, moderate=None):
     return exponent
 
 
-def uniform_weight(weights):
-    """The common value of weights that are all equal, else None.
+def weight_units(w_min, w_max):
+    """How a fit scales positive weights whose extremes are ``w_min`` and ``w_max``.
 
-    Uniform weights are unit weights in other units: the builders get no
-    weights at all, so the tree is the unit-weight tree at any scale, ties
-    included (a rescaled weight would round differently and could break a
-    tie the other way).
+    Returns (unit, exponent, uniform). All-equal weights are unit weights in
+    units of their value (``uniform``): the builders get no weights at all, so
+    the tree is the unit-weight tree at any scale, ties included (a rescaled
+    weight would round differently and could break a tie the other way).
+    Others are scaled by 2**-exponent (near 1 where they are not moderate
+    already), one builder unit weighing ``unit`` = 2**exponent.
     """
-    if weights is None or weights.size == 0:
-        return None
-    first = weights[0]
-    return float(first) if (weights == first).all() else None
+    if w_min == w_max:
+        return float(w_max), 0, True
+    exponent = power_of_two_scale(np.array([w_max], dtype=np.float64), moderate=MODERATE)
+    return math.ldexp(1.0, exponent), exponent, False
 
 
 def scaled(values, exponent):

@@ -39,7 +39,7 @@ from ._categorical import column_values, encode, fit_categories
 from ._encode import class_weight_table
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criterion import CRITERIA
-from ._fit import draw_seed, resolve_params
+from ._fit import draw_seed, scaled_params
 from ._hist import bin_codes, node_histograms, route_rows
 from ._levelwise import grow_levelwise, slot_table
 from ._monotonic import monotonic_constraints
@@ -47,7 +47,7 @@ from ._nodes import Tree
 from ._params import validate_params
 from ._presets import criterion as criterion_of, impurity_degree
 from ._pruning import prune_ccp
-from ._scaling import (MODERATE, power_of_two_scale, scale_limit, scaled, unscale_tree)
+from ._scaling import power_of_two_scale, scaled, unscale_tree, weight_units
 
 __all__ = ["DaskDecisionTreeClassifier", "DaskDecisionTreeRegressor"]
 
@@ -325,12 +325,9 @@ def _fit(est, client, parts):
     classes = np.asarray(total["classes"]) if is_clf else None
     # 2. the weights' and targets' units (as the local fit scales them)
     w_unit, w_exp, weighted = 1.0, 0, False
-    if weighted_input and total["w_min"] != total["w_max"]:
-        weighted = True
-        w_exp = power_of_two_scale(np.array([total["w_max"]]), moderate=MODERATE)
-        w_unit = math.ldexp(1.0, w_exp)
-    elif weighted_input:
-        w_unit = total["w_max"]
+    if weighted_input:
+        w_unit, w_exp, uniform = weight_units(total["w_min"], total["w_max"])
+        weighted = not uniform
     y_exp = 0 if is_clf else power_of_two_scale(np.array([total["y_absmax"]]))
     # 3. every partition binned once; its codes stay on its worker
     encoded = client.compute([dask.delayed(_encode)(xb, yb, wb, thresholds, classes, y_exp,
@@ -350,12 +347,8 @@ def _fit(est, client, parts):
         est.classes_ = classes
         est.n_classes_ = n_classes
     est.n_outputs_ = 1
-    total_weight = total["w_sum"] / w_unit if weighted else float(n_rows)
-    params = resolve_params(est, n_rows, d, total_weight)
-    degree = impurity_degree(est)
-    import dataclasses
-    params = dataclasses.replace(params, min_impurity_decrease=scale_limit(
-        params.min_impurity_decrease, degree * y_exp))
+    params = scaled_params(est, n_rows, d,
+                           total["w_sum"] / w_unit if weighted else float(n_rows), y_exp)
     crit = CRITERIA[criterion_of(est)]
     rows = DaskRows(client, encoded, hi, crit, n_classes)
     arrays = grow_levelwise(rows, lo, hi, criterion=crit, n_classes=n_classes,
@@ -365,7 +358,8 @@ def _fit(est, client, parts):
                             categorical=est.categorical_features_)
     rows.release()
     est.max_features_ = params.max_features
-    tree = unscale_tree(Tree.from_builder(arrays, d, n_classes), w_unit, y_exp, degree)
+    tree = unscale_tree(Tree.from_builder(arrays, d, n_classes), w_unit, y_exp,
+                        impurity_degree(est))
     if est.ccp_alpha > 0.0:
         tree = prune_ccp(tree, float(est.ccp_alpha), est.prune_risk)
         est.ccp_alpha_ = float(est.ccp_alpha)

@@ -264,3 +264,18 @@ def test_no_client_is_a_clear_error():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert "no Dask client" in out.stdout, out.stderr
+
+
+def test_the_readme_example_runs_as_written(tmp_path):
+    readme = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    text = open(os.path.join(readme, "README.md"), encoding="utf-8").read()
+    start = text.index("## One tree on a Dask cluster")
+    block = text[start:].split("```python\n", 1)[1].split("```", 1)[0]
+    assert "DaskDecisionTreeClassifier" in block
+    script = tmp_path / "example.py"
+    script.write_text(block)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=200, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert (tmp_path / "big.dtree").exists()
+    assert out.stdout.strip().startswith("[")
