@@ -22,60 +22,109 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0):
             for f in range(X.shape[1])]
 
 
-# A summary of a column's values: runs (lo, hi, count), ordered, holding all its
-# numbers (NaN left out). Exact, one run per distinct value (lo == hi), unless
-# it was compressed to at most about SUMMARY_RUNS runs; summaries of parts of a
-# column merge into a summary of the whole (``merge_summaries``), so that bins
-# can be chosen for data no single machine holds (``dtree.dask``).
+# A summary of a column's values: runs (lo, hi, count) in increasing order that
+# hold all its numbers (NaN left out), and a level. Level 0: exact, one run per
+# distinct value (lo == hi). Level L >= 16: the values pooled by the top 32 - L
+# bits of their order-preserving keys (a fixed grid of buckets; lo and hi are the
+# smallest and largest value in the bucket), L the smallest that leaves at most
+# SUMMARY_RUNS runs. Either way the summary is a function of the column's values
+# alone, and summaries of parts merge into the summary of the whole
+# (``merge_summaries``), whatever the parts: bins chosen from it for data no
+# single machine holds (``dtree.dask``) do not depend on how the data is split.
 SUMMARY_RUNS = 4096
+FIRST_LEVEL = 16
 
 
 def exact_summary(column):
-    """The runs of a column: its distinct numbers with their counts."""
+    """The level-0 summary of a column: its distinct numbers with their counts."""
     column = np.asarray(column)
     values, counts = np.unique(column[~np.isnan(column)], return_counts=True)
-    return values, values, counts.astype(np.float64)
+    return values, values, counts.astype(np.float64), 0
+
+
+def column_summary(column, max_runs=SUMMARY_RUNS):
+    """The summary of a column (float32), exact while it has at most ``max_runs``
+    distinct values: one pass over a large column (its buckets at level 16),
+    sorting it only when those buckets leave the count of values in doubt."""
+    x = np.asarray(column, dtype=np.float32)
+    x = x[~np.isnan(x)]
+    if x.shape[0] <= 4 * max_runs:
+        return merge_summaries([exact_summary(x)], max_runs)
+    keys = float_keys(x)
+    bucket = keys >> np.uint32(FIRST_LEVEL)
+    counts = np.bincount(bucket, minlength=1 << (32 - FIRST_LEVEL)).astype(np.float64)
+    lo = np.full(counts.shape[0], np.iinfo(np.uint32).max, dtype=np.uint32)
+    hi = np.zeros(counts.shape[0], dtype=np.uint32)
+    np.minimum.at(lo, bucket, keys)
+    np.maximum.at(hi, bucket, keys)
+    used = np.flatnonzero(counts)
+    lo, hi, counts = lo[used], hi[used], counts[used]
+    several = lo < hi
+    if used.shape[0] + several.sum() <= max_runs:   # perhaps few distinct values
+        if not several.any():
+            values = key_floats(lo)
+            return values, values, counts, 0
+        exact = exact_summary(x)
+        if exact[0].shape[0] <= max_runs:
+            return exact
+    return _pooled(key_floats(lo), key_floats(hi), counts, FIRST_LEVEL, max_runs)
 
 
 def merge_summaries(summaries, max_runs=SUMMARY_RUNS):
-    """One summary of the values of several (same column, other rows).
+    """The summary of several columns' values together (the same feature, other rows)."""
+    level = max(s[3] for s in summaries)
+    lo = np.concatenate([s[0] for s in summaries])
+    hi = np.concatenate([s[1] for s in summaries])
+    counts = np.concatenate([s[2] for s in summaries])
+    if level == 0:
+        if len(summaries) > 1 and lo.shape[0] > 1:
+            # the same value in several summaries: one run
+            order = np.argsort(lo, kind="stable")
+            lo, counts = lo[order], counts[order]
+            index = np.flatnonzero(np.r_[True, lo[1:] != lo[:-1]])
+            lo, counts = lo[index], np.add.reduceat(counts, index)
+            hi = lo
+        if lo.shape[0] <= max_runs:
+            return lo, hi, counts, 0
+        level = FIRST_LEVEL
+    return _pooled(lo, hi, counts, level, max_runs)
 
-    Runs of the same single value add up; the result stays exact while it has
-    at most ``max_runs`` runs, else neighbouring runs are pooled into runs of
-    about total / ``max_runs`` rows each (a value with more rows than that
-    stays a run of its own, so a heavy value, such as the zeros of a sparse
-    column, keeps its own bin).
-    """
-    if len(summaries) == 1:
-        lo, hi, counts = summaries[0]     # ordered, its runs distinct already
-    else:
-        lo = np.concatenate([s[0] for s in summaries])
-        hi = np.concatenate([s[1] for s in summaries])
-        counts = np.concatenate([s[2] for s in summaries])
-        order = np.lexsort((hi, lo))
-        lo, hi, counts = lo[order], hi[order], counts[order]
-    if len(summaries) > 1 and lo.shape[0] > 1:
-        # the same single value in several summaries: one run
-        starts = np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]) | (lo[1:] != hi[1:])]
-        starts |= np.r_[True, lo[:-1] != hi[:-1]]
-        index = np.flatnonzero(starts)
-        lo, hi, counts = lo[index], hi[index], np.add.reduceat(counts, index)
-    if lo.shape[0] <= max_runs:
-        return lo, hi, counts
-    quantum = counts.sum() / max_runs
-    heavy = counts > quantum
-    before = np.cumsum(counts) - counts
-    # a new run where the running count enters a new quantum, and around heavy values
-    starts = np.r_[True, np.floor(before[1:] / quantum) != np.floor(before[:-1] / quantum)]
-    starts |= heavy | np.r_[False, heavy[:-1]]
-    index = np.flatnonzero(starts)
-    return (np.minimum.reduceat(lo, index), np.maximum.reduceat(hi, index),
-            np.add.reduceat(counts, index))
+
+def _pooled(lo, hi, counts, level, max_runs):
+    """Runs pooled into their buckets at ``level`` or the first level above that
+    leaves at most ``max_runs`` of them."""
+    if lo.shape[0] == 0:
+        return lo, hi, counts, level
+    lo_keys, hi_keys = float_keys(lo), float_keys(hi)
+    while True:
+        ids = lo_keys >> np.uint32(level)
+        order = np.argsort(ids, kind="stable")
+        ids = ids[order]
+        index = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        if index.shape[0] <= max_runs or level >= 32:
+            break
+        level += 1
+    return (key_floats(np.minimum.reduceat(lo_keys[order], index)),
+            key_floats(np.maximum.reduceat(hi_keys[order], index)),
+            np.add.reduceat(counts[order], index), level)
+
+
+def float_keys(values):
+    """Order-preserving uint32 keys of float32 values (-0.0 as 0.0)."""
+    u = (np.asarray(values, dtype=np.float32) + np.float32(0.0)).view(np.uint32)
+    return np.where(u & np.uint32(0x80000000), ~u, u | np.uint32(0x80000000)).astype(np.uint32)
+
+
+def key_floats(keys):
+    """The float32 values of ``float_keys``' keys."""
+    keys = np.asarray(keys, dtype=np.uint32)
+    u = np.where(keys & np.uint32(0x80000000), keys & np.uint32(0x7FFFFFFF), ~keys)
+    return u.astype(np.uint32).view(np.float32)
 
 
 def thresholds_from_summary(summary, max_bins):
     """A feature's bin thresholds (increasing) from the summary of its values."""
-    lo, hi, counts = summary
+    lo, hi, counts = summary[:3]
     if lo.shape[0] > max_bins:
         last = _bin_ends(counts, max_bins)
         upper, following = hi[last], lo[last + 1]

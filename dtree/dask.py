@@ -33,7 +33,7 @@ except ImportError as exc:   # pragma: no cover - the extra is not installed
                       "(dask[distributed])") from exc
 
 from ._base import ParamsMixin
-from ._binning import (SUMMARY_RUNS, category_thresholds, exact_summary, merge_summaries,
+from ._binning import (SUMMARY_RUNS, category_thresholds, column_summary, merge_summaries,
                        thresholds_from_summary)
 from ._categorical import column_values, encode, fit_categories
 from ._encode import class_weight_table
@@ -419,7 +419,7 @@ def _summarize(xb, yb, wb, is_clf, allow_nan, categorical, table):
     labels = yb            # (a local fit's classes come from every row too)
     xb, yb = xb[keep], yb[keep]
     out = {"n_rows": int(xb.shape[0]), "categories": categories,
-           "columns": [None if c is not None else merge_summaries([exact_summary(xb[:, f])])
+           "columns": [None if c is not None else column_summary(xb[:, f])
                        for f, c in enumerate(categories)]}
     if is_clf:
         if labels.dtype.kind == "f" and np.isnan(labels).any():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import dtree
-from dtree._binning import (exact_summary, fit_bins, merge_summaries,
+from dtree._binning import (column_summary, exact_summary, fit_bins, merge_summaries,
                             thresholds_from_summary)
 from dtree._criterion import CRITERIA
 from dtree._fit import draw_seed, resolve_params
@@ -106,34 +106,46 @@ def test_exact_summaries_merge_to_the_whole_columns():
     rng = np.random.default_rng(0)
     x = rng.integers(0, 300, 5000).astype(np.float32)
     x[rng.random(5000) < 0.1] = np.nan
-    parts = [exact_summary(x[i:i + 777]) for i in range(0, 5000, 777)]
+    parts = [column_summary(x[i:i + 777]) for i in range(0, 5000, 777)]
     merged = merge_summaries(parts)
     whole = exact_summary(x)
+    assert merged[3] == 0
     for got, want in zip(merged, whole):
         np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(thresholds_from_summary(merged, 255),
                                   fit_bins(x[:, None], 255)[0])
+    # a large few-valued column is summarized exactly without a sort, or with one
+    # when its values crowd a bucket (1000 and 1001 share one at level 16)
+    for scale in (1.0, 1e-3):
+        big = (rng.integers(0, 3000, 100_000) + 1000 / scale).astype(np.float32) * scale
+        for got, want in zip(column_summary(big), exact_summary(big)):
+            np.testing.assert_array_equal(got, want)
 
 
-def test_compressed_summary_keeps_counts_order_and_heavy_values():
+def test_summaries_do_not_depend_on_the_partitioning():
     rng = np.random.default_rng(1)
-    x = np.r_[rng.normal(size=20000), np.zeros(5000)].astype(np.float32)
-    parts = [exact_summary(x[i:i + 3000]) for i in range(0, x.shape[0], 3000)]
-    lo, hi, counts = merge_summaries(parts, max_runs=100)
-    assert counts.sum() == x.shape[0]
-    assert lo.shape[0] <= 3 * 100
-    assert (lo <= hi).all() and (np.diff(lo) > 0).all()
-    # zero holds a fifth of the rows: it stays one run of its own
-    zero = np.flatnonzero((lo == 0) & (hi == 0))
-    assert zero.shape[0] == 1 and counts[zero[0]] >= 5000
-    t = thresholds_from_summary((lo, hi, counts), 32)
+    x = np.r_[rng.normal(size=30000), np.zeros(5000), -np.zeros(10)].astype(np.float32)
+    rng.shuffle(x)
+    whole = column_summary(x, max_runs=500)
+    assert whole[3] >= 16 and whole[0].shape[0] <= 500
+    assert whole[2].sum() == x.shape[0]
+    assert (whole[0] <= whole[1]).all() and (whole[1][:-1] < whole[0][1:]).all()
+    # zero (and -0.0 with it) holds a seventh of the rows: a run of its own
+    zero = np.flatnonzero((whole[0] == 0) & (whole[1] == 0))
+    assert zero.shape[0] == 1 and whole[2][zero[0]] == 5010
+    for n_parts in (2, 5, 17):
+        parts = [column_summary(p, max_runs=500) for p in np.array_split(x, n_parts)]
+        merged = parts[0]
+        for p in parts[1:]:
+            merged = merge_summaries([merged, p], max_runs=500)
+        for got, want in zip(merged, whole):
+            np.testing.assert_array_equal(got, want)
+    t = thresholds_from_summary(whole, 32)
     assert (np.diff(t) > 0).all() and t.shape[0] <= 31
-    # zero is a bin alone: a threshold just below and just above it
-    assert ((t < 0) & (t > -0.1)).any() and ((t > 0) & (t < 0.1)).any()
-    # bins of roughly equal counts elsewhere
-    codes = np.searchsorted(t, x, side="left")
-    sizes = np.bincount(codes)
-    assert sizes.max() <= 5000 + 2 * 20000 / 30
+    # zero is a bin alone, the other bins hold about equal counts
+    assert ((t < 0) & (t > -0.1)).any() and ((t >= 0) & (t < 0.1)).any()
+    sizes = np.bincount(np.searchsorted(t, x, side="left"))
+    assert sizes.max() <= 5010 + 2 * 30000 / 30
 
 
 # ---------------------------------------------------------------- worker pieces
