@@ -16,7 +16,8 @@ round (depth-wise, ``tree_method="hist"``, the same depth) and LightGBM's
 here; then the peak resident memory of each dask worker during the dtree fit
 and the slope of time against rows (log-log) for each. ``--memory-limit``
 caps each worker (Dask's own limit: a worker past it is paused, then
-restarted), to show that data larger than a worker's memory fits.
+restarted), to show that data larger than a worker's memory fits (then only
+``--workers`` workers run).
 ``--persist`` keeps the generated data in the workers' memory before each fit
 is timed (every library then reads it from there), instead of generating it
 while fitting (dtree.dask reads X twice: its summaries, then its codes).
@@ -81,7 +82,8 @@ def run(rows_list, depth, n_features, n_workers, chunk, peers, memory_limit="aut
     from dtree.dask import DaskDecisionTreeClassifier
 
     results = {}
-    for workers in sorted({n_workers, 1}, reverse=True):
+    counts = [n_workers] if memory_limit != "auto" else sorted({n_workers, 1}, reverse=True)
+    for workers in counts:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None, silence_logs=40,
                                memory_limit=memory_limit)

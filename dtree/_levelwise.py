@@ -1,4 +1,4 @@
-"""Growing a histogram tree whose rows live elsewhere, one tree level per round.
+"""Growing a histogram tree whose rows live elsewhere, a round trip per batch of nodes.
 
 The rows (bin codes, targets, weights and each row's node) stay where they
 are, split into parts (``dtree.dask`` keeps them on the workers of a cluster);
@@ -18,13 +18,12 @@ Each node is split by the histogram splitter's own search
 (``HistSplitter.split_histogram``): the same scan, tie rule and limits as
 ``splitter="hist"``. Children's histograms come the local way: the smaller
 child's is built from its rows and the larger one's is its parent's minus it.
-The tree is numbered depth-first (pre-order, left first) at the end, as the
-local growers number theirs, so on the same bins it is the local hist tree
-whenever the order the nodes are split in cannot matter: every feature drawn
-(``max_features=None``) and no two features cutting a node equally well.
-Nodes are split level by level, so with fewer features drawn per node the
-draws (reproducible from ``random_state``, whatever the partitioning) differ
-from the depth-first fit's.
+The tree is the local grower's, ties and feature draws included: a node whose
+best split is the only best over every feature is split as soon as its
+histogram is here (so untied trees grow a level per round); any other waits
+until the depth-first order reaches it, the draw replayed in that order
+(``_Growth``). Best-first growth expands one node per round (``_BestFirstGrowth``).
+Nodes are numbered as the local growers number them.
 """
 import math
 

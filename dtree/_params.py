@@ -329,10 +329,16 @@ def available_cores():
 
 
 def n_threads(n_jobs):
-    """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
+    """Threads for fit and predict from ``n_jobs``.
+
+    None: one per available core, within the OpenMP budget (``OMP_NUM_THREADS``,
+    or a ``threadpoolctl`` limit, which joblib sets to one in the workers of
+    ``GridSearchCV(n_jobs=k)``): nested parallelism never oversubscribes.
+    """
     cores = available_cores()
     if n_jobs is None:
-        return cores
+        from ._predict import openmp_threads
+        return max(1, min(cores, openmp_threads()))
     if not is_int(n_jobs) or n_jobs == 0:
         raise InvalidParameterError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
     # scikit-learn's convention: -1 is every core, -2 all but one, ...

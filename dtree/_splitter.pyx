@@ -1724,20 +1724,3 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
                 proxy=rec.proxy, improvement=rec.improvement,
                 impurity_left=rec.impurity_left, impurity_right=rec.impurity_right,
                 weight_left=rec.weight_left, weight_right=rec.weight_right)
-
-
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    #define DTREE_OPENMP 1
-    #else
-    #define DTREE_OPENMP 0
-    #endif
-    """
-    int DTREE_OPENMP
-
-
-def openmp_enabled():
-    """Whether this build runs the split search on several threads (OpenMP)."""
-    return bool(DTREE_OPENMP)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._params import available_cores as _available_cores
-from ._splitter import openmp_enabled
+from ._predict import openmp_enabled
 from ._version import __version__
 
 QUICK_SIZES = (10_000, 30_000, 100_000, 200_000)

@@ -4,16 +4,19 @@
 The tree is ``splitter="hist"``'s, grown without gathering the data:
 
 1. each partition summarizes its columns (``_binning``'s mergeable summaries:
-   exact while a feature has few distinct values) and the summaries are merged
-   by a tree reduction into every feature's bin thresholds;
+   exact while a feature has at most 4096 distinct values, a fixed grid of
+   buckets beyond) and the summaries are merged by a tree reduction into every
+   feature's bin thresholds; text and category columns of a DataFrame are
+   categorical, their categories the union over the partitions;
 2. each partition is binned once into uint8 codes that stay on its worker,
    beside its targets, weights and each row's node (the float data is not
    kept);
-3. per tree level, each worker builds the histograms of its rows for the
-   nodes being split (the smaller child of each split; the larger is its
-   parent's minus it), the histograms are summed by a tree reduction, and the
-   splits are chosen here by the histogram splitter's own search
-   (``_levelwise``); the rows then move to their children on the workers.
+3. per round (a tree level, where no tie makes a node wait for the local
+   depth-first order: ``_levelwise``), each worker moves its rows through the
+   splits just chosen and builds the histograms of its rows for the nodes
+   asked for (the smaller child of each split; the larger is its parent's
+   minus it), the histograms are summed by a tree reduction, and the splits
+   are chosen here by the histogram splitter's own search.
 
 Only summaries, histograms and splits cross the network. A lost worker is
 Dask's to survive: every piece the fit keeps is a task result Dask can
@@ -149,10 +152,11 @@ class DaskDecisionTreeClassifier(_DaskTree):
 
     The parameters are ``DecisionTreeClassifier``'s that histogram growth uses,
     plus ``client`` (default: the current ``distributed.Client``). See the
-    module docstring for the algorithm; the tree equals the one
-    ``DecisionTreeClassifier(splitter="hist")`` grows on the same bins whenever
-    no two features cut a node equally well and every feature is drawn, and a
-    ``random_state`` gives the same tree for any partitioning of the data.
+    module docstring for the algorithm. On the same bins the tree is the one
+    ``DecisionTreeClassifier(splitter="hist")`` grows, node for node, ties and
+    ``random_state``'s feature draws included (where the sums are exact: unit
+    or integer weights and targets), and the bins do not depend on how the
+    data is partitioned, so neither does the tree.
 
     Examples
     --------

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
-from dtree._splitter import openmp_enabled
+from dtree._predict import openmp_enabled
 
 ARRAYS = ("children_left", "children_right", "feature", "threshold", "impurity",
           "n_node_samples", "weighted_n_node_samples", "missing_go_to_left",
@@ -75,3 +75,60 @@ def test_predict_over_many_row_chunks_matches_one_thread():
     for threads in (2, 4):
         np.testing.assert_array_equal(clf.tree_.apply(X, threads), leaves)
     assert isinstance(openmp_enabled(), bool)
+
+
+_COUNT_THREADS = """
+import os, sys
+import numpy as np
+from threadpoolctl import threadpool_limits
+from dtree import DecisionTreeClassifier
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(200_000, 8)).astype(np.float32)
+y = (X[:, 0] + X[:, 1] > 0).astype(int)
+before = threads()
+with threadpool_limits(1):
+    DecisionTreeClassifier(splitter="hist", max_depth=6).fit(X, y).predict(X)
+    DecisionTreeClassifier(max_depth=6).fit(X, y).predict(X)
+limited = threads()
+DecisionTreeClassifier(splitter="hist", max_depth=6).fit(X, y).predict(X)
+print(before, limited, threads())
+"""
+
+
+@pytest.mark.skipif(not openmp_enabled(), reason="a single-threaded build starts no thread")
+def test_n_jobs_none_keeps_to_threadpool_limits():
+    """n_jobs=None inside threadpoolctl's limit (what joblib sets in its workers) starts no
+    OpenMP thread; outside it, one per core (OpenMP's threads stay once started)."""
+    import os
+    import subprocess
+    import sys
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("counts threads through Linux's /proc")
+    pytest.importorskip("threadpoolctl")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("OMP_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, "-c", _COUNT_THREADS], capture_output=True,
+                         text=True, timeout=240, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    before, limited, after = map(int, out.stdout.split())
+    assert limited == before
+    if len(os.sched_getaffinity(0)) > 1:
+        assert after > before
+
+
+def test_omp_num_threads_bounds_n_jobs_none():
+    import os
+    import subprocess
+    import sys
+    code = ("from dtree._params import n_threads; from dtree._predict import openmp_enabled; "
+            "print(n_threads(None), n_threads(2), openmp_enabled())")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    none, two, enabled = out.stdout.split()
+    assert none == "1"
+    assert two == "2"            # an explicit count is the user's
