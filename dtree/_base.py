@@ -50,7 +50,109 @@ def parameter_names(cls):
     return cls._param_names()
 
 
-class ParamsMixin:
+# set_<method>_request's "leave this request as it is"
+UNCHANGED = "$UNCHANGED$"
+
+
+class _Requests(dict):
+    """An estimator's metadata requests ({method: {param: alias}}), copied whole by
+    ``sklearn.base.clone`` (which clones what it finds in ``_metadata_request``)."""
+
+    def __sklearn_clone__(self):
+        return _Requests({method: dict(params) for method, params in self.items()})
+
+
+class SklearnProtocols:
+    """What scikit-learn asks of an estimator beyond parameters, scikit-learn imported
+    only when it asks (dtree does not depend on it):
+
+    - metadata routing (``sklearn.set_config(enable_metadata_routing=True)``):
+      ``set_fit_request`` / ``set_score_request`` say whether a meta-estimator
+      (``cross_validate``, ``GridSearchCV``, ``Pipeline``) passes
+      ``sample_weight`` to ``fit`` / ``score``; ``get_metadata_routing`` reports
+      it. The requests are kept as a plain dict in ``_metadata_request`` (the
+      attribute ``sklearn.base.clone`` copies);
+    - the notebook's HTML representation (``_repr_html_``).
+    """
+
+    # the metadata each method takes
+    _metadata_params = {"fit": ("sample_weight",), "score": ("sample_weight",)}
+
+    def set_fit_request(self, *, sample_weight=UNCHANGED):
+        """Whether ``sample_weight`` is passed to ``fit`` by a meta-estimator
+        (scikit-learn's metadata routing; only when it is enabled).
+
+        Parameters
+        ----------
+        sample_weight : bool, None or str, default=UNCHANGED
+            True: passed when given; False: not passed; None: an error if given;
+            a str: passed under that name.
+
+        Returns
+        -------
+        self
+        """
+        return self._set_request("fit", sample_weight=sample_weight)
+
+    def set_score_request(self, *, sample_weight=UNCHANGED):
+        """Whether ``sample_weight`` is passed to ``score`` (see ``set_fit_request``).
+
+        Parameters
+        ----------
+        sample_weight : bool, None or str, default=UNCHANGED
+
+        Returns
+        -------
+        self
+        """
+        return self._set_request("score", sample_weight=sample_weight)
+
+    def _set_request(self, method, **requests):
+        import sklearn
+        if not sklearn.get_config().get("enable_metadata_routing", False):
+            raise RuntimeError("This method is only available when metadata routing is "
+                               "enabled. You can enable it using "
+                               "sklearn.set_config(enable_metadata_routing=True).")
+        stored = _Requests(getattr(self, "_metadata_request", None) or {})
+        method_requests = dict(stored.get(method, {}))
+        for name, alias in requests.items():
+            if alias is UNCHANGED or (isinstance(alias, str) and alias == UNCHANGED):
+                continue
+            if not (alias is None or isinstance(alias, (bool, str))):
+                raise ValueError(f"set_{method}_request: {name}={alias!r} must be True, "
+                                 "False, None or a str (an alias)")
+            method_requests[name] = alias
+        stored[method] = method_requests
+        self._metadata_request = stored
+        return self
+
+    def get_metadata_routing(self):
+        """The metadata requests of this estimator (scikit-learn's ``MetadataRequest``).
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRequest
+        """
+        from sklearn.utils.metadata_routing import MetadataRequest
+        routing = MetadataRequest(owner=self)
+        stored = getattr(self, "_metadata_request", None) or {}
+        for method, params in self._metadata_params.items():
+            for name in params:
+                getattr(routing, method).add_request(
+                    param=name, alias=stored.get(method, {}).get(name))
+        return routing
+
+    def _repr_html_(self):
+        """The notebook's view: scikit-learn's estimator diagram when it is installed."""
+        try:
+            from sklearn.utils import estimator_html_repr
+        except ImportError:
+            import html
+            return f"<pre>{html.escape(repr(self))}</pre>"
+        return estimator_html_repr(self)
+
+
+class ParamsMixin(SklearnProtocols):
     """get_params / set_params / repr from the ``__init__`` signature."""
 
     @classmethod
