@@ -1,0 +1,49 @@
+"""Adapters for tools that know scikit-learn's classes by name, against the real packages."""
+import numpy as np
+import pytest
+
+import dtree
+from dtree.integrations import to_shap
+
+
+def _data(seed=0, n=500):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.round(4 * (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * np.nan_to_num(X[:, 2])))
+    return X, y
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_shap_values_equal_scikit_learns_on_the_same_tree(task):
+    shap = pytest.importorskip("shap")
+    sk_tree = pytest.importorskip("sklearn.tree")
+    X, y = _data()
+    if task == "classification":
+        y = np.digitize(y, [-2, 2])
+        ours = dtree.DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+        theirs = sk_tree.DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    else:
+        ours = dtree.DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y)
+        theirs = sk_tree.DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.tree_.feature, theirs.tree_.feature)
+    np.testing.assert_array_equal(ours.tree_.missing_go_to_left,
+                                  theirs.tree_.missing_go_to_left)
+    ours_explainer = shap.TreeExplainer(to_shap(ours))
+    got = ours_explainer.shap_values(X)
+    want = shap.TreeExplainer(theirs).shap_values(X)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours_explainer.expected_value,
+                               shap.TreeExplainer(theirs).expected_value, rtol=1e-12)
+
+
+def test_shap_refuses_category_sets_clearly():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abc"), 300))})
+    y = (frame.c == "b").to_numpy().astype(int)
+    clf = dtree.DecisionTreeClassifier().fit(frame, y)
+    with pytest.raises(ValueError, match="sets of categories"):
+        to_shap(clf)
+    with pytest.raises(ValueError, match="fitted"):
+        to_shap(dtree.DecisionTreeClassifier())
