@@ -4,10 +4,12 @@
   ``shap.TreeExplainer`` (which refuses classes it does not know): the same
   arrays shap reads from a scikit-learn tree, so identical trees give identical
   SHAP values.
+- ``register_skl2onnx()``: skl2onnx converts pipelines holding dtree models
+  with dtree's own ONNX converter.
 """
 import numpy as np
 
-__all__ = ["to_shap"]
+__all__ = ["register_skl2onnx", "to_shap"]
 
 
 def to_shap(model):
@@ -58,3 +60,72 @@ def to_shap(model):
     }
     return {"trees": [shap_tree], "input_dtype": np.float32, "internal_dtype": np.float64,
             "tree_output": "probability" if classifier else "raw_value"}
+
+
+def register_skl2onnx():
+    """Teach skl2onnx to convert dtree's estimators (inside pipelines too) with dtree's
+    own ONNX converter (``dtree.export.to_onnx``).
+
+    After the call, ``skl2onnx.convert_sklearn`` / ``to_onnx`` accept pipelines
+    holding dtree models; a classifier gets skl2onnx's usual options
+    (``zipmap``). Single-output models with numeric (or one-hot) input columns.
+
+    Examples
+    --------
+    >>> register_skl2onnx()                                          # doctest: +SKIP
+    >>> onx = skl2onnx.to_onnx(pipeline, X[:1].astype("float32"))    # doctest: +SKIP
+    """
+    from skl2onnx import update_registered_converter
+    # skl2onnx knows a classifier (label and probabilities, zipmap) by
+    # ClassifierMixin or its list of classifier classes; dtree's classes do not
+    # inherit scikit-learn's: list them, and name the classifier parser
+    from skl2onnx._parse import _parse_sklearn_classifier
+    from skl2onnx._supported_operators import sklearn_classifier_list
+    from skl2onnx.common.shape_calculator import (calculate_linear_classifier_output_shapes,
+                                                  calculate_linear_regressor_output_shapes)
+
+    from ._classes import (DecisionTreeClassifier, DecisionTreeRegressor,
+                           ExtraTreeClassifier, ExtraTreeRegressor)
+    for cls in (DecisionTreeClassifier, ExtraTreeClassifier):
+        if cls not in sklearn_classifier_list:
+            sklearn_classifier_list.append(cls)
+        update_registered_converter(cls, f"Dtree{cls.__name__}",
+                                    calculate_linear_classifier_output_shapes,
+                                    _skl2onnx_converter, parser=_parse_sklearn_classifier,
+                                    options={"zipmap": [True, False, "columns"],
+                                             "nocl": [True, False]})
+    for cls in (DecisionTreeRegressor, ExtraTreeRegressor):
+        update_registered_converter(cls, f"Dtree{cls.__name__}",
+                                    calculate_linear_regressor_output_shapes,
+                                    _skl2onnx_converter)
+
+
+def _skl2onnx_converter(scope, operator, container):
+    """skl2onnx's converter: dtree's own graph, its nodes renamed into the container
+    (its input is the operator's, its outputs the operator's label and
+    probabilities, or its prediction)."""
+    from onnx import helper
+
+    from ._onnx import to_onnx
+    model = operator.raw_operator
+    if getattr(model, "n_outputs_", 1) != 1:
+        raise ValueError("skl2onnx takes single-output dtree models")
+    graph = to_onnx(model).graph
+    prefix = scope.get_unique_operator_name("dtree")
+    outputs = [o.full_name for o in operator.outputs]
+    names = {"X": operator.inputs[0].full_name}
+    if hasattr(model, "classes_"):
+        names.update(label=outputs[0], probabilities=outputs[1])
+    else:
+        names["variable"] = outputs[0]
+
+    def renamed(name):
+        return names.get(name, f"{prefix}_{name}")
+
+    for node in graph.node:
+        attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        domain = node.domain or ""
+        container.add_node(node.op_type, [renamed(i) for i in node.input],
+                           [renamed(o) for o in node.output],
+                           name=f"{prefix}_{node.name or node.op_type}", op_domain=domain,
+                           op_version=1 if domain == "ai.onnx.ml" else None, **attributes)

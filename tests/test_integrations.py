@@ -47,3 +47,32 @@ def test_shap_refuses_category_sets_clearly():
         to_shap(clf)
     with pytest.raises(ValueError, match="fitted"):
         to_shap(dtree.DecisionTreeClassifier())
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_skl2onnx_converts_pipelines_holding_dtree_models(task):
+    skl2onnx = pytest.importorskip("skl2onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from dtree.integrations import register_skl2onnx
+    X, y = _data(seed=3)
+    X = np.nan_to_num(X).astype(np.float32)
+    if task == "classification":
+        y = np.digitize(y, [-2, 2]) * 10            # int labels 0, 10, 20
+        model = dtree.DecisionTreeClassifier(max_depth=6, random_state=0)
+    else:
+        model = dtree.DecisionTreeRegressor(max_depth=6, random_state=0)
+    pipe = make_pipeline(StandardScaler(), model).fit(X, y)
+    register_skl2onnx()
+    options = {id(model): {"zipmap": False}} if task == "classification" else None
+    onx = skl2onnx.to_onnx(pipe, X[:1], options=options)
+    session = ort.InferenceSession(onx.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    got = session.run(None, {session.get_inputs()[0].name: X})
+    if task == "classification":
+        np.testing.assert_array_equal(got[0], pipe.predict(X))
+        np.testing.assert_allclose(got[1], pipe.predict_proba(X), rtol=1e-6)
+    else:
+        np.testing.assert_allclose(got[0].ravel(), pipe.predict(X), rtol=1e-5)
