@@ -117,7 +117,7 @@ def _number_list(values, decimals, form="f"):
 
 
 def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10,
-                decimals=2, show_weights=False):
+                spacing=3, decimals=2, show_weights=False):
     """The tree as indented text, in scikit-learn's ``export_text`` layout.
 
     Parameters
@@ -129,6 +129,8 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
         Defaults to ``classes_``.
     max_depth : int, default=10
         Splits deeper than this are shown as "truncated branch of depth N".
+    spacing : int, default=3
+        Width of each level's indentation (scikit-learn's).
     decimals : int, default=2
     show_weights : bool, default=False
         Show the weighted class counts at each leaf.
@@ -142,7 +144,11 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
         raise ValueError(f"max_depth must be an int >= 0; got {max_depth!r}")
     if not isinstance(decimals, int) or decimals < 0:
         raise ValueError(f"decimals must be an int >= 0; got {decimals!r}")
+    if not isinstance(spacing, int) or isinstance(spacing, bool) or spacing <= 0:
+        raise ValueError(f"spacing must be > 0, given {spacing!r}")
     lines = []
+    level = "|" + " " * spacing
+    branch = "|" + "-" * spacing + " "
 
     def subtree_depth(node):
         depth, stack = 0, [(node, 0)]
@@ -157,7 +163,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     stack = [("node", 0, 0)]
     while stack:
         kind, node, depth = stack.pop()
-        indent = "|   " * depth + "|--- "
+        indent = level * depth + branch
         if kind == "right":  # the right branch's heading, once the left one is written
             name = names[tree.feature[node]]
             lines.append(indent + _condition(estimator, tree, node, name, decimals, False,

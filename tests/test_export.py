@@ -120,3 +120,19 @@ def test_exporters_check_their_arguments(cancer_tree):
         export_graphviz(clf, class_names=["only one"])
     with pytest.raises(ValueError, match="binary classifier"):
         plot_roc(DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]), [[0.0]], [0])
+
+
+def test_export_text_spacing_is_scikit_learns():
+    sk_tree = pytest.importorskip("sklearn.tree")
+    from dtree import DecisionTreeClassifier
+    from dtree.export import export_text
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    ours = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    theirs = sk_tree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    for options in (dict(spacing=1), dict(spacing=5, max_depth=1, show_weights=True),
+                    dict(spacing=3, decimals=4)):
+        assert export_text(ours, **options) == sk_tree.export_text(theirs, **options)
+    with pytest.raises(ValueError, match="spacing must be > 0"):
+        export_text(ours, spacing=0)
