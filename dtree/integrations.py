@@ -6,10 +6,11 @@
   SHAP values.
 - ``register_skl2onnx()``: skl2onnx converts pipelines holding dtree models
   with dtree's own ONNX converter.
+- ``to_dtreeviz(model, X, y)``: dtreeviz's view of a numeric-split tree.
 """
 import numpy as np
 
-__all__ = ["register_skl2onnx", "to_shap"]
+__all__ = ["register_skl2onnx", "to_dtreeviz", "to_shap"]
 
 
 def to_shap(model):
@@ -129,3 +130,44 @@ def _skl2onnx_converter(scope, operator, container):
                            [renamed(o) for o in node.output],
                            name=f"{prefix}_{node.name or node.op_type}", op_domain=domain,
                            op_version=1 if domain == "ai.onnx.ml" else None, **attributes)
+
+
+def to_dtreeviz(model, X, y, *, feature_names=None, target_name="target", class_names=None):
+    """The dtreeviz view of a fitted dtree model (``dtreeviz.model`` refuses classes it
+    does not know; its scikit-learn shadow tree reads dtree's node arrays).
+
+    Parameters
+    ----------
+    model : fitted DecisionTree*/ExtraTree* estimator
+        With numeric splits only: dtreeviz draws a split as a threshold and feeds
+        numbers back to ``predict``.
+    X, y : the data to draw (numeric X)
+    feature_names, target_name, class_names
+        As ``dtreeviz.model`` takes them (default: ``feature_names_in_``,
+        ``classes_``).
+
+    Returns
+    -------
+    dtreeviz.trees.DTreeVizAPI
+        ``.view()``, ``.leaf_sizes()``, ``.explain_prediction_path(x)``, ...
+    """
+    from dtreeviz.models.sklearn_decision_trees import ShadowSKDTree
+    from dtreeviz.trees import DTreeVizAPI
+
+    tree = getattr(model, "tree_", None)
+    if tree is None:
+        raise ValueError("to_dtreeviz needs a fitted dtree estimator (call fit first)")
+    if tree.category_sets.shape[0] > 0 or (tree.categorical_set >= 0).any():
+        raise ValueError("this tree splits by sets of categories: dtreeviz draws every "
+                         "split as a threshold, so it cannot show it; fit with numeric or "
+                         "one-hot columns to view it with dtreeviz")
+    if getattr(tree, "fractional_missing", False):
+        raise ValueError("this tree spreads missing values over both children "
+                         "(algorithm='c4.5'), which dtreeviz cannot show")
+    if feature_names is None:
+        feature_names = list(getattr(model, "feature_names_in_", None)
+                             or [f"feature_{i}" for i in range(model.n_features_in_)])
+    if class_names is None and hasattr(model, "classes_"):
+        class_names = [str(c) for c in model.classes_]
+    shadow = ShadowSKDTree(model, X, y, list(feature_names), target_name, class_names)
+    return DTreeVizAPI(shadow)

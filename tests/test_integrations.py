@@ -76,3 +76,26 @@ def test_skl2onnx_converts_pipelines_holding_dtree_models(task):
         np.testing.assert_allclose(got[1], pipe.predict_proba(X), rtol=1e-6)
     else:
         np.testing.assert_allclose(got[0].ravel(), pipe.predict(X), rtol=1e-5)
+
+
+def test_dtreeviz_views_numeric_trees_and_refuses_category_sets():
+    pytest.importorskip("dtreeviz")
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from dtree.integrations import to_dtreeviz
+    X, y = _data(seed=4)
+    X = np.nan_to_num(X)
+    labels = (y > 0).astype(int)
+    clf = dtree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, labels)
+    viz = to_dtreeviz(clf, X, labels, feature_names=["a", "b", "c", "d"])
+    # the shadow tree reads dtree's nodes: its leaves are the tree's
+    leaf_ids, counts = viz.shadow_tree.get_leaf_sample_counts()
+    np.testing.assert_array_equal(leaf_ids, np.flatnonzero(clf.tree_.children_left < 0))
+    np.testing.assert_array_equal(counts, clf.tree_.n_node_samples[leaf_ids])
+    text = viz.explain_prediction_path(X[0])
+    assert any(name in text for name in "abcd")
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"c": pd.Categorical(np.random.default_rng(0).choice(list("xyz"), 200))})
+    cat_clf = dtree.DecisionTreeClassifier().fit(frame, (frame.c == "y").astype(int))
+    with pytest.raises(ValueError, match="sets of categories"):
+        to_dtreeviz(cat_clf, frame, (frame.c == "y").astype(int))
