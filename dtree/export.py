@@ -6,61 +6,14 @@ drawn; each returns the matplotlib Axes it drew on and works headless (Agg).
 """
 import numpy as np
 
-from ._encode import check_fitted, encode_predict_X
+from ._encode import encode_predict_X
 from ._nodes import TREE_LEAF
+from ._drawing import export_graphviz, plot_tree
+from ._reading import _axes, _category_names, _fitted_and_named, _fitted_tree, _names
 
 __all__ = ["export_text", "export_compact", "export_rules", "export_graphviz",
            "plot_tree", "plot_decision_boundary", "roc_curve", "roc_auc", "plot_roc",
            "to_onnx", "onnx_input"]
-
-
-def _fitted_tree(estimator):
-    check_fitted(estimator)
-    return estimator.tree_
-
-
-def _fitted_and_named(estimator, feature_names, class_names):
-    """The fitted tree, and the names its text shows for features and classes."""
-    return (_fitted_tree(estimator), _names(estimator, feature_names),
-            _class_names(estimator, class_names))
-
-
-def _names(estimator, feature_names):
-    n = estimator.n_features_in_
-    if feature_names is None:
-        names = getattr(estimator, "feature_names_in_", None)
-        return [str(v) for v in names] if names is not None else \
-            [f"feature_{i}" for i in range(n)]
-    names = [str(v) for v in feature_names]
-    if len(names) != n:
-        raise ValueError(f"feature_names has {len(names)} entries; the tree has {n} features")
-    return names
-
-
-def _class_names(estimator, class_names):
-    """Per output, the names of its classes (None for a regressor).
-
-    ``class_names`` lists one name per class, or with several outputs one
-    such list per output.
-    """
-    if not hasattr(estimator, "classes_"):
-        return None
-    several = estimator.n_outputs_ > 1
-    per_output = estimator.classes_ if several else [estimator.classes_]
-    if class_names is None:
-        return [[str(c) for c in classes] for classes in per_output]
-    given = list(class_names) if several else [class_names]
-    if len(given) != len(per_output):
-        raise ValueError(f"class_names has {len(given)} lists; the tree has "
-                         f"{len(per_output)} outputs")
-    out = []
-    for names, classes in zip(given, per_output):
-        names = [str(c) for c in names]
-        if len(names) != len(classes):
-            raise ValueError(f"class_names has {len(names)} entries; the tree has "
-                             f"{len(classes)} classes")
-        out.append(names)
-    return out
 
 
 def _node_values(tree, node):
@@ -84,11 +37,6 @@ def _one_output(estimator, what):
     if estimator.n_outputs_ > 1:
         raise ValueError(f"{what} draws one output; this tree has {estimator.n_outputs_} "
                          "(fit one on the output to draw)")
-
-
-def _category_names(estimator, tree, node):
-    categories = estimator.categories_[tree.feature[node]]
-    return "{" + ", ".join(str(categories[c]) for c in tree.left_categories(node)) + "}"
 
 
 def _condition(estimator, tree, node, name, decimals, left, gt=">"):
@@ -350,127 +298,7 @@ def _node_colour(tree, node, value_range):
     return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
-def _dot_escape(text):
-    return text.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def export_graphviz(estimator, *, feature_names=None, class_names=None, filled=True,
-                    decimals=3, max_depth=None):
-    """Graphviz dot source of the tree (render it with ``dot -Tpng``).
-
-    Parameters
-    ----------
-    estimator : fitted estimator
-    feature_names, class_names : list of str, optional
-    filled : bool, default=True
-        Colour nodes by majority class (classifiers) or by value (regressors).
-    decimals : int, default=3
-    max_depth : int, optional
-        Draw nodes down to this depth only.
-
-    Returns
-    -------
-    str
-    """
-    tree, names, classes = _fitted_and_named(estimator, feature_names, class_names)
-    criterion = getattr(estimator, "criterion", "impurity")
-    value_range = (tree.value[:, 0, 0].min(), tree.value[:, 0, 0].max())
-    out = ["digraph Tree {",
-           'node [shape=box, style="filled, rounded", color="black", fontname="helvetica"] ;',
-           'edge [fontname="helvetica"] ;']
-    stack = [(0, 0)]
-    while stack:
-        node, depth = stack.pop()
-        parts = []
-        leaf = tree.children_left[node] == TREE_LEAF
-        if not leaf:
-            parts.append(_condition(estimator, tree, node, names[tree.feature[node]],
-                                    decimals, True))
-        parts.append(f"{criterion} = {tree.impurity[node]:.{decimals}f}")
-        parts.append(f"samples = {int(tree.n_node_samples[node])}")
-        if classes is None:
-            parts.append(f"value = {_joined(_outcomes(tree, node, None, decimals))}")
-        else:
-            counts = [_number_list(v * tree.weighted_n_node_samples[node], decimals, "g")
-                      for v in _node_values(tree, node)]
-            parts.append(f"value = {_joined(counts)}")
-            parts.append(f"class = {_joined(_outcomes(tree, node, classes, decimals))}")
-        label = "\\n".join(_dot_escape(part) for part in parts)
-        attrs = f'label="{label}"'
-        if filled:
-            attrs += f', fillcolor="{_node_colour(tree, node, value_range)}"'
-        out.append(f"{node} [{attrs}] ;")
-        if leaf or (max_depth is not None and depth >= max_depth):
-            continue
-        for side, child in (("True", tree.children_left[node]),
-                            ("False", tree.children_right[node])):
-            edge = f"{node} -> {child}"
-            if node == 0:
-                angle = 45 if side == "True" else -45
-                edge += f' [labeldistance=2.5, labelangle={angle}, headlabel="{side}"]'
-            out.append(edge + " ;")
-            stack.append((child, depth + 1))
-    out.append("}")
-    return "\n".join(out) + "\n"
-
-
 # ------------------------------------------------------------- pictures
-def _axes(ax, figsize):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize)
-    return ax
-
-
-def plot_tree(estimator, *, feature_names=None, class_names=None, max_depth=None,
-              decimals=2, fontsize=8, ax=None):
-    """Draw the tree as boxes joined by arrows (left child: ``<=``).
-
-    Returns
-    -------
-    matplotlib Axes
-    """
-    tree, names, classes = _fitted_and_named(estimator, feature_names, class_names)
-    value_range = (tree.value[:, 0, 0].min(), tree.value[:, 0, 0].max())
-    # x position: leaves evenly spaced in order, parents centred over children
-    positions, next_leaf = {}, 0
-    stack = [(0, 0, False)]  # (node, depth, children placed): no recursion limit
-    while stack:
-        node, depth, done = stack.pop()
-        left, right = tree.children_left[node], tree.children_right[node]
-        if done:
-            positions[node] = ((positions[left][0] + positions[right][0]) / 2.0, depth)
-        elif left == TREE_LEAF or (max_depth is not None and depth >= max_depth):
-            positions[node] = (next_leaf, depth)
-            next_leaf += 1
-        else:
-            stack.extend([(node, depth, True), (right, depth + 1, False),
-                          (left, depth + 1, False)])
-    width = max(next_leaf, 1)
-    height = max(d for _, d in positions.values()) + 1
-    ax = _axes(ax, (min(2 + 1.6 * width, 40), min(1.5 + 1.3 * height, 30)))
-    ax.set_axis_off()
-    ax.set_xlim(-0.7, width - 0.3)
-    ax.set_ylim(-height + 0.4, 0.6)
-    for node, (x, depth) in positions.items():
-        leaf = tree.children_left[node] == TREE_LEAF
-        lines = [] if leaf else [_condition(estimator, tree, node, names[tree.feature[node]],
-                                            decimals, True)]
-        lines.append(f"samples = {int(tree.n_node_samples[node])}")
-        kind = "value" if classes is None else "class"
-        lines.append(f"{kind} = {_joined(_outcomes(tree, node, classes, decimals))}")
-        ax.annotate("\n".join(lines), (x, -depth), ha="center", va="center", fontsize=fontsize,
-                    bbox=dict(boxstyle="round", fc=_node_colour(tree, node, value_range),
-                              ec="black"))
-        if not leaf and node in positions and tree.children_left[node] in positions:
-            for child in (tree.children_left[node], tree.children_right[node]):
-                cx, cd = positions[child]
-                ax.annotate("", xy=(cx, -cd + 0.18), xytext=(x, -depth - 0.18),
-                            arrowprops=dict(arrowstyle="->", color="grey"))
-    return ax
-
-
 def _leaf_boxes(tree, lows, highs):
     """Axis-aligned box of every leaf of a tree on two features."""
     boxes = []

@@ -58,7 +58,7 @@ def test_compact_form_of_a_depth_4_breast_cancer_tree(cancer_tree):
 
 def test_graphviz_source_parses(cancer_tree):
     clf, _, _ = cancer_tree
-    dot = export_graphviz(clf, feature_names=[f"f{i}" for i in range(30)])
+    dot = export_graphviz(clf, feature_names=[f"f{i}" for i in range(30)], filled=True)
     assert dot.startswith("digraph Tree {") and dot.rstrip().endswith("}")
     nodes = re.findall(r'^(\d+) \[label="([^"]*)", fillcolor="#[0-9a-f]{6}"\] ;$', dot, re.M)
     edges = re.findall(r"^(\d+) -> (\d+)", dot, re.M)
@@ -72,7 +72,9 @@ def test_graphviz_source_parses(cancer_tree):
     root_label = dict(nodes)["0"]
     assert root_label.startswith(f"f{tree.feature[0]} <= ") and "samples = 569" in root_label
     plain = export_graphviz(clf, filled=False, max_depth=1)
-    assert "fillcolor" not in plain and len(re.findall(r" -> ", plain)) == 2
+    # below max_depth, scikit-learn's "(...)" stands for each cut subtree
+    assert "fillcolor" not in plain and len(re.findall(r" -> ", plain)) == 6
+    assert plain.count('[label="(...)"]') == 4
 
 
 def test_rules_cover_every_leaf_once(cancer_tree):
@@ -85,7 +87,13 @@ def test_rules_cover_every_leaf_once(cancer_tree):
 
 def test_pictures_render(tmp_path, cancer_tree):
     clf, X, y = cancer_tree
-    for name, ax in [("tree", plot_tree(clf)), ("roc", plot_roc(clf, X, y))]:
+    boxes = plot_tree(clf, filled=True, feature_names=[f"f{i}" for i in range(30)])
+    assert len(boxes) == clf.tree_.node_count + 2      # and the root's True / False
+    # each box holds export_graphviz's lines
+    first = export_graphviz(clf, feature_names=[f"f{i}" for i in range(30)]).split(
+        "0 [label=\"")[1].split("\"]")[0]
+    assert boxes[0].get_text() == first.replace("\\n", "\n")
+    for name, ax in [("tree", boxes[0].axes), ("roc", plot_roc(clf, X, y))]:
         out = tmp_path / f"{name}.png"
         ax.figure.savefig(out)
         assert out.stat().st_size > 5000
@@ -136,3 +144,68 @@ def test_export_text_spacing_is_scikit_learns():
         assert export_text(ours, **options) == sk_tree.export_text(theirs, **options)
     with pytest.raises(ValueError, match="spacing must be > 0"):
         export_text(ours, spacing=0)
+
+
+
+@pytest.mark.parametrize("options", [
+    dict(), dict(filled=True), dict(filled=True, rounded=True, node_ids=True, proportion=True),
+    dict(label="root", class_names=True, special_characters=True, leaves_parallel=True),
+    dict(label="none", impurity=False, rotate=True, precision=1, max_depth=1, filled=True),
+    dict(feature_names=["a", "b", "c"], precision=5, max_depth=0),
+    dict(rounded=True, fontname="times")])
+def test_export_graphviz_is_scikit_learns_byte_for_byte(options):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5)
+    w = rng.integers(1, 4, 300).astype(float)
+    pairs = [(DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y, sample_weight=w),
+              SkClassifier(max_depth=3, random_state=0).fit(X, y, sample_weight=w))]
+    yr = np.round(X[:, 0] * 3 + X[:, 1])
+    pairs.append((DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, yr),
+                  SkRegressor(max_depth=3, random_state=0).fit(X, yr)))
+    Y = np.c_[(X[:, 0] > 0).astype(int), (X[:, 1] > 0).astype(int) * 2]
+    pairs.append((DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, Y),
+                  SkClassifier(max_depth=2, random_state=0).fit(X, Y)))
+    from sklearn.tree import export_graphviz as sk_export_graphviz
+    for ours, theirs in pairs:
+        kwargs = dict(options)
+        if not hasattr(ours, "classes_"):
+            kwargs.pop("class_names", None)
+        assert export_graphviz(ours, **kwargs) == sk_export_graphviz(theirs, **kwargs)
+
+
+def test_export_graphviz_writes_files_and_shows_dtree_extras(tmp_path):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"x": rng.normal(size=300),
+                          "c": pd.Categorical(rng.choice(list("pqr"), 300))})
+    frame.loc[rng.random(300) < 0.1, "x"] = np.nan
+    y = (frame.c.isin(["p", "r"]) ^ (frame.x > 0)).astype(int)
+    clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(frame, y)
+    dot = export_graphviz(clf, show_missing=True)
+    assert re.search(r"x\[1\] in \{[pqr](, [pqr])*\}", dot) and "missing: " in dot
+    path = tmp_path / "tree.dot"
+    assert export_graphviz(clf, out_file=str(path)) is None
+    assert path.read_text() == export_graphviz(clf)
+    with pytest.raises(ValueError, match="label must be"):
+        export_graphviz(clf, label="some")
+    with pytest.raises(ValueError, match="precision"):
+        export_graphviz(clf, precision=-1)
+
+
+def test_plot_tree_boxes_read_as_scikit_learns():
+    import matplotlib.pyplot as plt
+    from sklearn.tree import plot_tree as sk_plot_tree
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    ours = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    theirs = SkClassifier(max_depth=3, random_state=0).fit(X, y)
+    for options in (dict(), dict(label="root", node_ids=True, proportion=True, precision=2,
+                                 class_names=["no", "yes"], max_depth=1),
+                    dict(impurity=False, feature_names=["a", "b", "c"], filled=True)):
+        mine = sorted(box.get_text() for box in plot_tree(ours, **options))
+        fig, ax = plt.subplots()
+        reference = sorted(a.get_text() for a in sk_plot_tree(theirs, ax=ax, **options))
+        plt.close(fig)
+        assert mine == reference
