@@ -7,10 +7,13 @@
 - ``register_skl2onnx()``: skl2onnx converts pipelines holding dtree models
   with dtree's own ONNX converter.
 - ``to_dtreeviz(model, X, y)``: dtreeviz's view of a numeric-split tree.
+- ``log_mlflow_model`` / ``save_mlflow_model`` / ``log_fit``: MLflow pyfunc models
+  kept in dtree's own model file (no pickle), and autolog-style logging.
 """
 import numpy as np
 
-__all__ = ["register_skl2onnx", "to_dtreeviz", "to_shap"]
+__all__ = ["log_fit", "log_mlflow_model", "register_skl2onnx", "save_mlflow_model",
+           "to_dtreeviz", "to_shap"]
 
 
 def to_shap(model):
@@ -171,3 +174,79 @@ def to_dtreeviz(model, X, y, *, feature_names=None, target_name="target", class_
         class_names = [str(c) for c in model.classes_]
     shadow = ShadowSKDTree(model, X, y, list(feature_names), target_name, class_names)
     return DTreeVizAPI(shadow)
+
+
+def log_mlflow_model(model, name="model", **kwargs):
+    """Log a fitted dtree model to the active MLflow run, stored in dtree's own model
+    file (no pickle: loading never runs code from the artifact).
+
+    The model is an MLflow pyfunc model whose loader is this module
+    (``mlflow.pyfunc.load_model(uri).predict(X)`` calls the tree's ``predict``).
+    Other keyword arguments go to ``mlflow.pyfunc.log_model`` (``signature``,
+    ``input_example``, ...).
+
+    Returns
+    -------
+    mlflow.models.model.ModelInfo
+    """
+    import mlflow.pyfunc
+    return _with_model_file(model, lambda path: mlflow.pyfunc.log_model(
+        name=name, loader_module=__name__, data_path=path,
+        pip_requirements=kwargs.pop("pip_requirements", _requirements()), **kwargs))
+
+
+def save_mlflow_model(model, path, **kwargs):
+    """Save a fitted dtree model as an MLflow pyfunc model directory at ``path`` (see
+    ``log_mlflow_model``)."""
+    import mlflow.pyfunc
+    _with_model_file(model, lambda file: mlflow.pyfunc.save_model(
+        path, loader_module=__name__, data_path=file,
+        pip_requirements=kwargs.pop("pip_requirements", _requirements()), **kwargs))
+
+
+def log_fit(model, X=None, y=None, sample_weight=None):
+    """Log what autologging would for a fitted dtree model to the active MLflow run:
+    its parameters, its size (depth, leaves) and, given data, its score on it.
+
+    Returns
+    -------
+    dict
+        The metrics logged.
+    """
+    import mlflow
+    mlflow.log_params({k: v for k, v in model.get_params().items()})
+    metrics = {"tree_depth": float(model.get_depth()), "tree_leaves": float(model.get_n_leaves())}
+    if X is not None and y is not None:
+        metrics["training_score"] = float(model.score(X, y, sample_weight=sample_weight))
+    mlflow.log_metrics(metrics)
+    return metrics
+
+
+def _with_model_file(model, write):
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.dtree")
+        model.save(path)
+        return write(path)
+
+
+def _requirements():
+    from ._version import __version__
+    return [f"dtree-exact=={__version__}"]
+
+
+class _MlflowModel:
+    """What ``mlflow.pyfunc`` loads: the tree, predicting on the given input."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def predict(self, model_input, params=None):
+        return self.model.predict(model_input)
+
+
+def _load_pyfunc(data_path):
+    """MLflow's loader protocol: the model file logged by ``log_mlflow_model``."""
+    from ._io import load
+    return _MlflowModel(load(data_path))

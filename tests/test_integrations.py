@@ -99,3 +99,30 @@ def test_dtreeviz_views_numeric_trees_and_refuses_category_sets():
     cat_clf = dtree.DecisionTreeClassifier().fit(frame, (frame.c == "y").astype(int))
     with pytest.raises(ValueError, match="sets of categories"):
         to_dtreeviz(cat_clf, frame, (frame.c == "y").astype(int))
+
+
+def test_mlflow_round_trip_through_dtrees_model_file(tmp_path, monkeypatch):
+    mlflow = pytest.importorskip("mlflow")
+    # a local file store (mlflow-skinny has no database backend)
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    import mlflow.pyfunc
+    from dtree.integrations import log_fit, log_mlflow_model, save_mlflow_model
+    X, y = _data(seed=6)
+    labels = (y > 0).astype(int)
+    clf = dtree.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, labels)
+    mlflow.set_tracking_uri((tmp_path / "mlruns").as_uri())
+    with mlflow.start_run() as run:
+        info = log_mlflow_model(clf, name="tree")
+        metrics = log_fit(clf, X, labels)
+    loaded = mlflow.pyfunc.load_model(info.model_uri)
+    np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
+    data = mlflow.get_run(run.info.run_id).data
+    assert data.params["max_depth"] == "4" and data.metrics["tree_leaves"] == clf.get_n_leaves()
+    assert metrics["training_score"] == clf.score(X, labels)
+    # the directory holds dtree's model file and no pickle
+    save_mlflow_model(clf, tmp_path / "saved")
+    files = {p.name for p in (tmp_path / "saved").rglob("*") if p.is_file()}
+    assert "model.dtree" in files and not any(f.endswith((".pkl", ".pickle")) for f in files)
+    assert "dtree.integrations" in (tmp_path / "saved" / "MLmodel").read_text()
+    again = mlflow.pyfunc.load_model(str(tmp_path / "saved"))
+    np.testing.assert_array_equal(again.predict(X), clf.predict(X))
