@@ -7,12 +7,12 @@
 - ``register_skl2onnx()``: skl2onnx converts pipelines holding dtree models
   with dtree's own ONNX converter.
 - ``to_dtreeviz(model, X, y)``: dtreeviz's view of a numeric-split tree.
-- ``log_mlflow_model`` / ``save_mlflow_model`` / ``log_fit``: MLflow pyfunc models
-  kept in dtree's own model file (no pickle), and autolog-style logging.
+- ``log_mlflow_model`` / ``save_mlflow_model`` / ``log_fit`` / ``autolog``: MLflow
+  pyfunc models kept in dtree's own model file (no pickle), and logging of fits.
 """
 import numpy as np
 
-__all__ = ["log_fit", "log_mlflow_model", "register_skl2onnx", "save_mlflow_model",
+__all__ = ["autolog", "log_fit", "log_mlflow_model", "register_skl2onnx", "save_mlflow_model",
            "to_dtreeviz", "to_shap"]
 
 
@@ -250,3 +250,47 @@ def _load_pyfunc(data_path):
     """MLflow's loader protocol: the model file logged by ``log_mlflow_model``."""
     from ._io import load
     return _MlflowModel(load(data_path))
+
+
+_UNPATCHED = {}
+
+
+def autolog(disable=False):
+    """Log every dtree fit to MLflow, as ``mlflow.sklearn.autolog`` does for
+    scikit-learn's estimators (which it finds by class): after each ``fit``, its
+    parameters, depth, leaves and training score (``log_fit``) go to the active
+    run, or to a run started for the fit.
+
+    Parameters
+    ----------
+    disable : bool, default=False
+        Stop logging (restore the plain ``fit``).
+    """
+    import functools
+
+    import mlflow
+
+    from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+    for cls in (DecisionTreeClassifier, DecisionTreeRegressor):
+        if disable:
+            if cls in _UNPATCHED:
+                cls.fit = _UNPATCHED.pop(cls)
+            continue
+        if cls in _UNPATCHED:
+            continue
+        plain = _UNPATCHED[cls] = cls.fit
+
+        @functools.wraps(plain)
+        def fit(self, X, y, sample_weight=None, _plain=plain):
+            fitted = _plain(self, X, y, sample_weight=sample_weight)
+            started = mlflow.active_run() is None
+            if started:
+                mlflow.start_run()
+            try:
+                log_fit(fitted, X, y, sample_weight)
+            finally:
+                if started:
+                    mlflow.end_run()
+            return fitted
+
+        cls.fit = fit

@@ -126,3 +126,25 @@ def test_mlflow_round_trip_through_dtrees_model_file(tmp_path, monkeypatch):
     assert "dtree.integrations" in (tmp_path / "saved" / "MLmodel").read_text()
     again = mlflow.pyfunc.load_model(str(tmp_path / "saved"))
     np.testing.assert_array_equal(again.predict(X), clf.predict(X))
+
+
+def test_mlflow_autolog_logs_each_fit_and_can_be_undone(tmp_path, monkeypatch):
+    mlflow = pytest.importorskip("mlflow")
+    from dtree.integrations import autolog
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    mlflow.set_tracking_uri((tmp_path / "mlruns").as_uri())
+    X, y = _data(seed=7)
+    plain_fit = dtree.DecisionTreeRegressor.fit
+    autolog()
+    try:
+        with mlflow.start_run() as run:
+            reg = dtree.ExtraTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+        data = mlflow.get_run(run.info.run_id).data
+        assert data.params["splitter"] == "random" and data.metrics["tree_depth"] == 3
+        assert data.metrics["training_score"] == pytest.approx(reg.score(X, y))
+        dtree.DecisionTreeClassifier(max_depth=2).fit(X, y > 0)   # a run of its own
+        runs = mlflow.search_runs(output_format="list")
+        assert len(runs) == 2
+    finally:
+        autolog(disable=True)
+    assert dtree.DecisionTreeRegressor.fit is plain_fit
