@@ -238,3 +238,13 @@ class ParamsMixin(SklearnProtocols):
             if not same:
                 shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+class PathResult(dict):
+    """A dict whose keys are also attributes (scikit-learn's Bunch)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None

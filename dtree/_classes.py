@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import _validation as val
-from ._base import XY_PARAMETERS, ParamsMixin, documented, register
+from ._base import XY_PARAMETERS, ParamsMixin, PathResult, documented, register
 from ._encode import (check_fitted, check_label_kinds, check_regression_target,
                       class_weighted, encode_fit_X, encode_label_columns, encode_predict_X,
                       friedman_alias, numeric_target)
@@ -22,16 +22,6 @@ from ._params import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
 from ._presets import splits_text
 from ._pruning import RISKS, cost_complexity_path, prune_ccp
 from ._scaling import power_of_two_scale, scaled
-
-
-class PathResult(dict):
-    """A dict whose keys are also attributes (scikit-learn's Bunch)."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 class BaseDecisionTree(ParamsMixin):

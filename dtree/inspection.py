@@ -15,17 +15,9 @@ target_idx=0, deciles={})``.
 """
 import numpy as np
 
+from ._base import PathResult as Bunch      # (scikit-learn's Bunch: keys as attributes)
+
 __all__ = ["partial_dependence"]
-
-
-class Bunch(dict):
-    """A dict whose keys are also attributes (scikit-learn's ``Bunch``)."""
-
-    def __getattr__(self, key):
-        try:
-            return self[key]
-        except KeyError:
-            raise AttributeError(key) from None
 
 
 def partial_dependence(estimator, X, features, *, percentiles=(0.05, 0.95),

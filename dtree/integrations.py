@@ -16,6 +16,22 @@ __all__ = ["autolog", "log_fit", "log_mlflow_model", "register_skl2onnx", "save_
            "to_dtreeviz", "to_shap"]
 
 
+def _threshold_tree(model, caller, refusal):
+    """The fitted tree of ``model`` if every split is a threshold with missing values on
+    one side (what tools built for scikit-learn's trees can read); else a clear error."""
+    tree = getattr(model, "tree_", None)
+    if tree is None:
+        raise ValueError(f"{caller} needs a fitted dtree estimator (call fit first)")
+    if tree.category_sets.shape[0] > 0 or (tree.categorical_set >= 0).any():
+        raise ValueError(f"this tree splits by sets of categories, which {refusal} (it "
+                         "reads every split as a threshold): fit with numeric or one-hot "
+                         "columns")
+    if getattr(tree, "fractional_missing", False):
+        raise ValueError(f"this tree spreads missing values over both children "
+                         f"(algorithm='c4.5'), which {refusal}")
+    return tree
+
+
 def to_shap(model):
     """A fitted dtree estimator as the model dict ``shap.TreeExplainer`` takes.
 
@@ -37,16 +53,7 @@ def to_shap(model):
     >>> explainer = shap.TreeExplainer(to_shap(clf))                 # doctest: +SKIP
     >>> values = explainer.shap_values(X)                            # doctest: +SKIP
     """
-    tree = getattr(model, "tree_", None)
-    if tree is None:
-        raise ValueError("to_shap needs a fitted dtree estimator (call fit first)")
-    if tree.category_sets.shape[0] > 0 or (tree.categorical_set >= 0).any():
-        raise ValueError("this tree splits by sets of categories, which shap's tree format "
-                         "cannot express (it compares a value with a threshold): fit with "
-                         "numeric or one-hot columns to explain it with shap")
-    if getattr(tree, "fractional_missing", False):
-        raise ValueError("this tree spreads missing values over both children "
-                         "(algorithm='c4.5'), which shap's tree format cannot express")
+    tree = _threshold_tree(model, "to_shap", "shap's tree format cannot express")
     values = np.asarray(tree.value, dtype=np.float64).reshape(tree.node_count, -1)
     classifier = bool(tree.is_classifier)
     if classifier:     # class fractions, as shap normalizes a scikit-learn classifier's
@@ -157,16 +164,7 @@ def to_dtreeviz(model, X, y, *, feature_names=None, target_name="target", class_
     from dtreeviz.models.sklearn_decision_trees import ShadowSKDTree
     from dtreeviz.trees import DTreeVizAPI
 
-    tree = getattr(model, "tree_", None)
-    if tree is None:
-        raise ValueError("to_dtreeviz needs a fitted dtree estimator (call fit first)")
-    if tree.category_sets.shape[0] > 0 or (tree.categorical_set >= 0).any():
-        raise ValueError("this tree splits by sets of categories: dtreeviz draws every "
-                         "split as a threshold, so it cannot show it; fit with numeric or "
-                         "one-hot columns to view it with dtreeviz")
-    if getattr(tree, "fractional_missing", False):
-        raise ValueError("this tree spreads missing values over both children "
-                         "(algorithm='c4.5'), which dtreeviz cannot show")
+    _threshold_tree(model, "to_dtreeviz", "dtreeviz cannot show")
     if feature_names is None:
         feature_names = list(getattr(model, "feature_names_in_", None)
                              or [f"feature_{i}" for i in range(model.n_features_in_)])
