@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _validation as val
 from ._base import XY_PARAMETERS, ParamsMixin, PathResult, documented, register
+from ._editing import EditingMixin
 from ._encode import (check_fitted, check_label_kinds, check_regression_target,
                       class_weighted, encode_fit_X, encode_label_columns, encode_predict_X,
                       friedman_alias, numeric_target)
@@ -24,7 +25,7 @@ from ._pruning import RISKS, cost_complexity_path, prune_ccp
 from ._scaling import power_of_two_scale, scaled
 
 
-class BaseDecisionTree(ParamsMixin):
+class BaseDecisionTree(EditingMixin, ParamsMixin):
     """Shared fit / apply / inspection logic of the two estimators."""
 
 
