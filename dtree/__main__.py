@@ -2,7 +2,8 @@
 
     python -m dtree fit data.csv --target COL [--criterion gini --max-depth 5] -o model.dtree
     python -m dtree predict model.dtree data.csv [-o predictions.csv]
-    python -m dtree show model.dtree [--format text|dot|rules|compact]
+    python -m dtree show model.dtree [--format text|dot|rules|compact|sql]
+                                     [--table t] [--dialect sqlite|duckdb|postgres|ansi]
     python -m dtree eval model.dtree data.csv --target COL
 
 CSV files are read with pandas when it is installed, else with the standard
@@ -178,7 +179,9 @@ def cmd_predict(args):
 def cmd_show(args):
     model = _load(args.model)
     formats = {"text": export.export_text, "dot": export.export_graphviz,
-               "rules": export.export_rules, "compact": export.export_compact}
+               "rules": export.export_rules, "compact": export.export_compact,
+               "sql": lambda m: export.export_sql(m, table=args.table, dialect=args.dialect)
+               + ";\n"}
     print(formats[args.format](model), end="" if args.format != "compact" else "\n")
 
 
@@ -240,7 +243,12 @@ def build_parser():
 
     show = sub.add_parser("show", help="print a saved model")
     show.add_argument("model")
-    show.add_argument("--format", choices=["text", "dot", "rules", "compact"], default="text")
+    show.add_argument("--format", choices=["text", "dot", "rules", "compact", "sql"],
+                      default="text")
+    show.add_argument("--table", default="t", help="the table --format sql scores")
+    show.add_argument("--dialect", default="sqlite",
+                      choices=["sqlite", "duckdb", "postgres", "ansi"],
+                      help="SQL dialect of --format sql")
     show.set_defaults(func=cmd_show)
 
     evaluate = sub.add_parser("eval", help="accuracy (and confusion matrix) or R2 on a CSV")

@@ -14,6 +14,7 @@ import numpy as np
 from . import _validation as val
 from ._base import XY_PARAMETERS, ParamsMixin, PathResult, documented, register
 from ._editing import EditingMixin
+from ._summary import SummaryMixin
 from ._encode import (check_fitted, check_label_kinds, check_regression_target,
                       class_weighted, encode_fit_X, encode_label_columns, encode_predict_X,
                       friedman_alias, numeric_target)
@@ -25,7 +26,7 @@ from ._pruning import RISKS, cost_complexity_path, prune_ccp
 from ._scaling import power_of_two_scale, scaled
 
 
-class BaseDecisionTree(EditingMixin, ParamsMixin):
+class BaseDecisionTree(EditingMixin, SummaryMixin, ParamsMixin):
     """Shared fit / apply / inspection logic of the two estimators."""
 
 
@@ -41,7 +42,7 @@ class BaseDecisionTree(EditingMixin, ParamsMixin):
                     classifier_tags=(ClassifierTags(multi_label=not outputs_refusals(self))
                                      if kind == "classifier" else None),
                     regressor_tags=RegressorTags() if kind == "regressor" else None,
-                    input_tags=InputTags(allow_nan=self.handle_missing == "split",
+                    input_tags=InputTags(allow_nan=self.handle_missing != "error",
                                          string=text, categorical=text, sparse=True))
 
     # ------------------------------------------------------------------ fit
@@ -286,11 +287,15 @@ class DecisionTreeClassifier(BaseDecisionTree):
         C4.5's confidence factor for ``pruning="pessimistic"``, in (0, 0.5].
     validation_fraction : float, default=0.1
         Held-out fraction for ``pruning="reduced_error"``.
-    handle_missing : {"split", "error"}, default="split"
+    handle_missing : {"split", "surrogate", "error"}, default="split"
         NaN in X is a missing value: "split" learns, at each split, whether
         missing values go left or right (both are tried, as is a split on
         missingness alone); where a node saw none at fit, NaN follows the child
-        with more samples. "error" refuses NaN.
+        with more samples. "surrogate" grows the same tree, then at predict a
+        row missing a node's feature follows that node's first surrogate split
+        whose feature it has, else the side the split sent more training
+        weight (rpart's ``usesurrogate=2``; see ``n_surrogates``). "error"
+        refuses NaN.
     categorical_features : None, "auto", indices, names or boolean mask, default="auto"
         Columns split by sets of categories instead of thresholds. "auto":
         text columns, that is pandas category / object / string columns,
@@ -361,6 +366,18 @@ class DecisionTreeClassifier(BaseDecisionTree):
         scikit-learn's fixed rule, which never splits a feature measured in
         small units (its values 1e-9 apart). Not with ``splitter="hist"`` (whose
         bins decide) or ``algorithm="c4.5"``.
+    keep_competitors : int >= 0, default=0
+        Keep, at each split node, the best split on up to this many other
+        features (rpart's competitor "primary splits"), in
+        ``tree_.other_splits``; ``summary()`` and ``export_text`` show them.
+        Computed after growth from the training rows (0: nothing is done).
+    n_surrogates : int >= 0 or None, default=None
+        Keep up to this many surrogate splits per split node (rpart's
+        definition: the splits on other features that best agree with the
+        split, with their agreement and adjusted agreement). None: 5 with
+        ``handle_missing="surrogate"`` (rpart's ``maxsurrogate``), else 0.
+        Competitors and surrogates need ``splitter="best"``, CART, dense X and
+        no ``monotonic_cst``.
 
     Attributes
     ----------
@@ -402,7 +419,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
-                 monotonic_cst=None, value_tolerance=0.0):
+                 monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
+                 n_surrogates=None):
         self._store_params(locals())
 
     def fit(self, X, y, sample_weight=None):
@@ -518,7 +536,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
     quantile : float in (0, 1), default=0.5
         The level of ``criterion="quantile"`` (other criteria ignore it).
     ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
-    categorical_features, handle_unknown, n_jobs, max_bins, monotonic_cst, value_tolerance
+    categorical_features, handle_unknown, n_jobs, max_bins, monotonic_cst, value_tolerance,
+    keep_competitors, n_surrogates
         See ``DecisionTreeClassifier``; here ``monotonic_cst`` constrains the
         predicted value, and ``pruning="pessimistic"`` is for classifiers only.
 
@@ -548,7 +567,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
-                 monotonic_cst=None, value_tolerance=0.0):
+                 monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
+                 n_surrogates=None):
         criterion = friedman_alias(criterion)   # as scikit-learn 1.9 does, at construction
         self._store_params(locals())
 
@@ -639,7 +659,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
-                 monotonic_cst=None, value_tolerance=0.0):
+                 monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
+                 n_surrogates=None):
         self._store_params(locals())
 
 
@@ -668,6 +689,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
-                 monotonic_cst=None, value_tolerance=0.0):
+                 monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
+                 n_surrogates=None):
         criterion = friedman_alias(criterion)
         self._store_params(locals())

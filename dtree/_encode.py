@@ -17,8 +17,8 @@ from ._presets import algorithm, categorical_spec, criterion
 
 
 def missing_allowed(est):
-    """Whether NaN in X is a missing value (``handle_missing="split"``)."""
-    return est.handle_missing == "split"
+    """Whether NaN in X is a missing value (``handle_missing`` "split" or "surrogate")."""
+    return est.handle_missing != "error"
 
 
 def encode_fit_X(est, X):

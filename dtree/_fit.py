@@ -358,8 +358,49 @@ def fit_tree(est, X, encoded_y, weights, n_classes):
     elif est.ccp_alpha > 0.0:
         tree = prune_ccp(tree, float(est.ccp_alpha), est.prune_risk)
         est.ccp_alpha_ = float(est.ccp_alpha)
-    est.tree_ = tree
+    est.tree_ = _with_other_splits(est, tree, X, encoded_y, weights, n_classes)
     return est
+
+
+def n_surrogates(est):
+    """Surrogates to keep per split: ``n_surrogates``, or rpart's 5 when they route."""
+    if est.n_surrogates is not None:
+        return int(est.n_surrogates)
+    return 5 if est.handle_missing == "surrogate" else 0
+
+
+def _with_other_splits(est, tree, X, encoded_y, weights, n_classes):
+    """The tree with its competitor and surrogate splits attached, if asked for."""
+    surrogate_missing = est.handle_missing == "surrogate"
+    k, s = int(est.keep_competitors), n_surrogates(est)
+    if not (k or s or surrogate_missing):
+        return tree
+    refused = [what for what, used in (
+        (f"splitter={est.splitter!r}", est.splitter != "best"),
+        (f"algorithm={algorithm(est)!r}", algorithm(est) != "cart"),
+        ("monotonic_cst", est.monotonic_cst is not None),
+        ("sparse X", is_sparse(X))) if used]
+    if refused:
+        asked = ("handle_missing='surrogate'" if surrogate_missing else
+                 "keep_competitors" if k else "n_surrogates")
+        raise ValueError(f"{asked} needs the exact CART search on dense X: not "
+                         f"supported with {', '.join(refused)}")
+    from ._other_splits import attach
+    if weights is None:
+        weights = np.ones(X.shape[0])
+    keep = weights > 0      # as growth: a zero-weight row places nothing
+    X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
+    params = resolve_params(est, X.shape[0], X.shape[1], float(weights.sum()))
+    n_categories = np.array([0 if c is None else max(1, len(c))
+                             for c in est.categories_], dtype=np.int32)
+    setting = dict(n_classes=_most_classes(n_classes), criterion=CRITERIA[criterion(est)],
+                   min_samples_leaf=params.min_samples_leaf,
+                   min_weight_leaf=params.min_weight_leaf,
+                   quantile=float(getattr(est, "quantile", 0.5)),
+                   value_tolerance=float(est.value_tolerance), n_categories=n_categories)
+    return attach(tree, np.asarray(X, dtype=np.float32), encoded_y, weights,
+                  setting=setting, categorical=n_categories > 0, n_competitors=k,
+                  n_surrogates=s, surrogate_missing=surrogate_missing)
 
 
 def outputs_refusals(est):

@@ -25,6 +25,8 @@ import numpy as np
 from ._base import ESTIMATORS, parameter_names
 from ._encode import check_fitted
 from ._nodes import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
+from ._model_checks import ModelFileError, check_other_splits, check_set
+from ._other_splits import COLUMNS as OTHER_COLUMNS
 from ._params import InvalidParameterError, validate_params
 from ._version import __version__
 
@@ -34,7 +36,8 @@ FORMAT_NAME = "dtree-model"
 # their units in the header (impurity_exponent, weight_unit); 1: in the user's units.
 # A file is written in the oldest version that holds it, so one-output models stay
 # readable by older releases.
-FORMAT_VERSION = 3
+# 4: competitor and surrogate splits (``other_*`` members, missing_rule "surrogate");
+FORMAT_VERSION = 4
 # The largest model file we read (and so the largest member): far above any real
 # tree, far below a hostile file's claims. load(max_bytes=...) raises or lowers it.
 MAX_FILE_BYTES = 1 << 31
@@ -59,10 +62,8 @@ STORED_SCALED = {"impurity": "scaled_impurity",
                  "weighted_n_node_samples": "scaled_weighted_n_node_samples"}
 # member with its own length: one row of category bits per categorical split
 SETS = ("category_sets", np.uint64, CAT_WORDS)
-
-
-class ModelFileError(ValueError):
-    """A model file (or dict) is corrupt, hostile, or of an unsupported version."""
+# optional members of their own length: competitor and surrogate splits, one row each
+OTHER = {f"other_{name}": dtype for name, dtype in OTHER_COLUMNS.items()}
 
 
 # ------------------------------------------------------------------ dict
@@ -141,7 +142,7 @@ def to_dict(estimator):
             params[name] = defaults[name]
     out = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION if estimator.n_outputs_ > 1 else 2,
+        "format_version": _oldest_version(estimator),
         "dtree_version": __version__,
         "estimator": type(estimator).__name__,
         "params": params,
@@ -165,7 +166,20 @@ def to_dict(estimator):
         out["ccp_alpha"] = float(estimator.ccp_alpha_)
     if tree.fractional_missing:  # C4.5: NaN at predict follows every branch
         out["missing_rule"] = "fractional"
+    if tree.surrogate_missing:
+        out["missing_rule"] = "surrogate"
+    if tree.other_splits is not None:
+        out["tree"]["other_splits"] = {name: getattr(tree.other_splits, name).tolist()
+                                       for name in OTHER_COLUMNS}
     return out
+
+
+def _oldest_version(estimator):
+    """The oldest format version that holds this model (older readers can load it)."""
+    tree = estimator.tree_
+    if tree.other_splits is not None or tree.surrogate_missing:
+        return 4
+    return 3 if estimator.n_outputs_ > 1 else 2
 
 
 def _dict_items(value):
@@ -240,6 +254,15 @@ def from_dict(data):
         raise ModelFileError(f"category_sets is not numeric: {exc}") from None
     arrays["category_sets"] = sets.reshape(-1, CAT_WORDS) if sets.size else \
         np.zeros((0, CAT_WORDS), dtype=np.uint64)
+    other = tree.get("other_splits")
+    if other is not None:
+        if not isinstance(other, dict):
+            raise ModelFileError("other_splits must be a dict of arrays")
+        for name, dtype in OTHER_COLUMNS.items():
+            try:
+                arrays[f"other_{name}"] = np.asarray(other.get(name), dtype=dtype)
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise ModelFileError(f"other_splits {name!r} is not numeric: {exc}") from None
     return _build(header, arrays)
 
 
@@ -319,11 +342,17 @@ def _build(header, arrays):
             raise ModelFileError("ccp_alpha must be a number >= 0")
         estimator.ccp_alpha_ = float(alpha)
     rule = header.get("missing_rule", "majority")
-    if rule not in ("majority", "fractional"):
-        raise ModelFileError(f"missing_rule must be 'majority' or 'fractional'; got {rule!r}")
+    if rule not in ("majority", "fractional", "surrogate"):
+        raise ModelFileError(f"missing_rule must be 'majority', 'fractional' or "
+                             f"'surrogate'; got {rule!r}")
     if rule == "fractional" and not is_classifier:
         raise ModelFileError("fractional missing values (C4.5) are for classifiers")
+    if (rule == "surrogate" or any(k in arrays for k in OTHER)) and version < 4:
+        raise ModelFileError("surrogate and competitor splits need format version 4")
     tree.fractional_missing = rule == "fractional"
+    tree.surrogate_missing = rule == "surrogate"
+    if any(k in arrays for k in OTHER):
+        tree.other_splits = check_other_splits(arrays, tree, categories)
     estimator.tree_ = tree
     return estimator
 
@@ -456,15 +485,7 @@ def _check_tree(arrays, n_features, n_classes, is_classifier, categories, units)
             (cat_row >= sets.shape[0]).any():
         raise ModelFileError("categorical_set rows out of range or on leaves")
     for node in np.flatnonzero(is_cat):
-        known = categories[feature[node]]
-        if known is None:
-            raise ModelFileError("a category-set split on a numeric feature")
-        bits = sets[cat_row[node]]
-        limit = len(known)
-        for word in range(CAT_WORDS):
-            low = word * 64
-            if bits[word] and low + int(bits[word]).bit_length() > limit:
-                raise ModelFileError("a category set names codes beyond the categories")
+        check_set(sets[cat_row[node]], categories[feature[node]])
     threshold = arrays["threshold"]
     numeric = inner[~is_cat[inner]]
     # +inf is the split "all numbers | all missing"
@@ -514,6 +535,10 @@ def save(estimator, path):
     for name, (dtype, _) in ARRAYS.items():
         members[name] = np.ascontiguousarray(_stored_column(estimator.tree_, name), dtype=dtype)
     members[SETS[0]] = np.ascontiguousarray(estimator.tree_.category_sets, dtype=SETS[1])
+    other = estimator.tree_.other_splits
+    if other is not None:
+        for name, dtype in OTHER_COLUMNS.items():
+            members[f"other_{name}"] = np.ascontiguousarray(getattr(other, name), dtype=dtype)
     if hasattr(path, "write"):
         np.savez(path, **members)
         return
@@ -558,7 +583,7 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
             if not name.endswith(".npy") or name[:-4] in members:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             key = name[:-4]
-            if key != "header" and key not in ARRAYS and key != SETS[0]:
+            if key != "header" and key not in ARRAYS and key != SETS[0] and key not in OTHER:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             members[key] = _read_member(archive, info)
     if "header" not in members:
@@ -586,6 +611,7 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
     if sets.dtype != np.uint64 or sets.ndim != 2:
         raise ModelFileError("category_sets must be a 2-D uint64 array")
     arrays["category_sets"] = sets
+    arrays.update({key: members[key] for key in OTHER if key in members})
     return _build(header, arrays)
 
 

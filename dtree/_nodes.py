@@ -44,6 +44,12 @@ class Tree:
         C4.5 trees: ``predict`` sends a missing value down both children,
         weighted by their training weights, and mixes the leaves reached
         (``apply`` and ``decision_path`` follow ``missing_go_to_left``).
+    other_splits : OtherSplits or None
+        Competitor and surrogate splits of the split nodes (``keep_competitors``,
+        ``n_surrogates``): see ``dtree._other_splits``.
+    surrogate_missing : bool
+        ``handle_missing="surrogate"``: a missing value follows the node's first
+        present surrogate, then ``missing_go_to_left`` (the majority side).
     value : ndarray of shape (node_count, n_outputs, max_n_classes)
         Weighted class fractions of each output (classification; an output
         with fewer classes than the most has zeros after its own), or each
@@ -77,8 +83,12 @@ class Tree:
                  impurity, n_node_samples, weighted_n_node_samples, node_depth,
                  n_features, n_classes, missing_go_to_left=None, categorical_set=None,
                  category_sets=None, fractional_missing=False, impurity_exponent=0,
-                 weight_unit=1.0):
+                 weight_unit=1.0, other_splits=None, surrogate_missing=False):
         self.fractional_missing = bool(fractional_missing)
+        # competitor and surrogate splits (``_other_splits``), and whether a
+        # missing value follows the surrogates at predict
+        self.other_splits = other_splits
+        self.surrogate_missing = bool(surrogate_missing)
         self.impurity_exponent = int(impurity_exponent)
         self.weight_unit = float(weight_unit)
         self.children_left = children_left
@@ -197,7 +207,11 @@ class Tree:
                     missing_go_to_left=np.where(is_leaf, 0, self.missing_go_to_left[order]),
                     categorical_set=np.where(is_leaf, -1, self.categorical_set[order]),
                     category_sets=self.category_sets,
-                    fractional_missing=self.fractional_missing)
+                    fractional_missing=self.fractional_missing,
+                    other_splits=(None if self.other_splits is None else
+                                  self.other_splits.renumbered(
+                                      np.where(leaves, TREE_LEAF, new_id))),
+                    surrogate_missing=self.surrogate_missing)
 
     @property
     def node_count(self):
@@ -252,9 +266,18 @@ class Tree:
         if is_sparse(X):
             X = check_sparse_X(X, self.n_features, allow_nan=True)
         if isinstance(X, SparseRows):
+            if self.surrogate_missing and np.isnan(X.data).any():
+                raise TypeError("routing missing values by surrogate splits needs a dense "
+                                "X: pass X.toarray()")
             return apply_csr(self._packed, self.category_sets, X.indptr, X.indices, X.data,
                              n_threads)
-        return apply_packed(self._packed, self.category_sets, X, n_threads)
+        leaves = apply_packed(self._packed, self.category_sets, X, n_threads)
+        if self.surrogate_missing:
+            missing = np.flatnonzero(np.isnan(X).any(axis=1))
+            if missing.size:
+                from ._other_splits import route
+                leaves[missing] = route(self, X[missing])
+        return leaves
 
     def decision_path(self, X):
         """Node indicator matrix (scipy CSR) of a validated float32 X, ``SparseRows``
@@ -270,7 +293,10 @@ class Tree:
 
     def left_categories(self, node):
         """Category codes that go left at ``node`` (empty for a numeric split)."""
-        row = self.categorical_set[node]
+        return self.left_categories_of(self.categorical_set[node])
+
+    def left_categories_of(self, row):
+        """Category codes in row ``row`` of ``category_sets`` (empty for -1)."""
         if row < 0:
             return []
         words = self.category_sets[row]

@@ -92,6 +92,10 @@ def to_onnx(estimator, *, name="dtree", opset=17):
         raise ValueError("this tree was grown by C4.5, which sends a missing value down every "
                          "branch at predict; ONNX tree ensembles follow one branch, so the "
                          "model cannot be converted faithfully")
+    if tree is not None and tree.surrogate_missing:
+        raise ValueError("this tree routes missing values by surrogate splits "
+                         "(handle_missing='surrogate'); ONNX tree ensembles send a missing "
+                         "value one fixed way, so the model cannot be converted faithfully")
     try:
         import onnx
         from onnx import TensorProto, helper

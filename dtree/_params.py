@@ -199,7 +199,9 @@ COMMON = {
     "cv_rule": [Options("1se", "min")],
     "cf": [Interval("real", 0.0, 0.5, "right")],
     "validation_fraction": [Interval("real", 0.0, 1.0, "neither")],
-    "handle_missing": [Options("split", "error")],
+    "handle_missing": [Options("split", "surrogate", "error")],
+    "keep_competitors": [Interval("int", 0, None, "left")],
+    "n_surrogates": [Interval("int", 0, None, "left"), NONE],
     "categorical_features": [NONE, Options("auto"),
                              Predicate(_column_spec, "an array-like of column indices, "
                                        "names or a boolean mask")],

@@ -1692,8 +1692,10 @@ def _presort(X, vals, idx, int n_threads=1):
 
 
 def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
-               min_samples_leaf=1, min_weight_leaf=0.0, n_categories=None, quantile=0.5):
-    """Best split of the root of (X, y): a test hook for the brute-force oracle.
+               min_samples_leaf=1, min_weight_leaf=0.0, n_categories=None, quantile=0.5,
+               value_tolerance=0.0):
+    """Best split of the root of (X, y): the brute-force oracle's test hook, and each
+    feature's best split at a node for the competitor splits (``_other_splits``).
 
     Returns
     -------
@@ -1704,7 +1706,8 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     X = np.ascontiguousarray(X, dtype=np.float32)
     cdef Splitter sp = Splitter(X, y, sample_weight, n_classes, criterion,
                                 min_samples_leaf, min_weight_leaf, X.shape[1], 1,
-                                n_categories, quantile=quantile, index_order=True)
+                                n_categories, quantile=quantile, index_order=True,
+                                value_tolerance=value_tolerance)
     stats = np.zeros(sp.n_stats, dtype=np.float64)
     left = np.zeros(2 * sp.n_stats, dtype=np.float64)
     cdef double[::1] sv = stats, lv = left

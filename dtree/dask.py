@@ -213,6 +213,10 @@ def _current_client():
 
 
 def _check_supported(est):
+    if est.handle_missing == "surrogate":
+        raise ValueError("handle_missing='surrogate' computes surrogates from the "
+                         "training rows in memory: not supported by the distributed "
+                         "fit; use 'split' or 'error'")
     if isinstance(est.ccp_alpha, str):
         raise ValueError("ccp_alpha='cv' refits the tree on folds: not supported by the "
                          "distributed fit; pass a number, or prune to_local()'s tree")

@@ -1,0 +1,264 @@
+"""A fitted tree as one SQL ``SELECT``: ``export_sql``.
+
+The query computes each row's leaf once and maps it to the prediction and, for
+a classifier, one probability column per class. The leaf is found in layers
+(common table expressions) of at most ``LAYER_DEPTH`` tree levels each: a
+layer's ``CASE`` on the node reached so far continues down nested ``CASE WHEN``
+tests, so no expression nests deeper than a few levels whatever the tree's
+depth (SQLite's parser refuses deep nesting). Rows come back in the order a
+plain scan of the table gives.
+
+Exactness: dtree reads features as float32, so a threshold ``t`` is written as
+the double bound ``m`` that a double column must stay under (``x < m``, or
+``x <= m`` where float32 rounding sends ``m`` itself down) for its float32
+value to be ``<= t``; every number is written as an integer times a power of
+two (``CAST(k AS REAL) / 1024``), which every database evaluates exactly, so
+no decimal parser's rounding is involved. Missing values (NULL) follow the
+tree's rule: the learnt side, or the surrogates then the majority side; a
+category the model never saw is a missing value (``handle_unknown="missing"``).
+Names and text values are quoted (identifiers in double quotes, text in single
+quotes, each quote doubled), so no name or value can end a literal.
+"""
+import math
+
+import numpy as np
+
+from ._nodes import TREE_LEAF
+from ._other_splits import SURROGATE
+from ._reading import _fitted_and_named
+
+DOUBLE = {"sqlite": "REAL", "duckdb": "DOUBLE", "postgres": "DOUBLE PRECISION",
+          "ansi": "DOUBLE PRECISION"}
+_TRUE, _FALSE = "1=1", "1=0"
+LAYER_DEPTH = 6
+# keeps a layer a subquery of its own (no "query flattening"): flattened, a layer's
+# two references to the node column would copy the layers above it, twice per layer
+FENCE = {"sqlite": " LIMIT -1 OFFSET 0", "duckdb": " OFFSET 0", "postgres": " OFFSET 0",
+         "ansi": " OFFSET 0 ROWS"}
+_POW_LIMIT = 62                      # 2**62: the largest power of two an int64 holds
+
+
+def identifier(name):
+    """``name`` as a quoted SQL identifier."""
+    text = str(name)
+    if "\x00" in text:
+        raise ValueError(f"SQL names cannot hold a NUL character: {text!r}")
+    return '"' + text.replace('"', '""') + '"'
+
+
+def text_literal(value):
+    text = str(value)
+    if "\x00" in text:
+        raise ValueError(f"SQL text cannot hold a NUL character: {text!r}")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def exact_number(value, dialect):
+    """A finite double as integer arithmetic every database evaluates exactly."""
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"SQL export needs finite numbers; got {value!r}")
+    if value == int(value) and abs(value) < 2.0**62:
+        return f"CAST({int(value)} AS {DOUBLE[dialect]})"
+    mantissa, exponent = math.frexp(value)          # value = mantissa * 2**exponent
+    k = int(mantissa * 2**53)                       # an integer: exact
+    exponent -= 53
+    text = f"CAST({k} AS {DOUBLE[dialect]})"
+    # multiply or divide by powers of two: exact while the result is normal
+    op = "*" if exponent > 0 else "/"
+    left = abs(exponent)
+    while left:
+        step = min(left, _POW_LIMIT)
+        text = f"({text} {op} {2**step})"
+        left -= step
+    return text
+
+
+def float32_bound(threshold):
+    """``(bound, inclusive)``: a double x rounds to a float32 ``<= threshold`` exactly
+    when ``x <= bound`` (inclusive) or ``x < bound``."""
+    t = float(threshold)
+    low = np.float32(t)
+    if float(low) > t:                             # the float32 at or below t
+        low = np.nextafter(low, np.float32(-np.inf))
+    if np.isinf(low) and low > 0:
+        return math.inf, True
+    high = np.nextafter(low, np.float32(np.inf))
+    high = 2.0**128 if np.isinf(high) else float(high)
+    bound = (float(low) + high) / 2.0               # exact in double
+    # a double exactly halfway rounds to the float32 with the even last bit
+    inclusive = int(np.asarray(low).view(np.uint32)) % 2 == 0
+    return bound, inclusive
+
+
+class _Writer:
+    """Builds the SQL of one estimator in one dialect."""
+
+    def __init__(self, estimator, dialect, names):
+        self.est = estimator
+        self.tree = estimator.tree_
+        self.dialect = dialect
+        self.names = names
+
+    def column(self, f):
+        return identifier(self.names[f])
+
+    def category_literals(self, f, codes):
+        cats = self.est.categories_[f]
+        out = []
+        for c in codes:
+            v = cats[c]
+            if isinstance(v, (str, np.str_, bytes)):
+                out.append(text_literal(v.decode() if isinstance(v, bytes) else v))
+            elif isinstance(v, (bool, np.bool_)):
+                out.append("1" if v else "0")
+            else:
+                out.append(exact_number(v, self.dialect))
+        return out
+
+    def test(self, f, threshold, category_set):
+        """(present, passes): SQL for "the value is usable" and "it passes the test"."""
+        col = self.column(f)
+        if category_set < 0:
+            if threshold == math.inf:
+                return f"{col} IS NOT NULL", _TRUE
+            bound, inclusive = float32_bound(threshold)
+            if bound == math.inf:
+                return f"{col} IS NOT NULL", _TRUE
+            op = "<=" if inclusive else "<"
+            return f"{col} IS NOT NULL", f"{col} {op} {exact_number(bound, self.dialect)}"
+        n = len(self.est.categories_[f])
+        inside = set(self.tree.left_categories_of(category_set))
+        left = self.category_literals(f, sorted(inside))
+        known = self.category_literals(f, range(n))
+        present = f"{col} IN ({', '.join(known)})" if known else _FALSE
+        passes = f"{col} IN ({', '.join(left)})" if left else _FALSE
+        return present, passes
+
+    def goes_left(self, node):
+        tree = self.tree
+        present, passes = self.test(tree.feature[node], tree.threshold[node],
+                                    tree.categorical_set[node])
+        branches = [(present, passes)]
+        other = tree.other_splits
+        if tree.surrogate_missing and other is not None:
+            for k in other.rows(node, SURROGATE):
+                s_present, s_passes = self.test(other.feature[k], other.threshold[k],
+                                                other.category_set[k])
+                if not other.goes_left[k]:
+                    s_passes = f"NOT ({s_passes})"
+                branches.append((s_present, s_passes))
+        fallback = _TRUE if tree.missing_go_to_left[node] else _FALSE
+        whens = " ".join(f"WHEN {p} THEN ({q})" for p, q in branches)
+        return f"CASE {whens} ELSE {fallback} END"
+
+    def descend(self, root, levels):
+        """Nested CASE from ``root`` down ``levels`` levels: the node id reached."""
+        tree = self.tree
+        parts, stack = [], [("node", root, 0)]
+        while stack:
+            kind, item, depth = stack.pop()
+            if kind == "text":
+                parts.append(item)
+            elif tree.children_left[item] == TREE_LEAF or depth == levels:
+                parts.append(str(int(item)))
+            else:
+                stack += [("text", " END", 0),
+                          ("node", tree.children_right[item], depth + 1),
+                          ("text", " ELSE ", 0),
+                          ("node", tree.children_left[item], depth + 1),
+                          ("text", f"CASE WHEN {self.goes_left(item)} THEN ", 0)]
+        return "".join(parts)
+
+    def layers(self, table):
+        """``(ctes, column)``: the layers and the column holding each row's leaf."""
+        tree = self.tree
+        ctes, source, column = [], identifier(table), None
+        for k, top in enumerate(range(0, max(tree.max_depth, 1), LAYER_DEPTH)):
+            roots = np.flatnonzero((tree.node_depth == top)
+                                   & (tree.children_left != TREE_LEAF))
+            name = f'"__dtree_{k}"'
+            new = f'"__dtree_node_{k}"'
+            if column is None:
+                expr = self.descend(0, LAYER_DEPTH)
+            else:
+                whens = " ".join(f"WHEN {int(r)} THEN {self.descend(r, LAYER_DEPTH)}"
+                                 for r in roots)
+                expr = f"CASE {column} {whens} ELSE {column} END" if whens else column
+            ctes.append(f"{name} AS (SELECT *, {expr} AS {new} FROM {source}{FENCE[self.dialect]})")
+            source, column = name, new
+        return ctes, source, column
+
+
+def _by_leaf(tree, column, values):
+    leaves = np.flatnonzero(tree.children_left == TREE_LEAF)
+    whens = " ".join(f"WHEN {int(leaf)} THEN {values(leaf)}" for leaf in leaves)
+    return f"CASE {column} {whens} END"
+
+
+def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
+               prediction="prediction", proba_prefix="proba_"):
+    """The fitted tree as one SQL ``SELECT`` over ``table``.
+
+    Parameters
+    ----------
+    estimator : fitted DecisionTreeClassifier or DecisionTreeRegressor
+        One output; not a C4.5 tree (which mixes leaves for missing values).
+    table : str, default="t"
+        The table to score (one identifier, quoted as given).
+    dialect : {"sqlite", "duckdb", "postgres", "ansi"}, default="sqlite"
+        Decides the double type the numbers are cast to.
+    feature_names : list of str, optional
+        The table's column for each feature; defaults to ``feature_names_in_``
+        or ``feature_<i>``. Numeric columns should be DOUBLE (or float32 REAL);
+        categorical ones hold the category values (text or numbers).
+    prediction : str, default="prediction"
+        Name of the predicted label (or value) column.
+    proba_prefix : str, default="proba_"
+        A classifier also returns one column per class, named this prefix plus
+        the class.
+
+    Returns
+    -------
+    str
+        The query: one row per row of ``table``, in scan order; ``prediction``
+        equals ``predict`` and the probability columns ``predict_proba``
+        (missing values as NULL, routed as the model routes NaN).
+    """
+    if dialect not in DOUBLE:
+        raise ValueError(f"dialect must be one of {sorted(DOUBLE)}; got {dialect!r}")
+    tree, names, classes = _fitted_and_named(estimator, feature_names, None)
+    if estimator.n_outputs_ > 1:
+        raise ValueError("export_sql writes one prediction column: fit one tree per "
+                         f"output (this one has {estimator.n_outputs_})")
+    if tree.fractional_missing:
+        raise ValueError("a C4.5 tree sends a missing value down every branch and mixes "
+                         "the leaves; export_sql follows one branch: not supported")
+    writer = _Writer(estimator, dialect, names)
+    ctes, source, leaf = writer.layers(table)
+    columns = []
+    if classes is None:
+        columns.append(_by_leaf(tree, leaf, 
+            lambda leaf: exact_number(tree.value[leaf, 0, 0], dialect))
+            + f" AS {identifier(prediction)}")
+    else:
+        labels = estimator.classes_
+        fractions = tree.value[:, 0, :len(labels)]
+
+        def label(leaf):
+            v = labels[int(np.argmax(fractions[leaf]))]
+            if isinstance(v, (str, np.str_)):
+                return text_literal(v)
+            if isinstance(v, (bool, np.bool_)):
+                return "1" if v else "0"
+            if isinstance(v, (int, np.integer)):
+                return str(int(v))
+            return exact_number(v, dialect)
+
+        columns.append(_by_leaf(tree, leaf, label) + f" AS {identifier(prediction)}")
+        for k, name in enumerate(classes[0]):
+            columns.append(_by_leaf(tree, leaf, 
+                lambda leaf, k=k: exact_number(fractions[leaf, k], dialect))
+                + f" AS {identifier(proba_prefix + name)}")
+    body = ",\n  ".join(columns)
+    return "WITH " + ",\n".join(ctes) + f"\nSELECT\n  {body}\nFROM {source}"

@@ -1,0 +1,126 @@
+"""rpart-style node-by-node report of a fitted tree: ``summary()``.
+
+Each split node lists its split and competitors ("Primary splits", with the
+improvement and the rows missing the feature) and its surrogates (agreement,
+adjusted agreement, and the training rows missing the split's feature that
+each would decide), numbers to 7 significant digits as rpart prints them.
+A classifier's ``improve`` is the weighted impurity decrease (rpart's for
+the gini criterion); a regressor's is the fraction of the node's squared
+error the split removes (rpart's anova ``improve``).
+"""
+import numpy as np
+
+from ._nodes import TREE_LEAF
+from ._other_splits import COMPETITOR, SURROGATE
+from ._reading import _fitted_and_named
+
+
+class SummaryMixin:
+    """``summary()`` for the estimators."""
+
+    def summary(self, *, feature_names=None, file=None):
+        """Print and return a node-by-node report (rpart's ``summary.rpart``).
+
+        Parameters
+        ----------
+        feature_names : list of str, optional
+            Defaults to ``feature_names_in_`` or ``feature_<i>``.
+        file : writable text file, optional
+            Where to print (default: standard output); ``False`` prints nothing.
+
+        Returns
+        -------
+        str
+            The report.
+        """
+        text = summary_text(self, feature_names)
+        if file is not False:
+            print(text, end="", file=file)
+        return text
+
+
+def summary_text(estimator, feature_names=None):
+    """The report ``summary`` prints."""
+    tree, names, classes = _fitted_and_named(estimator, feature_names, None)
+    width = max(len(n) for n in names)
+    total = tree.weighted_n_node_samples[0]
+    lines = [f"n= {int(tree.n_node_samples[0])}", ""]
+    for node in range(tree.node_count):
+        lines += _node_lines(estimator, tree, node, names, classes, width, total)
+    return "\n".join(lines) + "\n"
+
+
+def _g(v):
+    return f"{v:.7g}"
+
+
+def _node_lines(estimator, tree, node, names, classes, width, total):
+    w = tree.weighted_n_node_samples[node]
+    out = [f"Node number {node}: {int(tree.n_node_samples[node])} observations"]
+    if classes is not None and tree.n_outputs == 1:
+        p = tree.value[node, 0, :len(classes[0])]
+        best = int(np.argmax(p))
+        out.append(f"  predicted class={classes[0][best]}  expected loss={_g(1 - p[best])}  "
+                   f"P(node) ={_g(w / total)}")
+        out.append("    class counts: " + " ".join(f"{_g(c * w):>5}" for c in p))
+        out.append("   probabilities: " + " ".join(f"{c:.3f}" for c in p))
+    else:
+        means = ", ".join(_g(v) for v in tree.value[node, :, 0])
+        out.append(f"  mean={means}, MSE={_g(tree.impurity[node])}")
+    if tree.children_left[node] == TREE_LEAF:
+        return out + [""]
+    left, right = tree.children_left[node], tree.children_right[node]
+    out.append(f"  left son={left} ({int(tree.n_node_samples[left])} obs) "
+               f"right son={right} ({int(tree.n_node_samples[right])} obs)")
+    out.append("  Primary splits:")
+    out.append(_primary_line(estimator, tree, node, names, width))
+    other = tree.other_splits
+    if other is not None:
+        for k in other.rows(node, COMPETITOR):
+            out.append(_other_line(estimator, tree, node, other, k, names, width))
+        surrogates = other.rows(node, SURROGATE)
+        if surrogates.size:
+            out.append("  Surrogate splits:")
+            out += [_other_line(estimator, tree, node, other, k, names, width)
+                    for k in surrogates]
+    return out + [""]
+
+
+def _test(estimator, feature, threshold, category_set, tree, names, width):
+    name = names[feature].ljust(width)
+    if category_set >= 0:
+        codes = tree.left_categories_of(category_set)
+        cats = estimator.categories_[feature]
+        return f"{name} in {{{', '.join(str(cats[c]) for c in codes)}}}"
+    return f"{name} <= {threshold:<6g}"
+
+
+def _improve(tree, node, decrease):
+    if tree.is_classifier:
+        return decrease
+    node_error = tree.weighted_n_node_samples[node] * tree.impurity[node]
+    return decrease / node_error if node_error > 0 else 0.0
+
+
+def _primary_line(estimator, tree, node, names, width):
+    f = tree.feature[node]
+    left, right = tree.children_left[node], tree.children_right[node]
+    w, imp = tree.weighted_n_node_samples, tree.impurity
+    decrease = w[node] * imp[node] - w[left] * imp[left] - w[right] * imp[right]
+    side = "left" if tree.missing_go_to_left[node] else "right"
+    test = _test(estimator, f, tree.threshold[node], tree.categorical_set[node], tree,
+                 names, width)
+    return (f"      {test} to the left,  improve={_improve(tree, node, decrease):#.7g}, "
+            f"(missing go {side})")
+
+
+def _other_line(estimator, tree, node, other, k, names, width):
+    test = _test(estimator, other.feature[k], other.threshold[k], other.category_set[k],
+                 tree, names, width)
+    if other.kind[k] == COMPETITOR:
+        return (f"      {test} to the left,  "
+                f"improve={_improve(tree, node, other.improvement[k]):#.7g}, "
+                f"({int(other.count[k])} missing)")
+    side = "left, " if other.goes_left[k] else "right,"
+    return (f"      {test} to the {side} agree={other.improvement[k]:.3f}, "
+            f"adj={other.adj[k]:.3f}, ({int(other.count[k])} split)")

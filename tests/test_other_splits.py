@@ -1,0 +1,264 @@
+"""Competitor and surrogate splits (rpart's definitions), summary(), and routing
+missing values by surrogates."""
+import io
+import math
+
+import numpy as np
+import pytest
+
+import dtree
+import dtree.export
+from dtree._io import ModelFileError, from_dict, to_dict
+from dtree._other_splits import COMPETITOR, SURROGATE
+from dtree.datasets import load_Xy
+
+from reference import all_candidates
+
+# rpart 4.1's summary of rpart(Kyphosis ~ Age + Number + Start, data=kyphosis)
+# (tests/Examples/rpart-Ex.Rout.save): per split node (by its sample count), the
+# primary split and competitors as (feature, threshold, improve), then the
+# surrogates as (feature, threshold, agree, adj). rpart's left son is dtree's
+# right child here, so its "< t to the left" is our "<= t goes right".
+RPART_KYPHOSIS = {
+    81: ([("Start", 8.5, 6.762330), ("Number", 5.5, 2.866795), ("Age", 39.5, 2.250212)],
+         [("Number", 6.5, 0.802, 0.158, "right")]),
+    62: ([("Start", 14.5, 1.0205280), ("Age", 55, 0.6848635), ("Number", 4.5, 0.2975332)],
+         [("Number", 3.5, 0.645, 0.241, "right"), ("Age", 16, 0.597, 0.138, "right")]),
+    33: ([("Age", 55, 1.2467530), ("Start", 12.5, 0.2887701), ("Number", 3.5, 0.1753247)],
+         [("Start", 9.5, 0.758, 0.333, "left"), ("Number", 5.5, 0.697, 0.167, "right")]),
+    21: ([("Age", 111, 1.71428600), ("Start", 12.5, 0.79365080),
+          ("Number", 3.5, 0.07142857)], []),
+}
+
+
+def _kyphosis(**params):
+    X, y = load_Xy("kyphosis")
+    # rpart's default control: minsplit=20, minbucket=round(20/3), maxcompete=4,
+    # maxsurrogate=5
+    clf = dtree.DecisionTreeClassifier(min_samples_split=20, min_samples_leaf=7,
+                                       keep_competitors=4, n_surrogates=5,
+                                       random_state=0, **params).fit(X, y)
+    return clf, X, y
+
+
+def test_kyphosis_matches_rpart_summary():
+    clf, X, _ = _kyphosis()
+    tree, other = clf.tree_, clf.tree_.other_splits
+    names = list(X.columns)
+    inner = np.flatnonzero(tree.children_left >= 0)
+    assert sorted(int(tree.n_node_samples[n]) for n in inner) == sorted(RPART_KYPHOSIS)
+    w, imp = tree.weighted_n_node_samples, tree.impurity
+    for node in inner:
+        primary, surrogates = RPART_KYPHOSIS[int(tree.n_node_samples[node])]
+        left, right = tree.children_left[node], tree.children_right[node]
+        own = (names[tree.feature[node]], tree.threshold[node],
+               w[node] * imp[node] - w[left] * imp[left] - w[right] * imp[right])
+        rows = [own] + [(names[other.feature[k]], other.threshold[k], other.improvement[k])
+                        for k in other.rows(node, COMPETITOR)]
+        assert [(n, t) for n, t, _ in rows] == [(n, t) for n, t, _ in primary]
+        for (_, _, ours), (_, _, theirs) in zip(rows, primary):
+            assert float(f"{ours:.7g}") == pytest.approx(theirs, abs=1e-7)
+        kept = other.rows(node, SURROGATE)
+        assert len(kept) == len(surrogates)
+        for k, (name, t, agree, adj, side) in zip(kept, surrogates):
+            assert names[other.feature[k]] == name and other.threshold[k] == t
+            assert round(other.improvement[k], 3) == agree
+            assert round(other.adj[k], 3) == adj
+            # which way "<= t" goes relative to the primary's "<= t" side
+            assert ("left" if other.goes_left[k] else "right") == side
+    text = clf.summary(file=False)
+    assert "improve=6.762330" in text and "agree=0.802, adj=0.158" in text
+    assert "Age    <= 16     to the right, agree=0.597, adj=0.138, (0 split)" in text
+
+
+def _random_node_data(seed, n=300, d=4, regression=False):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 12, size=(n, d)).astype(float)
+    X[rng.random(X.shape) < 0.08] = np.nan
+    if regression:
+        y = np.nan_to_num(X[:, 0]) + rng.normal(size=n)
+    else:
+        y = ((np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.normal(scale=3, size=n))
+             > 11).astype(int)
+    w = rng.integers(1, 4, size=n).astype(float)
+    return X, y, w
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_competitors_equal_a_brute_force_ranking(regression):
+    X, y, w = _random_node_data(3, regression=regression)
+    cls = dtree.DecisionTreeRegressor if regression else dtree.DecisionTreeClassifier
+    model = cls(max_depth=3, min_samples_leaf=5, keep_competitors=3,
+                random_state=0).fit(X, y, sample_weight=w)
+    tree, other = model.tree_, model.tree_.other_splits
+    criterion = "squared_error" if regression else "gini"
+    paths = model.decision_path(X).toarray().astype(bool)
+    checked = 0
+    for node in np.flatnonzero(tree.children_left >= 0):
+        rows = paths[:, node]
+        Xn, yn, wn = X[rows], y[rows], w[rows]
+        parent = tree.weighted_n_node_samples[node] * tree.impurity[node]
+        best = {}
+        for score, f, t, _ in all_candidates(Xn, yn, wn, criterion, 2, min_samples_leaf=5):
+            if f != tree.feature[node]:
+                best[f] = min(best.get(f, math.inf), score)
+        ranking = sorted(best, key=lambda f: (best[f], f))[:3]
+        kept = other.rows(node, COMPETITOR)
+        assert [int(other.feature[k]) for k in kept] == ranking
+        for k in kept:
+            assert other.improvement[k] == pytest.approx(parent - best[other.feature[k]],
+                                                         rel=1e-9, abs=1e-9)
+            assert other.count[k] == np.isnan(Xn[:, other.feature[k]]).sum()
+        checked += len(kept)
+    assert checked > 5
+
+
+def test_surrogates_equal_a_brute_force_agreement_count():
+    X, y, w = _random_node_data(4, n=400)
+    X[:, 2] = np.where(np.isnan(X[:, 0]), X[:, 2], X[:, 0] + (X[:, 2] > 9))  # a close proxy
+    clf = dtree.DecisionTreeClassifier(max_depth=3, min_samples_leaf=5, n_surrogates=3,
+                                       random_state=0).fit(X, y, sample_weight=w)
+    tree, other = clf.tree_, clf.tree_.other_splits
+    paths = clf.decision_path(X).toarray().astype(bool)
+    checked = 0
+    for node in np.flatnonzero(tree.children_left >= 0):
+        rows = paths[:, node]
+        Xn, wn = X[rows], w[rows]
+        primary = Xn[:, tree.feature[node]]
+        present = ~np.isnan(primary)
+        goes = primary <= tree.threshold[node]
+        total = wn[present].sum()
+        majority = max(wn[present & goes].sum(), wn[present & ~goes].sum()) / total
+        best = {}
+        for f in range(X.shape[1]):
+            if f == tree.feature[node]:
+                continue
+            x = Xn[:, f]
+            both = present & ~np.isnan(x)
+            for t in np.unique(x[both])[:-1] + 0.5:
+                low = both & (x <= t)
+                high = both & (x > t)
+                if low.sum() < 2 or high.sum() < 2:
+                    continue
+                for low_left in (True, False):
+                    agree = wn[low & (goes == low_left)].sum() + \
+                        wn[high & (goes != low_left)].sum()
+                    if agree / total > best.get(f, (majority, None))[0] + 1e-12:
+                        best[f] = (agree / total, t, low_left)
+        ranking = sorted(best, key=lambda f: (-best[f][0], f))[:3]
+        kept = other.rows(node, SURROGATE)
+        assert [int(other.feature[k]) for k in kept] == ranking
+        for k in kept:
+            agree, t, low_left = best[other.feature[k]]
+            assert other.improvement[k] == pytest.approx(agree, rel=1e-12)
+            assert other.threshold[k] == t and bool(other.goes_left[k]) == low_left
+            assert other.adj[k] == pytest.approx((agree - majority) / (1 - majority))
+        checked += len(kept)
+    assert checked >= 3
+
+
+def test_missing_values_follow_the_first_present_surrogate_then_the_majority():
+    rng = np.random.default_rng(0)
+    n = 600
+    a = rng.normal(size=n)
+    b = a + rng.normal(scale=0.3, size=n)       # agrees with a
+    c = -a + rng.normal(scale=0.5, size=n)      # agrees, the other way round
+    X = np.c_[a, b, c]
+    y = (a > 0.3).astype(int)
+    clf = dtree.DecisionTreeClassifier(max_depth=1, handle_missing="surrogate",
+                                       random_state=0).fit(X, y)
+    tree, other = clf.tree_, clf.tree_.other_splits
+    assert tree.feature[0] == 0
+    first, second = other.rows(0, SURROGATE)[:2]
+    assert [other.feature[first], other.feature[second]] == [1, 2]
+    probe = np.array([[np.nan, -5.0, 0.0],      # b decides: low b -> with a's low side
+                      [np.nan, 5.0, 0.0],
+                      [np.nan, np.nan, 5.0],     # b missing: c decides (high c = low a)
+                      [np.nan, np.nan, -5.0],
+                      [np.nan, np.nan, np.nan]])  # all missing: the majority side
+    leaves = clf.apply(probe)
+    left, right = tree.children_left[0], tree.children_right[0]
+    assert list(leaves[:4]) == [left, right, left, right]
+    heavier = left if tree.n_node_samples[left] > tree.n_node_samples[right] else right
+    assert leaves[4] == heavier
+    # the plain rule sends every NaN one way
+    plain = dtree.DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y)
+    assert len(set(plain.apply(probe).tolist())) == 1
+    # and the model file keeps the rule
+    buf = io.BytesIO()
+    clf.save(buf)
+    buf.seek(0)
+    loaded = dtree.load(buf)
+    np.testing.assert_array_equal(loaded.apply(probe), leaves)
+    with pytest.raises(ValueError, match="surrogate"):
+        dtree.export.to_onnx(clf)
+
+
+def test_other_splits_follow_snip_and_pruning():
+    clf, X, y = _kyphosis()
+    snipped = clf.snip([2])
+    other = snipped.tree_.other_splits
+    assert set(other.node.tolist()) == {0}
+    assert len(other.rows(0, SURROGATE)) == 1
+    pruned = dtree.DecisionTreeClassifier(min_samples_split=20, min_samples_leaf=7,
+                                          keep_competitors=2, ccp_alpha=0.02,
+                                          random_state=0).fit(X, y)
+    inner = set(np.flatnonzero(pruned.tree_.children_left >= 0).tolist())
+    assert set(pruned.tree_.other_splits.node.tolist()) <= inner
+
+
+def test_categorical_competitors_and_surrogates_round_trip():
+    X, y = load_Xy("titanic")
+    X = X.drop(columns=["Name"]).iloc[:600]
+    y = y.iloc[:600]
+    clf = dtree.DecisionTreeClassifier(max_depth=3, keep_competitors=3,
+                                       handle_missing="surrogate",
+                                       random_state=0).fit(X, y)
+    other = clf.tree_.other_splits
+    assert (other.category_set >= 0).any()
+    text = dtree.export.export_text(clf)
+    assert "(competitors:" in text and "(surrogates:" in text
+    buf = io.BytesIO()
+    clf.save(buf)
+    buf.seek(0)
+    loaded = dtree.load(buf)
+    np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
+    assert loaded.summary(file=False) == clf.summary(file=False)
+
+
+def _hostile(clf, column, change):
+    data = to_dict(clf)
+    change(data["tree"]["other_splits"][column])
+    return lambda: from_dict(data)
+
+
+@pytest.mark.parametrize("column, change, message", [
+    ("node", lambda v: v.__setitem__(0, 10**6), "split node"),
+    ("node", lambda v: v.__setitem__(0, 1), "split node"),          # node 1 is a leaf
+    ("feature", lambda v: v.__setitem__(0, 2), "node's own"),       # node 0 splits on Start
+    ("feature", lambda v: v.__setitem__(0, 7), "out of range"),
+    ("kind", lambda v: v.__setitem__(0, 5), "other_kind"),
+    ("adj", lambda v: v.__setitem__(2, 1.5), "adjusted"),
+    ("improvement", lambda v: v.__setitem__(0, float("nan")), "finite"),
+    ("threshold", lambda v: v.__setitem__(0, float("nan")), "threshold"),
+    ("category_set", lambda v: v.__setitem__(0, 0), "threshold"),
+    ("count", lambda v: v.__setitem__(0, 10**6), "counts more rows"),
+    ("goes_left", lambda v: v.__setitem__(0, 2), "goes_left"),
+    ("node", lambda v: v.reverse(), "sorted"),
+    ("node", lambda v: v.pop(), "length"),
+])
+def test_hostile_other_splits_are_refused(column, change, message):
+    clf, _, _ = _kyphosis()
+    with pytest.raises(ModelFileError, match=message):
+        _hostile(clf, column, change)()
+
+
+def test_unsupported_settings_are_refused_clearly():
+    X, y = np.random.default_rng(0).normal(size=(50, 3)), np.arange(50) % 2
+    for params in ({"splitter": "hist", "keep_competitors": 2},
+                   {"splitter": "random", "handle_missing": "surrogate"},
+                   {"algorithm": "c4.5", "n_surrogates": 1}):
+        with pytest.raises(ValueError, match="exact CART search"):
+            dtree.DecisionTreeClassifier(**params).fit(X, y)
+    with pytest.raises(ValueError, match="keep_competitors"):
+        dtree.DecisionTreeClassifier(keep_competitors=-1).fit(X, y)
