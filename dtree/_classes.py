@@ -14,6 +14,7 @@ import numpy as np
 from . import _validation as val
 from ._base import XY_PARAMETERS, ParamsMixin, PathResult, documented, register
 from ._editing import EditingMixin
+from ._leaves import LeavesMixin
 from ._summary import SummaryMixin
 from ._encode import (check_fitted, check_label_kinds, check_regression_target,
                       class_weighted, encode_fit_X, encode_label_columns, encode_predict_X,
@@ -26,7 +27,7 @@ from ._pruning import RISKS, cost_complexity_path, prune_ccp
 from ._scaling import power_of_two_scale, scaled
 
 
-class BaseDecisionTree(EditingMixin, SummaryMixin, ParamsMixin):
+class BaseDecisionTree(EditingMixin, SummaryMixin, LeavesMixin, ParamsMixin):
     """Shared fit / apply / inspection logic of the two estimators."""
 
 
@@ -540,6 +541,10 @@ class DecisionTreeRegressor(BaseDecisionTree):
     keep_competitors, n_surrogates
         See ``DecisionTreeClassifier``; here ``monotonic_cst`` constrains the
         predicted value, and ``pruning="pessimistic"`` is for classifiers only.
+    keep_leaf_targets : bool, default=False
+        Keep each leaf's training targets (and weights) in ``tree_.leaf_targets``
+        and in model files, for ``predict_interval`` (8 bytes per training row
+        and output, plus 16).
 
     Attributes
     ----------
@@ -568,7 +573,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
                  monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None):
+                 n_surrogates=None, keep_leaf_targets=False):
         criterion = friedman_alias(criterion)   # as scikit-learn 1.9 does, at construction
         self._store_params(locals())
 
@@ -690,6 +695,6 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
                  monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None):
+                 n_surrogates=None, keep_leaf_targets=False):
         criterion = friedman_alias(criterion)
         self._store_params(locals())

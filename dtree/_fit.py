@@ -30,6 +30,7 @@ from ._sparse import SparseSplitter
 from ._splitter import Splitter
 from ._validation import is_sparse
 from ._grow import build_tree
+from ._leaves import LeafTargets, feature_ranges
 
 _QUANTILE_CRITERIA = ("absolute_error", "quantile")
 
@@ -339,10 +340,11 @@ def fit_tree(est, X, encoded_y, weights, n_classes):
     # every tree of this fit (folds and hold-outs too) shares one target scale,
     # so that pruning compares their alphas in the same units
     y_exp = 0 if _most_classes(n_classes) else power_of_two_scale(encoded_y)
+    grown = None   # the rows the tree was grown on (None: all)
     if pruning == "reduced_error":
         valid = holdout(encoded_y, strata, est.validation_fraction,
                          rng(est.random_state))
-        train = ~valid
+        train = grown = ~valid
         tree = grow(est, X[train], encoded_y[train],
                           None if weights is None else weights[train], n_classes, y_exp)
         w_valid = np.ones(valid.sum()) if weights is None else weights[valid]
@@ -358,8 +360,28 @@ def fit_tree(est, X, encoded_y, weights, n_classes):
     elif est.ccp_alpha > 0.0:
         tree = prune_ccp(tree, float(est.ccp_alpha), est.prune_risk)
         est.ccp_alpha_ = float(est.ccp_alpha)
-    est.tree_ = _with_other_splits(est, tree, X, encoded_y, weights, n_classes)
+    if grown is not None:
+        X, encoded_y = X[grown], encoded_y[grown]
+        weights = None if weights is None else weights[grown]
+    est.tree_ = _annotated(est, tree, X, encoded_y, weights, n_classes)
     return est
+
+
+def _annotated(est, tree, X, encoded_y, weights, n_classes):
+    """The tree with what it records of its training rows: each split's range of its
+    feature, a regressor's leaf targets if kept, competitors and surrogates if asked.
+    Zero-weight rows count nowhere, as in growth."""
+    if weights is not None and not (weights > 0).all():
+        keep = weights > 0
+        X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
+    keep_targets = getattr(est, "keep_leaf_targets", False)
+    # the rows as the fit routed them (a dense X's ranges need no leaves)
+    leaves = tree.apply(X) if keep_targets or is_sparse(X) else None
+    tree.feature_range = feature_ranges(tree, X, leaves)
+    if keep_targets:
+        tree.leaf_targets = LeafTargets.from_rows(
+            leaves, encoded_y, np.ones(X.shape[0]) if weights is None else weights)
+    return _with_other_splits(est, tree, X, encoded_y, weights, n_classes)
 
 
 def n_surrogates(est):
@@ -388,8 +410,6 @@ def _with_other_splits(est, tree, X, encoded_y, weights, n_classes):
     from ._other_splits import attach
     if weights is None:
         weights = np.ones(X.shape[0])
-    keep = weights > 0      # as growth: a zero-weight row places nothing
-    X, encoded_y, weights = X[keep], encoded_y[keep], weights[keep]
     params = resolve_params(est, X.shape[0], X.shape[1], float(weights.sum()))
     n_categories = np.array([0 if c is None else max(1, len(c))
                              for c in est.categories_], dtype=np.int32)

@@ -25,7 +25,9 @@ import numpy as np
 from ._base import ESTIMATORS, parameter_names
 from ._encode import check_fitted
 from ._nodes import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
-from ._model_checks import ModelFileError, check_other_splits, check_set
+from ._leaves import LeafTargets
+from ._model_checks import (ModelFileError, check_leaf_targets, check_other_splits,
+                            check_ranges, check_set)
 from ._other_splits import COLUMNS as OTHER_COLUMNS
 from ._params import InvalidParameterError, validate_params
 from ._version import __version__
@@ -64,6 +66,24 @@ STORED_SCALED = {"impurity": "scaled_impurity",
 SETS = ("category_sets", np.uint64, CAT_WORDS)
 # optional members of their own length: competitor and surrogate splits, one row each
 OTHER = {f"other_{name}": dtype for name, dtype in OTHER_COLUMNS.items()}
+# optional members of format 4, each of its own length: the other splits, each split
+# node's training range of its feature, a regressor's leaf targets
+EXTRA = dict(OTHER, split_low=np.float64, split_high=np.float64, leaf_node=np.int64,
+             leaf_y=np.float64, leaf_w=np.float64)
+
+
+def _extra_members(tree):
+    """The optional arrays this tree holds, by member name."""
+    out = {}
+    if tree.other_splits is not None:
+        out.update({f"other_{name}": getattr(tree.other_splits, name)
+                    for name in OTHER_COLUMNS})
+    if tree.feature_range is not None:
+        out["split_low"], out["split_high"] = tree.feature_range[:, 0], tree.feature_range[:, 1]
+    if tree.leaf_targets is not None:
+        out.update(leaf_node=tree.leaf_targets.node, leaf_y=tree.leaf_targets.y,
+                   leaf_w=tree.leaf_targets.w)
+    return {k: np.ascontiguousarray(v, dtype=EXTRA[k]) for k, v in out.items()}
 
 
 # ------------------------------------------------------------------ dict
@@ -168,16 +188,16 @@ def to_dict(estimator):
         out["missing_rule"] = "fractional"
     if tree.surrogate_missing:
         out["missing_rule"] = "surrogate"
-    if tree.other_splits is not None:
-        out["tree"]["other_splits"] = {name: getattr(tree.other_splits, name).tolist()
-                                       for name in OTHER_COLUMNS}
+    extra = _extra_members(tree)
+    if extra:
+        out["tree"]["extra"] = {name: arr.tolist() for name, arr in extra.items()}
     return out
 
 
 def _oldest_version(estimator):
     """The oldest format version that holds this model (older readers can load it)."""
     tree = estimator.tree_
-    if tree.other_splits is not None or tree.surrogate_missing:
+    if tree.surrogate_missing or _extra_members(tree):
         return 4
     return 3 if estimator.n_outputs_ > 1 else 2
 
@@ -254,15 +274,14 @@ def from_dict(data):
         raise ModelFileError(f"category_sets is not numeric: {exc}") from None
     arrays["category_sets"] = sets.reshape(-1, CAT_WORDS) if sets.size else \
         np.zeros((0, CAT_WORDS), dtype=np.uint64)
-    other = tree.get("other_splits")
-    if other is not None:
-        if not isinstance(other, dict):
-            raise ModelFileError("other_splits must be a dict of arrays")
-        for name, dtype in OTHER_COLUMNS.items():
-            try:
-                arrays[f"other_{name}"] = np.asarray(other.get(name), dtype=dtype)
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise ModelFileError(f"other_splits {name!r} is not numeric: {exc}") from None
+    extra = tree.get("extra", {})
+    if not isinstance(extra, dict) or set(extra) - set(EXTRA):
+        raise ModelFileError(f"the tree's extra arrays must be a dict of {sorted(EXTRA)}")
+    for name, values in extra.items():
+        try:
+            arrays[name] = np.asarray(values, dtype=EXTRA[name])
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ModelFileError(f"tree array {name!r} is not numeric: {exc}") from None
     return _build(header, arrays)
 
 
@@ -347,12 +366,19 @@ def _build(header, arrays):
                              f"'surrogate'; got {rule!r}")
     if rule == "fractional" and not is_classifier:
         raise ModelFileError("fractional missing values (C4.5) are for classifiers")
-    if (rule == "surrogate" or any(k in arrays for k in OTHER)) and version < 4:
-        raise ModelFileError("surrogate and competitor splits need format version 4")
+    if (rule == "surrogate" or any(k in arrays for k in EXTRA)) and version < 4:
+        raise ModelFileError(f"{sorted(k for k in EXTRA if k in arrays) or rule} need "
+                             "format version 4")
     tree.fractional_missing = rule == "fractional"
     tree.surrogate_missing = rule == "surrogate"
     if any(k in arrays for k in OTHER):
         tree.other_splits = check_other_splits(arrays, tree, categories)
+    if "split_low" in arrays or "split_high" in arrays:
+        tree.feature_range = check_ranges(arrays, tree)
+    if any(k in arrays for k in ("leaf_node", "leaf_y", "leaf_w")):
+        if is_classifier:
+            raise ModelFileError("leaf targets are kept by regressors only")
+        tree.leaf_targets = LeafTargets(*check_leaf_targets(arrays, tree))
     estimator.tree_ = tree
     return estimator
 
@@ -535,10 +561,7 @@ def save(estimator, path):
     for name, (dtype, _) in ARRAYS.items():
         members[name] = np.ascontiguousarray(_stored_column(estimator.tree_, name), dtype=dtype)
     members[SETS[0]] = np.ascontiguousarray(estimator.tree_.category_sets, dtype=SETS[1])
-    other = estimator.tree_.other_splits
-    if other is not None:
-        for name, dtype in OTHER_COLUMNS.items():
-            members[f"other_{name}"] = np.ascontiguousarray(getattr(other, name), dtype=dtype)
+    members.update(_extra_members(estimator.tree_))
     if hasattr(path, "write"):
         np.savez(path, **members)
         return
@@ -583,7 +606,7 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
             if not name.endswith(".npy") or name[:-4] in members:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             key = name[:-4]
-            if key != "header" and key not in ARRAYS and key != SETS[0] and key not in OTHER:
+            if key != "header" and key not in ARRAYS and key != SETS[0] and key not in EXTRA:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             members[key] = _read_member(archive, info)
     if "header" not in members:
@@ -611,7 +634,7 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
     if sets.dtype != np.uint64 or sets.ndim != 2:
         raise ModelFileError("category_sets must be a 2-D uint64 array")
     arrays["category_sets"] = sets
-    arrays.update({key: members[key] for key in OTHER if key in members})
+    arrays.update({key: members[key] for key in EXTRA if key in members})
     return _build(header, arrays)
 
 

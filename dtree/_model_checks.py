@@ -70,3 +70,50 @@ def check_other_splits(arrays, tree, categories):
         else:
             check_set(sets[row], known)
     return OtherSplits(**cols)
+
+
+def _array(arrays, name, dtype, ndim):
+    if name not in arrays:
+        raise ModelFileError(f"the model lacks the array {name!r}")
+    arr = arrays[name]
+    if arr.dtype != np.dtype(dtype) or arr.ndim != ndim:
+        raise ModelFileError(f"{name!r} must be a {ndim}-D {np.dtype(dtype)} array")
+    return arr
+
+
+def check_ranges(arrays, tree):
+    """Each split node's training range of its feature: a (low <= high) pair of finite
+    numbers, or NaN for leaves, category splits and nodes no value reached."""
+    low = _array(arrays, "split_low", np.float64, 1)
+    high = _array(arrays, "split_high", np.float64, 1)
+    if low.shape[0] != tree.node_count or high.shape[0] != tree.node_count:
+        raise ModelFileError("split_low and split_high need one entry per node")
+    unset = np.isnan(low)
+    if not np.array_equal(unset, np.isnan(high)) or np.isinf(low).any() or \
+            np.isinf(high).any() or (low[~unset] > high[~unset]).any():
+        raise ModelFileError("a split's training range must be finite with low <= high")
+    if not unset[(tree.children_left == TREE_LEAF) | (tree.categorical_set >= 0)].all():
+        raise ModelFileError("leaves and category splits hold no training range")
+    return np.c_[low, high]
+
+
+def check_leaf_targets(arrays, tree):
+    """A regressor's leaf targets: every leaf's training rows (as many as its
+    n_node_samples), sorted by leaf, finite targets, positive weights."""
+    node = _array(arrays, "leaf_node", np.int64, 1)
+    y = _array(arrays, "leaf_y", np.float64, 2)
+    w = _array(arrays, "leaf_w", np.float64, 1)
+    m = node.shape[0]
+    if y.shape != (m, tree.n_outputs) or w.shape[0] != m:
+        raise ModelFileError(f"leaf_y must have shape ({m}, {tree.n_outputs}) and leaf_w "
+                             f"{m} entries, as leaf_node")
+    if ((node < 0) | (node >= tree.node_count)).any() or (np.diff(node) < 0).any():
+        raise ModelFileError("leaf_node must hold node ids in range, sorted")
+    leaves = np.flatnonzero(tree.children_left == TREE_LEAF)
+    counts = np.bincount(node, minlength=tree.node_count)
+    if counts.sum() != counts[leaves].sum() or \
+            not np.array_equal(counts[leaves], tree.n_node_samples[leaves]):
+        raise ModelFileError("the leaf targets do not match the leaves' sample counts")
+    if not np.isfinite(y).all() or not np.isfinite(w).all() or (w <= 0).any():
+        raise ModelFileError("leaf targets must be finite with weights > 0")
+    return node, y, w

@@ -7,6 +7,7 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
+from ._leaves import subtree_owner
 from ._monotonic import clip_values
 from ._scaling import unscaled
 from ._predict import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_paths,
@@ -50,6 +51,11 @@ class Tree:
     surrogate_missing : bool
         ``handle_missing="surrogate"``: a missing value follows the node's first
         present surrogate, then ``missing_go_to_left`` (the majority side).
+    feature_range : ndarray of shape (node_count, 2) or None
+        Min and max of each numeric split node's feature over the training rows
+        it split (NaN for leaves and category splits).
+    leaf_targets : LeafTargets or None
+        A regressor's training targets by leaf (``keep_leaf_targets=True``).
     value : ndarray of shape (node_count, n_outputs, max_n_classes)
         Weighted class fractions of each output (classification; an output
         with fewer classes than the most has zeros after its own), or each
@@ -83,12 +89,16 @@ class Tree:
                  impurity, n_node_samples, weighted_n_node_samples, node_depth,
                  n_features, n_classes, missing_go_to_left=None, categorical_set=None,
                  category_sets=None, fractional_missing=False, impurity_exponent=0,
-                 weight_unit=1.0, other_splits=None, surrogate_missing=False):
+                 weight_unit=1.0, other_splits=None, surrogate_missing=False,
+                 feature_range=None, leaf_targets=None):
         self.fractional_missing = bool(fractional_missing)
         # competitor and surrogate splits (``_other_splits``), and whether a
         # missing value follows the surrogates at predict
         self.other_splits = other_splits
         self.surrogate_missing = bool(surrogate_missing)
+        # honest leaves (``_leaves``): split nodes' training ranges, leaf targets
+        self.feature_range = feature_range
+        self.leaf_targets = leaf_targets
         self.impurity_exponent = int(impurity_exponent)
         self.weight_unit = float(weight_unit)
         self.children_left = children_left
@@ -211,7 +221,13 @@ class Tree:
                     other_splits=(None if self.other_splits is None else
                                   self.other_splits.renumbered(
                                       np.where(leaves, TREE_LEAF, new_id))),
-                    surrogate_missing=self.surrogate_missing)
+                    surrogate_missing=self.surrogate_missing,
+                    feature_range=(None if self.feature_range is None else
+                                   np.where(is_leaf[:, None], np.nan,
+                                            self.feature_range[order])),
+                    leaf_targets=(None if self.leaf_targets is None else
+                                  self.leaf_targets.regrouped(
+                                      subtree_owner(self, leaves, new_id))))
 
     @property
     def node_count(self):

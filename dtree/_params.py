@@ -222,6 +222,7 @@ REGRESSOR = dict(COMMON, **{
     # ("friedman_mse" becomes "squared_error" at construction, as in scikit-learn 1.9)
     "criterion": [Options("squared_error", "absolute_error", "quantile", "poisson")],
     "quantile": [Interval("real", 0.0, 1.0, "neither")],
+    "keep_leaf_targets": [InstanceOf((bool, np.bool_), "a bool")],
 })
 
 

@@ -179,6 +179,46 @@ def apply_packed(packed, sets, const DTYPE_t[:, :] X, int n_threads=1):
     return out
 
 
+def split_ranges(packed, sets, const DTYPE_t[:, :] X):
+    """``(low, high)``: per node, the smallest and largest present value of its split
+    feature over the rows of X that pass through it (routed as ``apply_packed``);
+    +inf / -inf where none did (leaves, and nodes no row with a value reached)."""
+    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const unsigned long long* set_ptr = &set_view[0, 0]
+    cdef Py_ssize_t n_nodes = packed.shape[0], n = X.shape[0], r, start = 0, m
+    low = np.full(n_nodes, np.inf)
+    high = np.full(n_nodes, -np.inf)
+    cdef double[::1] lo = low, hi = high
+    cdef int cur[BLOCK]
+    cdef int node, nxt, moved
+    cdef DTYPE_t x
+    with nogil:
+        # a block of rows one level at a time, as _apply_block (overlapped loads)
+        while start < n:
+            m = min(<Py_ssize_t>BLOCK, n - start)
+            for r in range(m):
+                cur[r] = 0
+            moved = 1
+            while moved:
+                moved = 0
+                for r in range(m):
+                    node = cur[r]
+                    x = X[start + r, nodes[node].feature]
+                    nxt = step(&nodes[node], x, set_ptr)
+                    if nxt != node:
+                        moved = 1
+                        cur[r] = nxt
+                        if x < lo[node]:     # (NaN compares false: no effect)
+                            lo[node] = x
+                        if x > hi[node]:
+                            hi[node] = x
+            start += m
+    return low, high
+
+
 def _sets_or_dummy(sets):
     # a (0, CAT_WORDS) array has no first element to point at
     sets = np.ascontiguousarray(sets, dtype=np.uint64).reshape(-1, CAT_WORDS)

@@ -54,7 +54,8 @@ def test_save_load_round_trip(models, tmp_path):
 def test_dict_round_trip_is_json(models):
     for est, X in models:
         data = json.loads(json.dumps(est.to_dict()))
-        assert data["format"] == "dtree-model" and data["format_version"] == 2
+        # version 4: every fit records its splits' training ranges
+        assert data["format"] == "dtree-model" and data["format_version"] == 4
         assert data["dtree_version"] == dtree.__version__
         _same(est, dtree.from_dict(data), X)
 

@@ -345,7 +345,7 @@ def test_model_files_round_trip(kind):
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
     assert back.n_outputs_ == 3
     data = est.to_dict()
-    assert data["format_version"] == 3 and data["n_outputs"] == 3
+    assert data["format_version"] == 4 and data["n_outputs"] == 3
     np.testing.assert_array_equal(dtree.from_dict(data).predict(X), est.predict(X))
     if kind == "classifier":
         for a, b in zip(back.predict_proba(X), est.predict_proba(X)):
@@ -353,9 +353,15 @@ def test_model_files_round_trip(kind):
         assert [c.tolist() for c in back.classes_] == [c.tolist() for c in est.classes_]
 
 
-def test_one_output_files_stay_version_2():
+def test_files_are_written_in_the_oldest_version_that_holds_them():
     X, y = _outputs_data(13, True, n=100)
-    assert DecisionTreeRegressor().fit(X, y[:, 0]).to_dict()["format_version"] == 2
+    one = DecisionTreeRegressor().fit(X, y[:, 0])
+    assert one.to_dict()["format_version"] == 4      # the splits' training ranges
+    one.tree_.feature_range = None                   # as a model read from a version 2 file
+    assert one.to_dict()["format_version"] == 2
+    several = DecisionTreeRegressor().fit(X, y)
+    several.tree_.feature_range = None
+    assert several.to_dict()["format_version"] == 3
 
 
 def _hostile(data, change):
