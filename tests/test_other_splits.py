@@ -9,7 +9,7 @@ import pytest
 import dtree
 import dtree.export
 from dtree._io import ModelFileError, from_dict, to_dict
-from dtree._other_splits import COMPETITOR, SURROGATE
+from dtree._other_splits import COMPETITOR, SURROGATE, surrogate_on_categories
 from dtree.datasets import load_Xy
 
 from reference import all_candidates
@@ -262,3 +262,24 @@ def test_unsupported_settings_are_refused_clearly():
             dtree.DecisionTreeClassifier(**params).fit(X, y)
     with pytest.raises(ValueError, match="keep_competitors"):
         dtree.DecisionTreeClassifier(keep_competitors=-1).fit(X, y)
+
+
+def test_category_surrogates_follow_rparts_rule():
+    # rows the primary sends left (+1) or right (-1), and a categorical feature:
+    # each category goes to the side most of its weight went (a tie: the majority)
+    direction = np.array([1, 1, 1, 1, -1, -1, -1, 1, -1, -1])
+    codes = np.array([0, 0, 0, 1, 1, 2, 2, 2, 3, 3], dtype=float)
+    w = np.ones(10)
+    agree, left, _ = surrogate_on_categories(codes, direction, w)
+    # category 1: one row each way, a tie, so the majority side; 5 rows each way
+    # is a tie too, which rpart settles as "right"; category 2: 2 right, 1 left
+    assert left == [0] and agree == 3 + 1 + 2 + 2
+    # two agreeing and two disagreeing rows at least: one disagreeing row is refused
+    direction = np.array([1, 1, 1, -1, -1, -1])
+    codes = np.array([0, 0, 1, 1, 2, 2], dtype=float)
+    assert surrogate_on_categories(codes, direction, np.ones(6)) is None
+    # missing values and rows the primary could not send count nowhere
+    direction = np.array([1, 1, 0, -1, -1, 1, -1, 1])
+    codes = np.array([0, 0, 1, 1, 1, np.nan, 0, 1], dtype=float)
+    agree, left, _ = surrogate_on_categories(codes, direction, np.ones(8))
+    assert left == [0] and agree == 4
