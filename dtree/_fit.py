@@ -418,9 +418,9 @@ def _with_other_splits(est, tree, X, encoded_y, weights, n_classes):
                    min_weight_leaf=params.min_weight_leaf,
                    quantile=float(getattr(est, "quantile", 0.5)),
                    value_tolerance=float(est.value_tolerance), n_categories=n_categories)
-    return attach(tree, np.asarray(X, dtype=np.float32), encoded_y, weights,
-                  setting=setting, categorical=n_categories > 0, n_competitors=k,
-                  n_surrogates=s, surrogate_missing=surrogate_missing)
+    return attach(tree, np.ascontiguousarray(X, dtype=np.float32), encoded_y, weights,
+                  setting=setting, n_competitors=k, n_surrogates=s,
+                  surrogate_missing=surrogate_missing)
 
 
 def outputs_refusals(est):

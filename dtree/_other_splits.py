@@ -23,7 +23,7 @@ direction (rpart's ``usesurrogate=2``); ``route`` does that for any X.
 import numpy as np
 
 from ._predict import CATEGORY_SET_WORDS as CAT_WORDS
-from ._splitter import best_split
+from ._splitter import Splitter
 
 TREE_LEAF = -1      # (as _nodes: the Tree's arrays import this module's routing)
 
@@ -139,156 +139,6 @@ def route(tree, X):
     return leaves
 
 
-# ------------------------------------------------------------ competitors
-def best_on_feature(X, y, w, f, setting):
-    """The best split of the rows (X, y, w) on feature ``f`` alone, or None."""
-    return best_split(X[:, [f]], y, w, n_categories=setting["n_categories"][[f]],
-                      **{k: v for k, v in setting.items() if k != "n_categories"})
-
-
-def competitor_rows(tree, node, X, y, w, setting, k):
-    """Up to ``k`` best splits on features other than ``node``'s, best first (ties: the
-    lower feature index), as dicts of ``COLUMNS``; category sets as code lists."""
-    found = []
-    total = float(w.sum())
-    parent = total * tree.impurity[node]
-    for f in range(X.shape[1]):
-        if f == tree.feature[node]:
-            continue
-        rec = best_on_feature(X, y, w, f, setting)
-        if rec is None:
-            continue
-        improvement = parent - (rec["weight_left"] * rec["impurity_left"]
-                                + rec["weight_right"] * rec["impurity_right"])
-        found.append(dict(kind=COMPETITOR, feature=f,
-                          threshold=np.nan if rec["categorical"] else rec["threshold"],
-                          codes=rec["left_categories"] if rec["categorical"] else None,
-                          improvement=max(improvement, 0.0), adj=0.0,
-                          goes_left=int(rec["missing_left"]),
-                          count=int(np.isnan(X[:, f]).sum())))
-    found.sort(key=lambda r: (-r["improvement"], r["feature"]))
-    return found[:k]
-
-
-# ------------------------------------------------------------- surrogates
-def primary_direction(tree, node, X):
-    """+1 where the primary split sends a row left, -1 right, 0 where it is missing."""
-    values = X[:, tree.feature[node]]
-    left = passes(tree, values, tree.threshold[node], tree.categorical_set[node])
-    return np.where(np.isnan(values), 0, np.where(left, 1, -1))
-
-
-def surrogate_on_numeric(x, direction, w):
-    """rpart's best agreeing threshold on a numeric feature (``choose_surg``).
-
-    Returns (agreement weight, threshold, rows passing ``x <= t`` go left) or None
-    when no threshold sends two rows each way and beats the majority direction.
-    """
-    keep = (direction != 0) & ~np.isnan(x)
-    x, direction, w = x[keep], direction[keep], w[keep]
-    order = np.argsort(x, kind="stable")
-    x, direction, w = x[order], direction[order], w[order]
-    wl_total = float(w[direction > 0].sum())
-    wr_total = float(w[direction < 0].sum())
-    majority = max(wl_total, wr_total)
-    last = np.flatnonzero(np.r_[x[1:] != x[:-1], True])[:-1]   # last row of each value
-    if last.size == 0:
-        return None
-    n_low = last + 1
-    valid = (n_low >= 2) & (x.shape[0] - n_low >= 2)
-    wl_low = np.cumsum(np.where(direction > 0, w, 0.0))[last]
-    wr_low = np.cumsum(np.where(direction < 0, w, 0.0))[last]
-    low_left = wl_low + (wr_total - wr_low)      # x <= t goes left
-    low_right = wr_low + (wl_total - wl_low)     # x <= t goes right
-    best = None
-    for agree, low_goes_left in ((low_right, False), (low_left, True)):
-        cand = np.where(valid, agree, -np.inf)
-        i = int(np.argmax(cand))
-        if cand[i] > majority and (best is None or cand[i] > best[0]
-                                   or (cand[i] == best[0] and i < best[3])):
-            best = (float(cand[i]), _midpoint(x[last[i]], x[last[i] + 1]), low_goes_left, i)
-    return None if best is None else best[:3]
-
-
-def _midpoint(a, b):
-    # scikit-learn's threshold between two float32 values: their float64 mean,
-    # or the lower value where the mean rounds up to the upper one
-    t = (float(a) + float(b)) / 2.0
-    return float(a) if t == float(b) else t
-
-
-def surrogate_on_categories(codes, direction, w):
-    """rpart's best agreeing category set: each category to its better side (a tie to
-    the majority side). Returns (agreement weight, codes going left, True) or None."""
-    keep = (direction != 0) & ~np.isnan(codes)
-    codes, direction, w = codes[keep].astype(np.int64), direction[keep], w[keep]
-    if codes.size == 0:
-        return None
-    size = int(codes.max()) + 1
-    wl = np.bincount(codes, weights=np.where(direction > 0, w, 0.0), minlength=size)
-    wr = np.bincount(codes, weights=np.where(direction < 0, w, 0.0), minlength=size)
-    nl = np.bincount(codes[direction > 0], minlength=size)
-    nr = np.bincount(codes[direction < 0], minlength=size)
-    majority_left = wl.sum() > wr.sum()
-    seen = (nl + nr) > 0
-    left = seen & ((wl > wr) | ((wl == wr) & majority_left))
-    agree = float(np.where(left, wl, wr)[seen].sum())
-    agreeing = int(np.where(left, nl, nr)[seen].sum())
-    disagreeing = int(np.where(left, nr, nl)[seen].sum())
-    if agreeing < 2 or disagreeing < 2 or agree <= max(wl.sum(), wr.sum()):
-        return None
-    return agree, np.flatnonzero(left).tolist(), True
-
-
-def surrogate_rows(tree, node, X, w, categorical, s):
-    """Up to ``s`` surrogates of ``node``'s split, best agreement first."""
-    direction = primary_direction(tree, node, X)
-    primary_weight = float(w[direction != 0].sum())
-    if primary_weight <= 0:
-        return []
-    majority = max(float(w[direction > 0].sum()), float(w[direction < 0].sum()))
-    majority /= primary_weight
-    found = []
-    for f in range(X.shape[1]):
-        if f == tree.feature[node]:
-            continue
-        pick = (surrogate_on_categories if categorical[f] else surrogate_on_numeric)(
-            X[:, f], direction, w)
-        if pick is None:
-            continue
-        agree = pick[0] / primary_weight
-        adj = (agree - majority) / (1.0 - majority)
-        if adj <= 1e-10:
-            continue
-        found.append(dict(kind=SURROGATE, feature=f,
-                          threshold=np.nan if categorical[f] else pick[1],
-                          codes=pick[1] if categorical[f] else None,
-                          improvement=agree, adj=adj, goes_left=int(pick[2]), count=0))
-    found.sort(key=lambda r: (-r["improvement"], r["feature"]))
-    found = found[:s]
-    _count_decided(tree, node, X, direction, found)
-    return found
-
-
-def _count_decided(tree, node, X, direction, found):
-    # rows missing the primary that each surrogate, in turn, decides
-    undecided = direction == 0
-    for rec in found:
-        present = undecided & ~np.isnan(X[:, rec["feature"]])
-        rec["count"] = int(present.sum())
-        undecided &= ~present
-
-
-def majority_left(tree, node, X, w):
-    """rpart's last resort: the side the primary sends more weight (a tie: the side
-    with more training weight, as ``missing_go_to_left`` chooses without surrogates)."""
-    direction = primary_direction(tree, node, X)
-    wl, wr = float(w[direction > 0].sum()), float(w[direction < 0].sum())
-    if wl != wr:
-        return wl > wr
-    return bool(tree.missing_go_to_left[node])
-
-
 def bitset(codes):
     """One row of ``category_sets``: bit c of word c // 64 set for each code."""
     words = np.zeros(CAT_WORDS, dtype=np.uint64)
@@ -298,31 +148,27 @@ def bitset(codes):
 
 
 # ----------------------------------------------------------------- the pass
-def attach(tree, X, y, w, *, setting, categorical, n_competitors, n_surrogates,
-           surrogate_missing):
-    """Compute and attach (``tree.other_splits``) every internal node's competitors and
-    surrogates from the training rows (X float32 dense, y as the builder's, w > 0);
-    with ``surrogate_missing``, missing primaries route by surrogates
+def attach(tree, X, y, w, *, setting, n_competitors, n_surrogates, surrogate_missing):
+    """Compute and attach (``tree.other_splits``) every split node's competitors and
+    surrogates from the rows the tree was grown on (X float32 dense, y as the
+    builder's, w > 0) in one replay of the growth (``_other_scan``); with
+    ``surrogate_missing``, missing primaries route by surrogates
     (``missing_go_to_left`` becomes the majority direction)."""
+    from ._other_scan import replay
+    splitter = Splitter(X, y, w, setting["n_classes"], setting["criterion"],
+                        setting["min_samples_leaf"], setting["min_weight_leaf"], X.shape[1],
+                        0, setting["n_categories"], False, 1, quantile=setting["quantile"],
+                        value_tolerance=setting["value_tolerance"], index_order=True)
+    found = replay(splitter, tree, n_competitors, n_surrogates)
+    if surrogate_missing:
+        tree.missing_go_to_left = found["majority_left"]
     records, sets = [], [row for row in tree.category_sets]
-    for node, rows in sorted(rows_by_node(tree, X).items()):
-        if tree.children_left[node] == TREE_LEAF:
-            continue
-        Xn, yn, wn = X[rows], y[rows], w[rows]
-        found = []
-        if n_competitors:
-            found += competitor_rows(tree, node, Xn, yn, wn, setting, n_competitors)
-        if n_surrogates:
-            found += surrogate_rows(tree, node, Xn, wn, categorical, n_surrogates)
-        if surrogate_missing:
-            tree.missing_go_to_left[node] = majority_left(tree, node, Xn, wn)
-        for rec in found:
-            rec["node"] = node
-            codes = rec.pop("codes")
-            rec["category_set"] = -1 if codes is None else len(sets)
-            if codes is not None:
-                sets.append(bitset(codes))
-            records.append(rec)
+    for rec in sorted(found["rows"], key=lambda r: (r["node"], r["kind"])):
+        codes = rec.pop("codes")
+        rec["category_set"] = -1 if codes is None else len(sets)
+        if codes is not None:
+            sets.append(bitset(codes))
+        records.append(rec)
     tree.category_sets = np.asarray(sets, dtype=np.uint64).reshape(-1, CAT_WORDS)
     tree.other_splits = OtherSplits(**{
         name: [r[name] for r in records] for name in COLUMNS})

@@ -4,12 +4,13 @@ import io
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dtree
 import dtree.export
 from dtree._io import ModelFileError, from_dict, to_dict
-from dtree._other_splits import COMPETITOR, SURROGATE, surrogate_on_categories
+from dtree._other_splits import COMPETITOR, SURROGATE
 from dtree.datasets import load_Xy
 
 from reference import all_candidates
@@ -264,22 +265,39 @@ def test_unsupported_settings_are_refused_clearly():
         dtree.DecisionTreeClassifier(keep_competitors=-1).fit(X, y)
 
 
+def _category_surrogate(x0, c, y, w=None):
+    X = pd.DataFrame({"x0": x0, "c": pd.Series(c, dtype=object)})
+    clf = dtree.DecisionTreeClassifier(max_depth=1, n_surrogates=2, random_state=0)
+    clf.fit(X, y, sample_weight=w)
+    other = clf.tree_.other_splits
+    assert clf.tree_.feature[0] == 0
+    kept = other.rows(0, SURROGATE)
+    if not kept.size:
+        return None
+    k = kept[0]
+    cats = clf.categories_[1]
+    left = {str(cats[code]) for code in clf.tree_.left_categories_of(other.category_set[k])}
+    return left, other.improvement[k]
+
+
 def test_category_surrogates_follow_rparts_rule():
-    # rows the primary sends left (+1) or right (-1), and a categorical feature:
-    # each category goes to the side most of its weight went (a tie: the majority)
-    direction = np.array([1, 1, 1, 1, -1, -1, -1, 1, -1, -1])
-    codes = np.array([0, 0, 0, 1, 1, 2, 2, 2, 3, 3], dtype=float)
-    w = np.ones(10)
-    agree, left, _ = surrogate_on_categories(codes, direction, w)
-    # category 1: one row each way, a tie, so the majority side; 5 rows each way
-    # is a tie too, which rpart settles as "right"; category 2: 2 right, 1 left
-    assert left == [0] and agree == 3 + 1 + 2 + 2
-    # two agreeing and two disagreeing rows at least: one disagreeing row is refused
-    direction = np.array([1, 1, 1, -1, -1, -1])
-    codes = np.array([0, 0, 1, 1, 2, 2], dtype=float)
-    assert surrogate_on_categories(codes, direction, np.ones(6)) is None
-    # missing values and rows the primary could not send count nowhere
-    direction = np.array([1, 1, 0, -1, -1, 1, -1, 1])
-    codes = np.array([0, 0, 1, 1, 1, np.nan, 0, 1], dtype=float)
-    agree, left, _ = surrogate_on_categories(codes, direction, np.ones(8))
-    assert left == [0] and agree == 4
+    # the root splits x0 at 49.5 (rows 0-49 left); category "a" marks the left rows
+    x0 = np.arange(100.0)
+    y = (x0 >= 50).astype(int)
+    c = np.where(x0 < 50, "a", "b")
+    c[[10, 60]] = ["b", "a"]                 # two rows the other way: kept
+    left, agree = _category_surrogate(x0, c, y)
+    assert left == {"a"} and agree == pytest.approx(0.98)
+    c = np.where(x0 < 50, "a", "b")
+    c[10] = "b"                              # one disagreeing row: rpart refuses it
+    assert _category_surrogate(x0, c, y) is None
+    # a category split evenly goes to the majority side (here the right: 40 / 60)
+    x0 = np.arange(100.0)
+    y = (x0 >= 40).astype(int)
+    c = np.where(x0 < 40, "a", "b")
+    c[[0, 1, 40, 41]] = "t"                  # "t": two rows each way
+    c[[2, 3, 42, 43, 44]] = ["b", "b", "a", "a", "a"]
+    left, agree = _category_surrogate(x0, c, y)
+    assert left == {"a"}
+    # agreeing: a on the left (36), b and t on the right (55 + 2): 93 of 100
+    assert agree == pytest.approx(0.93)
