@@ -9,7 +9,8 @@ regressor's: by value; several outputs: by impurity).
 import numpy as np
 
 from ._nodes import TREE_LEAF
-from ._reading import _axes, _category_names, _class_names, _dot_escape, _fitted_tree
+from ._reading import (_axes, _category_names, _class_names, _dot_escape, _fitted_tree,
+                       other_split_lines)
 
 
 def class_colours(n):
@@ -114,6 +115,8 @@ class _NodeLabels:
             if self.show_missing:
                 side = "left" if tree.missing_go_to_left[node] else "right"
                 parts.append(f"missing: {side}")
+            parts += other_split_lines(self.estimator, tree, node, self.feature_names,
+                                       precision)
         if self.impurity:
             value = round(tree.impurity[node], precision)
             parts.append(f"{self.criterion} = {value}" if named else f"{value}")

@@ -208,8 +208,9 @@ class LeavesMixin:
         self._check_fitted()
         tree = self.tree_
         if tree.feature_range is None:
-            raise ValueError("this model holds no training ranges (a model file written "
-                             "before dtree recorded them): refit it")
+            raise ValueError("this model holds no training ranges (grown by dtree.dask, "
+                             "which keeps no rows on the client, or read from a file "
+                             "written before dtree recorded them)")
         Xv = self._validate_X_predict(X)
         return outside_range(tree, Xv, tree.apply(Xv, self._n_threads()))
 

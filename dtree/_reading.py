@@ -1,6 +1,7 @@
 """What every reader of a fitted tree for people needs: the fitted tree, the names
 its text shows, and matplotlib axes (``export`` and ``_drawing``)."""
 from ._encode import check_fitted
+from ._other_splits import COMPETITOR, SURROGATE
 
 
 def _fitted_tree(estimator):
@@ -67,3 +68,30 @@ def _axes(ax, figsize):
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
     return ax
+
+
+def other_split_lines(estimator, tree, node, names, decimals):
+    """The kept competitors and surrogates of ``node``, a line each kind (what
+    ``export_text`` and the drawings show of them)."""
+    other = tree.other_splits
+    if other is None:
+        return []
+    out = []
+    for kind, label in ((COMPETITOR, "competitors"), (SURROGATE, "surrogates")):
+        parts = []
+        for k in other.rows(node, kind):
+            f, row = other.feature[k], other.category_set[k]
+            if row >= 0:
+                cats = estimator.categories_[f]
+                test = (f"{names[f]} in {{"
+                        + ", ".join(str(cats[c]) for c in tree.left_categories_of(row)) + "}")
+            else:
+                test = f"{names[f]} <= {other.threshold[k]:.{decimals}f}"
+            if kind == COMPETITOR:
+                parts.append(f"{test} (improve {other.improvement[k]:.{decimals}f})")
+            else:
+                side = "left" if other.goes_left[k] else "right"
+                parts.append(f"{test} goes {side} (agree {other.improvement[k]:.3f})")
+        if parts:
+            out.append(f"({label}: " + "; ".join(parts) + ")")
+    return out

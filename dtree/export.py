@@ -8,10 +8,10 @@ import numpy as np
 
 from ._encode import encode_predict_X
 from ._nodes import TREE_LEAF
-from ._other_splits import COMPETITOR, SURROGATE
 from ._drawing import export_graphviz, plot_tree
 from ._sql import export_sql
-from ._reading import _axes, _category_names, _fitted_and_named, _fitted_tree, _names
+from ._reading import (_axes, _category_names, _fitted_and_named, _fitted_tree, _names,
+                       other_split_lines)
 
 __all__ = ["export_text", "export_sql", "export_compact", "export_rules", "export_graphviz",
            "plot_tree", "plot_decision_boundary", "roc_curve", "roc_auc", "plot_roc",
@@ -48,32 +48,6 @@ def _condition(estimator, tree, node, name, decimals, left, gt=">"):
         return f"{name} in {listed}" if left else f"{name} not in {listed}"
     t = tree.threshold[node]
     return f"{name} <= {t:.{decimals}f}" if left else f"{name} {gt} {t:.{decimals}f}"
-
-
-def _other_split_lines(estimator, tree, node, names, decimals):
-    """The kept competitors and surrogates of ``node``, a line each kind."""
-    other = tree.other_splits
-    if other is None:
-        return []
-    out = []
-    for kind, label in ((COMPETITOR, "competitors"), (SURROGATE, "surrogates")):
-        parts = []
-        for k in other.rows(node, kind):
-            f, row = other.feature[k], other.category_set[k]
-            if row >= 0:
-                cats = estimator.categories_[f]
-                test = (f"{names[f]} in {{"
-                        + ", ".join(str(cats[c]) for c in tree.left_categories_of(row)) + "}")
-            else:
-                test = f"{names[f]} <= {other.threshold[k]:.{decimals}f}"
-            if kind == COMPETITOR:
-                parts.append(f"{test} (improve {other.improvement[k]:.{decimals}f})")
-            else:
-                side = "left" if other.goes_left[k] else "right"
-                parts.append(f"{test} goes {side} (agree {other.improvement[k]:.3f})")
-        if parts:
-            out.append(f"({label}: " + "; ".join(parts) + ")")
-    return out
 
 
 def _leaf_text(tree, node, classes, decimals, show_weights):
@@ -155,7 +129,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
         name = names[tree.feature[node]]
         lines.append(indent + _condition(estimator, tree, node, name, decimals, True))
         lines += [level * (depth + 1) + line
-                  for line in _other_split_lines(estimator, tree, node, names, decimals)]
+                  for line in other_split_lines(estimator, tree, node, names, decimals)]
         stack.append(("right", node, depth))
         stack.append(("node", tree.children_left[node], depth + 1))
     return "\n".join(lines) + "\n"

@@ -219,6 +219,10 @@ def test_categorical_competitors_and_surrogates_round_trip():
     assert (other.category_set >= 0).any()
     text = dtree.export.export_text(clf)
     assert "(competitors:" in text and "(surrogates:" in text
+    dot = dtree.export.export_graphviz(clf)
+    assert "(competitors:" in dot and "(surrogates:" in dot
+    plain = dtree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    assert "(competitors:" not in dtree.export.export_graphviz(plain)
     buf = io.BytesIO()
     clf.save(buf)
     buf.seek(0)

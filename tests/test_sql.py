@@ -151,3 +151,17 @@ def test_cli_show_format_sql(tmp_path):
     assert out == export_sql(clf, table="kyph", dialect="duckdb") + ";\n"
     rows = _run(out, X, "kyph", "duckdb")
     assert [r[0] for r in rows] == clf.predict(X).tolist()
+
+
+def test_the_readme_audit_example_runs_as_written(tmp_path):
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Auditing a tree"):]
+    block, rest = section.split("```python\n", 1)[1].split("```", 1)
+    printed = rest.split("```\n", 1)[1].split("```", 1)[0]
+    script = tmp_path / "example.py"
+    script.write_text(block)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith(printed.rstrip("\n")), out.stdout[:1500]
