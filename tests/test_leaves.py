@@ -198,3 +198,23 @@ def test_hostile_leaf_targets_are_refused(change, message):
     change(data["tree"]["extra"])
     with pytest.raises(ModelFileError, match=message):
         from_dict(data)
+
+
+def test_intervals_with_several_outputs():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(300, 2))
+    y = np.c_[X[:, 0] > 0, (X[:, 1] > 0).astype(int) + (X[:, 1] > 1)]
+    clf = dtree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    lower, upper = clf.predict_interval(X)
+    proba = clf.predict_proba(X)
+    for lo, hi, p in zip(lower, upper, proba):
+        assert lo.shape == p.shape and (lo <= p + 1e-12).all() and (p <= hi + 1e-12).all()
+    yr = np.c_[X[:, 0], 2 * X[:, 1]]
+    reg = dtree.DecisionTreeRegressor(max_depth=3, keep_leaf_targets=True,
+                                      random_state=0).fit(X, yr)
+    lower, upper = reg.predict_interval(X, confidence=0.5)
+    assert lower.shape == (300, 2) and (lower <= upper).all()
+    leaves = reg.apply(X)
+    for k in range(2):
+        mine = yr[leaves == leaves[0], k]
+        assert lower[0, k] == np.quantile(mine, 0.25, method="inverted_cdf")
