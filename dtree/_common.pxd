@@ -11,7 +11,7 @@
 """
 
 from libc.float cimport DBL_EPSILON
-from libc.math cimport INFINITY, nextafterf
+from libc.math cimport INFINITY, NAN, nextafterf
 from libc.string cimport memcpy, memset
 
 ctypedef float DTYPE_t      # feature values, as scikit-learn: float32
@@ -44,6 +44,8 @@ cdef struct SplitRecord:
     double impurity_right   # impurity of the right child
     double weight_left      # weighted number of samples in the left child
     double weight_right     # weighted number of samples in the right child
+    double low, high        # the node's least and greatest present value of the split
+                            # feature, where the splitter records them (else NaN)
 
 
 cdef struct Node:
@@ -139,6 +141,8 @@ cdef inline void clear_split(SplitRecord* best, Py_ssize_t end) noexcept nogil:
     record_candidate(best, -INFINITY, 1.0, -1, False, False, False)
     best.tie_key = INFINITY     # nothing ties its way past an empty record
     best.pos = end
+    best.low = NAN
+    best.high = NAN
 
 
 cdef inline bint below_min_decrease(double improvement, double min_decrease) noexcept nogil:

@@ -250,7 +250,7 @@ def _grow_scaled(est, X, encoded_y, weights, n_classes, params, w_exp):
     est.max_features_ = n_draw
     return Tree.from_builder(arrays, X.shape[1], n_classes,
                              quantile_values=criterion(est) in _QUANTILE_CRITERIA,
-                             n_outputs=n_outputs_of(encoded_y))
+                             n_outputs=n_outputs_of(encoded_y), ranges=not is_sparse(X))
 
 
 def n_outputs_of(encoded_y):
@@ -377,7 +377,8 @@ def _annotated(est, tree, X, encoded_y, weights, n_classes):
     keep_targets = getattr(est, "keep_leaf_targets", False)
     # the rows as the fit routed them (a dense X's ranges need no leaves)
     leaves = tree.apply(X) if keep_targets or is_sparse(X) else None
-    tree.feature_range = feature_ranges(tree, X, leaves)
+    if tree.feature_range is None:     # (the exact splitter records them as it grows)
+        tree.feature_range = feature_ranges(tree, X, leaves)
     if keep_targets:
         tree.leaf_targets = LeafTargets.from_rows(
             leaves, encoded_y, np.ones(X.shape[0]) if weights is None else weights)

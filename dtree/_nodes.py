@@ -19,6 +19,13 @@ TREE_UNDEFINED = -2
 CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
 
 
+def _split_ranges(arrays):
+    """(node_count, 2) ranges from the builder's columns: NaN but at numeric splits."""
+    out = np.c_[arrays["split_low"], arrays["split_high"]]
+    out[(arrays["children_left"] == TREE_LEAF) | (arrays["categorical_set"] >= 0)] = np.nan
+    return out
+
+
 class Tree:
     """Flat arrays of a fitted binary decision tree.
 
@@ -130,13 +137,16 @@ class Tree:
         self.max_n_classes = int(self.n_classes.max())
 
     @classmethod
-    def from_builder(cls, arrays, n_features, n_classes, quantile_values=False, n_outputs=1):
+    def from_builder(cls, arrays, n_features, n_classes, quantile_values=False, n_outputs=1,
+                     ranges=False):
         """A Tree from the builder's arrays (raw node statistics become ``value``).
 
         ``n_classes``: 0 for regression, else the number of classes (of each
         output: a sequence when there are several). The statistics hold one
         block per output. ``quantile_values``: the first statistic is the node's
         value itself (the quantile criteria), not a weighted sum to divide.
+        ``ranges``: the splitter recorded each split's range of its feature
+        (``split_low``, ``split_high``; the exact splitter on dense X does).
         """
         weights = arrays["weighted_n_node_samples"]
         stats = arrays["stats"].reshape(weights.shape[0], n_outputs, -1)
@@ -161,7 +171,8 @@ class Tree:
                    n_features=n_features, n_classes=n_classes,
                    missing_go_to_left=arrays["missing_go_to_left"],
                    categorical_set=arrays["categorical_set"],
-                   category_sets=arrays["category_sets"])
+                   category_sets=arrays["category_sets"],
+                   feature_range=_split_ranges(arrays) if ranges else None)
 
     @property
     def impurity(self):

@@ -1565,10 +1565,15 @@ cdef class Splitter:
         subtraction leaves rounding residue in the weighted case that would make
         a pure child look impure.
         """
-        cdef Py_ssize_t S = self.n_stats, n_left
+        cdef Py_ssize_t S = self.n_stats, n_left, end_known
         cdef const DTYPE_t* v = self.vals + best.feature * self.n_samples
         cdef double weights[2]
         n_left = self._mark_sides(start, end, best, child_stats, child_stats + S, weights)
+        # the segment is sorted by the split feature, missing values last: its range
+        # of present values is at hand (outside_training_range reads it)
+        end_known = known_end(v, start, end)
+        best.low = v[start] if end_known > start else NAN
+        best.high = v[end_known - 1] if end_known > start else NAN
         if self.yorder != NULL:
             self._quantile_stats(&self.scratch[0], start, end, n_left, child_stats)
         if v[end - 1] == v[end - 1]:

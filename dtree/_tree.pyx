@@ -11,6 +11,7 @@ cimport numpy as cnp
 cnp.import_array()
 
 from libc.stdlib cimport free, malloc, realloc
+from libc.math cimport NAN
 from libc.string cimport memcpy
 
 from ._common cimport CAT_WORDS
@@ -20,7 +21,8 @@ _COLUMNS = (("children_left", np.intp), ("children_right", np.intp),
             ("feature", np.intp), ("threshold", np.float64), ("impurity", np.float64),
             ("n_node_samples", np.intp), ("weighted_n_node_samples", np.float64),
             ("depth", np.intp), ("missing_go_to_left", np.uint8),
-            ("categorical_set", np.intp))
+            ("categorical_set", np.intp), ("split_low", np.float64),
+            ("split_high", np.float64))
 
 
 cdef enum:
@@ -90,6 +92,8 @@ cdef class NodeStore:
         self.depth = <Py_ssize_t*> _data(c["depth"])
         self.missing_left = <unsigned char*> _data(c["missing_go_to_left"])
         self.cat = <Py_ssize_t*> _data(c["categorical_set"])
+        self.split_low = <double*> _data(c["split_low"])
+        self.split_high = <double*> _data(c["split_high"])
         self.stats = <double*> _data(c["stats"])
         if "lower_bound" in c:
             self.lower = <double*> _data(c["lower_bound"])
@@ -127,6 +131,8 @@ cdef class NodeStore:
         self.depth[node_id] = depth
         self.missing_left[node_id] = False
         self.cat[node_id] = -1
+        self.split_low[node_id] = NAN
+        self.split_high[node_id] = NAN
         memcpy(self.stats + node_id * self.n_stats, stats, self.n_stats * sizeof(double))
         if parent >= 0:
             if is_left:
@@ -142,6 +148,8 @@ cdef class NodeStore:
         self.feature[node_id] = split.feature
         self.threshold[node_id] = split.threshold
         self.missing_left[node_id] = split.missing_left
+        self.split_low[node_id] = split.low
+        self.split_high[node_id] = split.high
         if split.categorical:
             if self.n_sets == self.sets_capacity:
                 grown = <unsigned long long*> realloc(

@@ -218,3 +218,29 @@ def test_intervals_with_several_outputs():
     for k in range(2):
         mine = yr[leaves == leaves[0], k]
         assert lower[0, k] == np.quantile(mine, 0.25, method="inverted_cdf")
+
+
+@pytest.mark.parametrize("params", [
+    {}, {"splitter": "random"}, {"max_leaf_nodes": 30}, {"ccp_alpha": 0.002},
+    {"pruning": "reduced_error"}, {"criterion": "entropy", "max_features": 2},
+])
+def test_ranges_recorded_during_growth_equal_a_pass_over_the_training_rows(params):
+    from dtree._encode import encode_predict_X
+    from dtree._leaves import feature_ranges
+    rng = np.random.default_rng(10)
+    X = rng.normal(size=(2000, 4)).round(1)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.normal(size=2000) > 0)
+    clf = dtree.DecisionTreeClassifier(random_state=0, **params).fit(X, y)
+    tree = clf.tree_
+    Xv = encode_predict_X(clf, X)
+    if params.get("pruning") == "reduced_error":
+        return      # grown on a hold-out's complement: checked by the range bounds below
+    np.testing.assert_array_equal(tree.feature_range, feature_ranges(tree, Xv, None))
+    inner = (tree.children_left >= 0) & (tree.categorical_set < 0)
+    low, high = tree.feature_range[inner].T
+    t = tree.threshold[inner]
+    # a best split's threshold lies between values of its node (a random cut with
+    # missing values may send every number left)
+    if params.get("splitter") != "random":
+        assert (low <= t).all() and ((t < high) | np.isinf(t)).all()
