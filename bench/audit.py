@@ -96,6 +96,37 @@ def sql_costs(name, model, X):
           f"SQLite {t_lite:6.2f} s, {int((got_lite == want).sum())}/{len(want)} rows agree  "
           f"DuckDB {t_duck:6.2f} s, {int((got_duck == want).sum())}/{len(want)} rows agree",
           flush=True)
+    try:
+        t_pg, got_pg = postgres_run(model, X)
+    except ImportError:
+        return
+    print(f"{name:18s} PostgreSQL {t_pg:6.2f} s, {int((got_pg == want).sum())}/{len(want)} "
+          "rows agree", flush=True)
+
+
+def postgres_run(model, X):
+    """The query in a PostgreSQL server of its own (pgserver), ordered by a row id."""
+    import io
+    import tempfile
+
+    import pgserver
+    import psycopg2
+    server = pgserver.get_server(tempfile.mkdtemp(), cleanup_mode="stop")
+    con = psycopg2.connect(server.get_uri())
+    frame = X.assign(row_id=np.arange(X.shape[0]))
+    kinds = {"f": "DOUBLE PRECISION", "i": "BIGINT", "u": "BIGINT"}
+    columns = ", ".join(f'"{c}" {kinds.get(frame[c].dtype.kind, "TEXT")}' for c in frame)
+    with con.cursor() as cur:
+        cur.execute(f"CREATE TABLE t ({columns})")
+        buf = io.StringIO()
+        frame.to_csv(buf, index=False, header=False, na_rep="\\N")
+        buf.seek(0)
+        cur.copy_expert("COPY t FROM STDIN WITH (FORMAT csv, NULL '\\N')", buf)
+        query = export_sql(model, table="t", dialect="postgres", keep_columns=["row_id"])
+        t, rows = best(lambda: (cur.execute(f'SELECT * FROM ({query}) q ORDER BY "row_id"'),
+                                cur.fetchall())[1], 1)
+    con.close()
+    return t, np.array([r[1] for r in rows], dtype=model.predict(X[:1]).dtype)
 
 
 def main():

@@ -197,7 +197,7 @@ def _by_leaf(tree, column, values):
 
 
 def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
-               prediction="prediction", proba_prefix="proba_"):
+               prediction="prediction", proba_prefix="proba_", keep_columns=()):
     """The fitted tree as one SQL ``SELECT`` over ``table``.
 
     Parameters
@@ -217,6 +217,10 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
     proba_prefix : str, default="proba_"
         A classifier also returns one column per class, named this prefix plus
         the class.
+    keep_columns : sequence of str, default=()
+        Columns of ``table`` returned first, as they are (a key to join or
+        order the predictions by: a parallel scan, as PostgreSQL's, may return
+        rows in any order).
 
     Returns
     -------
@@ -234,9 +238,11 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
     if tree.fractional_missing:
         raise ValueError("a C4.5 tree sends a missing value down every branch and mixes "
                          "the leaves; export_sql follows one branch: not supported")
+    if isinstance(keep_columns, str):
+        raise TypeError("keep_columns takes a list of column names, not one str")
     writer = _Writer(estimator, dialect, names)
     ctes, source, leaf = writer.layers(table)
-    columns = []
+    columns = [identifier(name) for name in keep_columns]
     if classes is None:
         columns.append(_by_leaf(tree, leaf, 
             lambda leaf: exact_number(tree.value[leaf, 0, 0], dialect))

@@ -165,3 +165,70 @@ def test_the_readme_audit_example_runs_as_written(tmp_path):
                          timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith(printed.rstrip("\n")), out.stdout[:1500]
+
+
+@pytest.fixture(scope="module")
+def postgres(tmp_path_factory):
+    """A PostgreSQL server of its own (pgserver) and a psycopg2 connection to it."""
+    pgserver = pytest.importorskip("pgserver", reason="pgserver has wheels for CPython "
+                                   "3.10-3.12 on Linux x86-64 only")
+    import psycopg2
+    server = pgserver.get_server(str(tmp_path_factory.mktemp("pg")), cleanup_mode="stop")
+    con = psycopg2.connect(server.get_uri())
+    con.autocommit = True
+    yield con
+    con.close()
+
+
+def _run_postgres(con, model, frame, table, dialect="postgres"):
+    """export_sql run in PostgreSQL, rows in the frame's order (a parallel scan
+    interleaves them: the query keeps a row id to order by)."""
+    import io as _io
+    frame = frame.assign(row_id=np.arange(frame.shape[0]))
+    query = export_sql(model, table=table, dialect=dialect, keep_columns=["row_id"])
+    query = f'SELECT * FROM ({query}) AS "q" ORDER BY "row_id"'
+    quoted = '"' + table.replace('"', '""') + '"'
+    columns = []
+    for name, col in frame.items():
+        kind = ("DOUBLE PRECISION" if col.dtype.kind == "f" else
+                "BIGINT" if col.dtype.kind in "iu" else "TEXT")
+        columns.append('"' + str(name).replace('"', '""') + f'" {kind}')
+    with con.cursor() as cur:
+        cur.execute(f"DROP TABLE IF EXISTS {quoted}")
+        cur.execute(f"CREATE TABLE {quoted} ({', '.join(columns)})")
+        buf = _io.StringIO()
+        frame.to_csv(buf, index=False, header=False, na_rep="\\N")
+        buf.seek(0)
+        cur.copy_expert(f"COPY {quoted} FROM STDIN WITH (FORMAT csv, NULL '\\N')", buf)
+        cur.execute(query)
+        return [row[1:] for row in cur.fetchall()]
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "ansi"])
+def test_postgres_every_row_equals_predict(postgres, adult, dialect):
+    X, y = adult
+    clf = dtree.DecisionTreeClassifier(min_samples_leaf=3, random_state=0).fit(X, y)
+    rows = _run_postgres(postgres, clf, X, "adult", dialect)
+    labels = np.array([r[0] for r in rows], dtype=object)
+    proba = np.array([r[1:] for r in rows], dtype=float)
+    np.testing.assert_array_equal(labels, clf.predict(X).astype(object))
+    np.testing.assert_allclose(proba, clf.predict_proba(X), rtol=0, atol=1e-12)
+    Xh, yh = load_Xy("california_housing")
+    reg = dtree.DecisionTreeRegressor(min_samples_leaf=2, random_state=0).fit(Xh, yh)
+    rows = _run_postgres(postgres, reg, Xh, "houses", dialect)
+    assert (np.array([r[0] for r in rows], dtype=float) == reg.predict(Xh)).all()
+
+
+def test_postgres_surrogates_and_hostile_names(postgres, adult):
+    X, y = adult
+    X = X.iloc[:6000].copy()
+    y = y.iloc[:6000]
+    rng = np.random.default_rng(0)
+    for col in ("age", "hours_per_week", "education", "occupation"):
+        X.loc[rng.random(X.shape[0]) < 0.2, col] = np.nan
+    X.columns = [c if i % 3 else c + HOSTILE[i % len(HOSTILE)] for i, c in enumerate(X.columns)]
+    clf = dtree.DecisionTreeClassifier(max_depth=8, handle_missing="surrogate",
+                                       random_state=0).fit(X, y)
+    table = HOSTILE[0]
+    rows = _run_postgres(postgres, clf, X, table)
+    assert [r[0] for r in rows] == clf.predict(X).tolist()
