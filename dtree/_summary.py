@@ -57,13 +57,14 @@ def _g(v):
 def _node_lines(estimator, tree, node, names, classes, width, total):
     w = tree.weighted_n_node_samples[node]
     out = [f"Node number {node}: {int(tree.n_node_samples[node])} observations"]
-    if classes is not None and tree.n_outputs == 1:
-        p = tree.value[node, 0, :len(classes[0])]
-        best = int(np.argmax(p))
-        out.append(f"  predicted class={classes[0][best]}  expected loss={_g(1 - p[best])}  "
-                   f"P(node) ={_g(w / total)}")
-        out.append("    class counts: " + " ".join(f"{_g(c * w):>5}" for c in p))
-        out.append("   probabilities: " + " ".join(f"{c:.3f}" for c in p))
+    if classes is not None:
+        for k, names_k in enumerate(classes):        # (one block per output)
+            p = tree.value[node, k, :len(names_k)]
+            best = int(np.argmax(p))
+            out.append(f"  predicted class={names_k[best]}  expected loss={_g(1 - p[best])}"
+                       f"  P(node) ={_g(w / total)}")
+            out.append("    class counts: " + " ".join(f"{_g(c * w):>5}" for c in p))
+            out.append("   probabilities: " + " ".join(f"{c:.3f}" for c in p))
     else:
         means = ", ".join(_g(v) for v in tree.value[node, :, 0])
         out.append(f"  mean={means}, MSE={_g(tree.impurity[node])}")

@@ -193,7 +193,11 @@ def saved_models():
               DecisionTreeRegressor(max_leaf_nodes=6).fit(X, rng.rand(50) * 1e300),
               DecisionTreeClassifier(algorithm="c4.5").fit(np.round(X * 3), rng.randint(0, 2, 50)),
               DecisionTreeClassifier(max_depth=4).fit(X, rng.randint(0, 3, (50, 2))),
-              DecisionTreeRegressor(max_depth=4).fit(X, rng.rand(50, 3))]
+              DecisionTreeRegressor(max_depth=4).fit(X, rng.rand(50, 3)),
+              # format 4's members: other splits, the surrogate rule, leaf targets
+              DecisionTreeClassifier(max_depth=4, keep_competitors=2,
+                                     handle_missing="surrogate").fit(X, rng.randint(0, 3, 50)),
+              DecisionTreeRegressor(max_depth=3, keep_leaf_targets=True).fit(X, rng.rand(50))]
     return X, [bytes(_saved(m)) for m in models]
 
 

@@ -305,3 +305,21 @@ def test_category_surrogates_follow_rparts_rule():
     assert left == {"a"}
     # agreeing: a on the left (36), b and t on the right (55 + 2): 93 of 100
     assert agree == pytest.approx(0.93)
+
+
+def test_summary_of_regressors_and_several_outputs():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(200, 3))
+    reg = dtree.DecisionTreeRegressor(max_depth=2, keep_competitors=1,
+                                      random_state=0).fit(X, X[:, 0] * 3)
+    text = reg.summary(file=False)
+    # rpart's anova improve: the share of the node's squared error the split removes
+    tree = reg.tree_
+    left, right = tree.children_left[0], tree.children_right[0]
+    w, imp = tree.weighted_n_node_samples, tree.impurity
+    share = (w[0] * imp[0] - w[left] * imp[left] - w[right] * imp[right]) / (w[0] * imp[0])
+    assert f"improve={share:#.7g}" in text and "mean=" in text
+    clf = dtree.DecisionTreeClassifier(max_depth=2, random_state=0).fit(
+        X, np.c_[X[:, 0] > 0, X[:, 1] > 0.5])
+    text = clf.summary(file=False)
+    assert text.count("predicted class=") == 2 * clf.tree_.node_count
