@@ -323,3 +323,40 @@ def test_summary_of_regressors_and_several_outputs():
         X, np.c_[X[:, 0] > 0, X[:, 1] > 0.5])
     text = clf.summary(file=False)
     assert text.count("predicted class=") == 2 * clf.tree_.node_count
+
+
+def test_random_configurations_fit_save_and_route_alike():
+    # the replay must route every node as growth did (it raises otherwise), under
+    # any mix of criteria, limits, pruning, weights, categories and missing values
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n, d = int(rng.integers(20, 300)), int(rng.integers(1, 4))
+        X = pd.DataFrame(rng.normal(size=(n, d)).round(1), columns=[f"x{i}" for i in range(d)])
+        if rng.random() < 0.5:
+            X["c"] = pd.Series(rng.choice(list("abcdefgh"), size=n), dtype=object)
+        for col in X.columns:
+            X.loc[rng.random(n) < 0.15, col] = np.nan
+        w = rng.integers(0, 4, size=n).astype(float) + (np.arange(n) == 0)
+        params = dict(random_state=0, keep_competitors=int(rng.integers(0, 3)),
+                      n_surrogates=int(rng.integers(0, 3)),
+                      handle_missing=str(rng.choice(["split", "surrogate"])),
+                      max_depth=int(rng.integers(1, 7)),
+                      min_samples_leaf=int(rng.integers(1, 6)),
+                      max_leaf_nodes=[None, 8][int(rng.integers(0, 2))],
+                      ccp_alpha=float(rng.choice([0.0, 0.01])))
+        if rng.random() < 0.5:
+            y = np.nan_to_num(X["x0"].to_numpy()) ** 2 + rng.random(n)
+            model = dtree.DecisionTreeRegressor(
+                criterion=str(rng.choice(["squared_error", "absolute_error", "poisson"])),
+                keep_leaf_targets=True, **params)
+        else:
+            y = rng.integers(0, 3, size=n)
+            model = dtree.DecisionTreeClassifier(
+                criterion=str(rng.choice(["gini", "entropy"])), **params)
+        model.fit(X, y, sample_weight=w)
+        buf = io.BytesIO()
+        model.save(buf)
+        buf.seek(0)
+        loaded = dtree.load(buf)
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+        assert loaded.summary(file=False) == model.summary(file=False)
