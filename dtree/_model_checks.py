@@ -59,8 +59,16 @@ def check_other_splits(arrays, tree, categories):
         raise ModelFileError("other_goes_left must hold 0 or 1")
     if (cols["count"] < 0).any() or (cols["count"] > tree.n_node_samples[node]).any():
         raise ModelFileError("an other split counts more rows than its node holds")
-    sets, threshold = tree.category_sets, cols["threshold"]
+    sets, threshold, decided = tree.category_sets, cols["threshold"], cols["decided_set"]
     for k in range(n):
+        row = decided[k]
+        if row != -1:
+            if kind[k] != SURROGATE or categories[feature[k]] is None or \
+                    not 0 <= row < sets.shape[0] or not 0 <= cols["category_set"][k] < \
+                    sets.shape[0] or (sets[cols["category_set"][k]] & ~sets[row]).any():
+                raise ModelFileError("a decided set belongs to a category surrogate and "
+                                     "holds the codes it sends left")
+            check_set(sets[row], categories[feature[k]])
         row, known = cols["category_set"][k], categories[feature[k]]
         if known is None:
             if row != -1 or np.isnan(threshold[k]) or threshold[k] == -np.inf:

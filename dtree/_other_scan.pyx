@@ -46,6 +46,7 @@ cdef struct Agreement:
     double threshold        # numeric: x <= threshold is the test
     bint passing_left       # rows passing the test go left
     word_t cats[CAT_WORDS]  # categorical: the codes that go left
+    word_t seen[CAT_WORDS]  # ... and the codes it decides (those the node's rows hold)
 
 
 cdef class _Replay:
@@ -165,6 +166,7 @@ cdef class _Replay:
         cdef bint majority_left, left
         out.found = False
         memset(out.cats, 0, CAT_WORDS * sizeof(word_t))
+        memset(out.seen, 0, CAT_WORDS * sizeof(word_t))
         for c in range(n_cat):
             wl[c] = 0.0
             wr[c] = 0.0
@@ -187,7 +189,8 @@ cdef class _Replay:
         majority_left = total_left > total_right
         for c in range(n_cat):
             if nl[c] + nr[c] == 0:
-                continue
+                continue        # (rpart: undecided, the next surrogate's to decide)
+            set_bit(out.seen, c)
             left = wl[c] > wr[c] or (wl[c] == wr[c] and majority_left)
             if left:
                 set_bit(out.cats, c)
@@ -343,6 +346,8 @@ def replay(Splitter sp, tree, Py_ssize_t k, Py_ssize_t s):
                     threshold=np.nan if n_cats[best_f] > 0 else agreements[best_f].threshold,
                     codes=(_codes(agreements[best_f].cats, n_cats[best_f])
                            if n_cats[best_f] > 0 else None),
+                    decided=(_codes(agreements[best_f].seen, n_cats[best_f])
+                             if n_cats[best_f] > 0 else None),
                     improvement=agreements[best_f].agree / total,
                     adj=(agreements[best_f].agree / total - majority) / (1.0 - majority),
                     goes_left=int(agreements[best_f].passing_left),
@@ -367,6 +372,6 @@ cdef dict _competitor(SplitRecord r, Py_ssize_t node, double parent, Splitter sp
     decrease = parent - (r.weight_left * r.impurity_left + r.weight_right * r.impurity_right)
     return dict(node=node, kind=0, feature=r.feature,
                 threshold=np.nan if r.categorical else r.threshold,
-                codes=_codes(r.cat_left, n_cat) if r.categorical else None,
+                codes=_codes(r.cat_left, n_cat) if r.categorical else None, decided=None,
                 improvement=max(decrease, 0.0), adj=0.0, goes_left=int(r.missing_left),
                 count=end - numbers_end(v, start, end))

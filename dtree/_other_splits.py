@@ -35,6 +35,9 @@ COLUMNS = {
     "feature": np.int64,
     "threshold": np.float64,        # NaN for a category set
     "category_set": np.int64,       # row of tree.category_sets, -1 for a threshold
+    "decided_set": np.int64,        # a category surrogate: the row of the codes it
+                                    # decides (rpart: the categories its node held;
+                                    # others pass to the next surrogate); else -1
     "improvement": np.float64,      # competitor: weighted impurity decrease;
                                     # surrogate: agreement (a fraction)
     "adj": np.float64,              # surrogate: adjusted agreement; competitor: 0
@@ -107,6 +110,8 @@ def goes_left(tree, node, X, rows, use_surrogates):
                 break
             sv = X[rows[undecided], other.feature[k]]
             present = ~np.isnan(sv)
+            if other.decided_set[k] >= 0:
+                present &= passes(tree, sv, np.nan, other.decided_set[k])
             test = passes(tree, sv, other.threshold[k], other.category_set[k])
             decided = np.flatnonzero(undecided)[present]
             left[decided] = test[present] == bool(other.goes_left[k])
@@ -164,10 +169,13 @@ def attach(tree, X, y, w, *, setting, n_competitors, n_surrogates, surrogate_mis
         tree.missing_go_to_left = found["majority_left"]
     records, sets = [], [row for row in tree.category_sets]
     for rec in sorted(found["rows"], key=lambda r: (r["node"], r["kind"])):
-        codes = rec.pop("codes")
+        codes, decided = rec.pop("codes"), rec.pop("decided")
         rec["category_set"] = -1 if codes is None else len(sets)
         if codes is not None:
             sets.append(bitset(codes))
+        rec["decided_set"] = -1 if decided is None else len(sets)
+        if decided is not None:
+            sets.append(bitset(decided))
         records.append(rec)
     tree.category_sets = np.asarray(sets, dtype=np.uint64).reshape(-1, CAT_WORDS)
     tree.other_splits = OtherSplits(**{

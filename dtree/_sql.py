@@ -116,8 +116,9 @@ class _Writer:
                 out.append(exact_number(v, self.dialect))
         return out
 
-    def test(self, f, threshold, category_set):
-        """(present, passes): SQL for "the value is usable" and "it passes the test"."""
+    def test(self, f, threshold, category_set, decided_set=-1):
+        """(present, passes): SQL for "the value is usable" and "it passes the test"
+        (a category surrogate's usable values: the codes it decides)."""
         col = self.column(f)
         if category_set < 0:
             if threshold == math.inf:
@@ -130,7 +131,8 @@ class _Writer:
         n = len(self.est.categories_[f])
         inside = set(self.tree.left_categories_of(category_set))
         left = self.category_literals(f, sorted(inside))
-        known = self.category_literals(f, range(n))
+        known = self.category_literals(
+            f, range(n) if decided_set < 0 else self.tree.left_categories_of(decided_set))
         present = f"{col} IN ({', '.join(known)})" if known else _FALSE
         passes = f"{col} IN ({', '.join(left)})" if left else _FALSE
         return present, passes
@@ -144,7 +146,7 @@ class _Writer:
         if tree.surrogate_missing and other is not None:
             for k in other.rows(node, SURROGATE):
                 s_present, s_passes = self.test(other.feature[k], other.threshold[k],
-                                                other.category_set[k])
+                                                other.category_set[k], other.decided_set[k])
                 if not other.goes_left[k]:
                     s_passes = f"NOT ({s_passes})"
                 branches.append((s_present, s_passes))

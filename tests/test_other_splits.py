@@ -251,6 +251,7 @@ def _hostile(clf, column, change):
     ("goes_left", lambda v: v.__setitem__(0, 2), "goes_left"),
     ("node", lambda v: v.reverse(), "sorted"),
     ("node", lambda v: v.pop(), "shape|length"),
+    ("decided_set", lambda v: v.__setitem__(2, 0), "decided set"),   # on a numeric surrogate
 ])
 def test_hostile_other_splits_are_refused(column, change, message):
     clf, _, _ = _kyphosis()
@@ -360,3 +361,48 @@ def test_random_configurations_fit_save_and_route_alike():
         loaded = dtree.load(buf)
         np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
         assert loaded.summary(file=False) == model.summary(file=False)
+
+
+def test_a_category_its_node_never_held_passes_to_the_next_surrogate():
+    # rpart leaves such a category undecided: the next surrogate (then the
+    # majority side) decides, in predict and in SQL alike
+    x0 = np.arange(200.0)
+    y = (x0 >= 100).astype(int)
+    c = np.where(x0 < 100, "a", "b").astype(object)
+    c[[10, 11, 150, 151]] = ["b", "b", "a", "a"]
+    x2 = np.where(x0 < 100, -1.0, 1.0)
+    x2[[20, 21, 22, 160, 161, 162]] = [1.0, 1.0, 1.0, -1.0, -1.0, -1.0]
+    X = pd.DataFrame({"x0": x0, "c": pd.Series(c, dtype=object), "x2": x2})
+    X.loc[[0, 1, 2], "x0"] = np.nan            # (missing values seen at fit)
+    clf = dtree.DecisionTreeClassifier(max_depth=1, handle_missing="surrogate",
+                                       random_state=0).fit(X, y)
+    tree, other = clf.tree_, clf.tree_.other_splits
+    kept = other.rows(0, SURROGATE)
+    assert [X.columns[other.feature[k]] for k in kept] == ["c", "x2"]
+    # "z": a category of the data the root's rows never held, so "c" cannot decide
+    clf.categories_[1] = np.append(clf.categories_[1], "z")
+    probe = pd.DataFrame({"x0": [np.nan] * 4,
+                          "c": pd.Series(["a", "b", "z", "z"], dtype=object),
+                          "x2": [5.0, -5.0, -5.0, 5.0]})
+    left, right = tree.children_left[0], tree.children_right[0]
+    assert clf.apply(probe).tolist() == [left, right, left, right]
+    import sqlite3
+    con = sqlite3.connect(":memory:")
+    probe.to_sql("t", con, index=False)
+    rows = con.execute(dtree.export.export_sql(clf, table="t")).fetchall()
+    assert [r[0] for r in rows] == clf.predict(probe).tolist()
+
+
+def test_a_decided_set_must_hold_the_codes_sent_left():
+    X = pd.DataFrame({"x0": np.arange(100.0),
+                      "c": pd.Series(np.where(np.arange(100) < 50, "a", "b"), dtype=object)})
+    X.loc[[10, 11, 60, 61], "c"] = ["b", "b", "a", "a"]
+    clf = dtree.DecisionTreeClassifier(max_depth=1, n_surrogates=1, random_state=0).fit(
+        X, (np.arange(100) >= 50).astype(int))
+    data = to_dict(clf)
+    extra = data["tree"]["extra"]
+    assert extra["other_decided_set"][0] >= 0
+    sets = data["tree"]["category_sets"]
+    sets[extra["other_decided_set"][0]] = [0] * len(sets[0])     # decides nothing
+    with pytest.raises(ModelFileError, match="decided set"):
+        from_dict(data)
