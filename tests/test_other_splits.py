@@ -32,6 +32,14 @@ RPART_KYPHOSIS = {
 }
 
 
+def _reloaded(model):
+    """The model after a trip through its model file."""
+    buf = io.BytesIO()
+    model.save(buf)
+    buf.seek(0)
+    return dtree.load(buf)
+
+
 def _kyphosis(**params):
     X, y = load_Xy("kyphosis")
     # rpart's default control: minsplit=20, minbucket=round(20/3), maxcompete=4,
@@ -186,10 +194,7 @@ def test_missing_values_follow_the_first_present_surrogate_then_the_majority():
     plain = dtree.DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y)
     assert len(set(plain.apply(probe).tolist())) == 1
     # and the model file keeps the rule
-    buf = io.BytesIO()
-    clf.save(buf)
-    buf.seek(0)
-    loaded = dtree.load(buf)
+    loaded = _reloaded(clf)
     np.testing.assert_array_equal(loaded.apply(probe), leaves)
     with pytest.raises(ValueError, match="surrogate"):
         dtree.export.to_onnx(clf)
@@ -223,10 +228,7 @@ def test_categorical_competitors_and_surrogates_round_trip():
     assert "(competitors:" in dot and "(surrogates:" in dot
     plain = dtree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
     assert "(competitors:" not in dtree.export.export_graphviz(plain)
-    buf = io.BytesIO()
-    clf.save(buf)
-    buf.seek(0)
-    loaded = dtree.load(buf)
+    loaded = _reloaded(clf)
     np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
     assert loaded.summary(file=False) == clf.summary(file=False)
 
@@ -355,10 +357,7 @@ def test_random_configurations_fit_save_and_route_alike():
             model = dtree.DecisionTreeClassifier(
                 criterion=str(rng.choice(["gini", "entropy"])), **params)
         model.fit(X, y, sample_weight=w)
-        buf = io.BytesIO()
-        model.save(buf)
-        buf.seek(0)
-        loaded = dtree.load(buf)
+        loaded = _reloaded(model)
         np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
         assert loaded.summary(file=False) == model.summary(file=False)
 
