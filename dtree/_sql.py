@@ -74,6 +74,20 @@ def exact_number(value, dialect):
     return text
 
 
+def value_literal(value, dialect):
+    """A category value or class label as SQL: quoted text, 1/0 for a bool, an
+    integer as written, any other number exactly (``exact_number``)."""
+    if isinstance(value, bytes):
+        value = value.decode()
+    if isinstance(value, (str, np.str_)):
+        return text_literal(value)
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return exact_number(value, dialect)
+
+
 def float32_bound(threshold):
     """``(bound, inclusive)``: a double x rounds to a float32 ``<= threshold`` exactly
     when ``x <= bound`` (inclusive) or ``x < bound``."""
@@ -105,16 +119,7 @@ class _Writer:
 
     def category_literals(self, f, codes):
         cats = self.est.categories_[f]
-        out = []
-        for c in codes:
-            v = cats[c]
-            if isinstance(v, (str, np.str_, bytes)):
-                out.append(text_literal(v.decode() if isinstance(v, bytes) else v))
-            elif isinstance(v, (bool, np.bool_)):
-                out.append("1" if v else "0")
-            else:
-                out.append(exact_number(v, self.dialect))
-        return out
+        return [value_literal(cats[c], self.dialect) for c in codes]
 
     def test(self, f, threshold, category_set, decided_set=-1):
         """(present, passes): SQL for "the value is usable" and "it passes the test"
@@ -253,17 +258,10 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
         labels = estimator.classes_
         fractions = tree.value[:, 0, :len(labels)]
 
-        def label(leaf):
-            v = labels[int(np.argmax(fractions[leaf]))]
-            if isinstance(v, (str, np.str_)):
-                return text_literal(v)
-            if isinstance(v, (bool, np.bool_)):
-                return "1" if v else "0"
-            if isinstance(v, (int, np.integer)):
-                return str(int(v))
-            return exact_number(v, dialect)
-
-        columns.append(_by_leaf(tree, leaf, label) + f" AS {identifier(prediction)}")
+        columns.append(_by_leaf(
+            tree, leaf, lambda node: value_literal(labels[int(np.argmax(fractions[node]))],
+                                                   dialect))
+            + f" AS {identifier(prediction)}")
         for k, name in enumerate(classes[0]):
             columns.append(_by_leaf(tree, leaf, 
                 lambda leaf, k=k: exact_number(fractions[leaf, k], dialect))
