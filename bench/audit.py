@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 import dtree
-from dtree._encode import encode_predict_X
-from dtree._leaves import feature_ranges
+from dtree._input.encode import encode_predict_X
+from dtree._model.leaves import feature_ranges
 from dtree.datasets import load_Xy
 from dtree.export import export_sql
 

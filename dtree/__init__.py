@@ -6,11 +6,11 @@ Public names: the estimators ``DecisionTreeClassifier``,
 ``NotFittedError``; ``__version__``. Datasets live in
 ``dtree.datasets``, exporters in ``dtree.export``.
 """
-from ._classes import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
-                       ExtraTreeRegressor)
-from ._gains import information_gains
-from ._io import ModelFileError, from_dict, load
-from ._validation import NotFittedError
+from ._estimators.classes import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                                  ExtraTreeRegressor)
+from ._fit.gains import information_gains
+from ._deploy.model_file import ModelFileError, from_dict, load
+from ._input.validation import NotFittedError
 from ._version import __version__
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",

@@ -24,8 +24,8 @@ import zlib
 import numpy as np
 
 from . import export
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
-from ._io import ModelFileError, load
+from ._estimators.classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._deploy.model_file import ModelFileError, load
 
 
 class CLIError(Exception):

@@ -26,7 +26,7 @@ from libc.string cimport memset
 
 from ._common cimport CAT_WORDS, SplitRecord, below_min_decrease, set_bit, word_t
 from ._criterion cimport entropy_impurity
-from ._tree cimport NodeStore
+from ._node_store cimport NodeStore
 
 ctypedef Py_ssize_t intp_t
 

@@ -26,11 +26,11 @@ from libc.string cimport memcpy, memset
 
 from ._common cimport Node, SplitRecord, below_min_decrease, init_node
 from ._criterion cimport middle_value, node_impurity
-from ._hist cimport HistSplitter
-from ._sparse cimport SparseSplitter
+from ._hist_splitter cimport HistSplitter
+from ._sparse_splitter cimport SparseSplitter
 from ._splitter cimport Splitter
-from ._tree cimport NodeStore, bound_leaves
-from ._tree import initial_capacity
+from ._node_store cimport NodeStore, bound_leaves
+from ._node_store import initial_capacity
 
 ctypedef fused splitter_t:
     Splitter

@@ -35,22 +35,22 @@ except ImportError as exc:   # pragma: no cover - the extra is not installed
     raise ImportError("dtree.dask needs Dask: pip install 'dtree-exact[dask]' "
                       "(dask[distributed])") from exc
 
-from ._base import ParamsMixin
-from ._binning import (SUMMARY_RUNS, category_thresholds, column_summary, merge_summaries,
-                       thresholds_from_summary)
-from ._categorical import column_values, encode, fit_categories
-from ._encode import class_weight_table
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._estimators.params import ParamsMixin
+from ._fit.binning import (SUMMARY_RUNS, category_thresholds, column_summary, merge_summaries,
+                           thresholds_from_summary)
+from ._input.categorical import column_values, encode, fit_categories
+from ._input.encode import class_weight_table
+from ._estimators.classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criterion import CRITERIA
-from ._fit import draw_seed, scaled_params
-from ._hist import bin_codes, node_histograms, route_rows
-from ._levelwise import grow_levelwise, slot_table
-from ._monotonic import monotonic_constraints
-from ._nodes import Tree
-from ._params import validate_params
-from ._presets import criterion as criterion_of, impurity_degree
-from ._pruning import prune_ccp
-from ._scaling import power_of_two_scale, scaled, unscale_tree, weight_units
+from ._fit.fit import draw_seed, scaled_params
+from ._hist_splitter import bin_codes, node_histograms, route_rows
+from ._fit.levelwise import grow_levelwise, slot_table
+from ._fit.monotonic import monotonic_constraints
+from ._model.tree import Tree
+from ._plan.constraints import validate_params
+from ._plan.presets import criterion as criterion_of, impurity_degree
+from ._fit.pruning import prune_ccp
+from ._model.units import power_of_two_scale, scaled, unscale_tree, weight_units
 
 __all__ = ["DaskDecisionTreeClassifier", "DaskDecisionTreeRegressor"]
 

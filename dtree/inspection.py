@@ -15,7 +15,7 @@ target_idx=0, deciles={})``.
 """
 import numpy as np
 
-from ._base import PathResult as Bunch      # (scikit-learn's Bunch: keys as attributes)
+from ._estimators.params import PathResult as Bunch      # (scikit-learn's Bunch: keys as attributes)
 
 __all__ = ["partial_dependence"]
 

@@ -95,8 +95,8 @@ def register_skl2onnx():
     from skl2onnx.common.shape_calculator import (calculate_linear_classifier_output_shapes,
                                                   calculate_linear_regressor_output_shapes)
 
-    from ._classes import (DecisionTreeClassifier, DecisionTreeRegressor,
-                           ExtraTreeClassifier, ExtraTreeRegressor)
+    from ._estimators.classes import (DecisionTreeClassifier, DecisionTreeRegressor,
+                                      ExtraTreeClassifier, ExtraTreeRegressor)
     for cls in (DecisionTreeClassifier, ExtraTreeClassifier):
         if cls not in sklearn_classifier_list:
             sklearn_classifier_list.append(cls)
@@ -117,7 +117,7 @@ def _skl2onnx_converter(scope, operator, container):
     probabilities, or its prediction)."""
     from onnx import helper
 
-    from ._onnx import to_onnx
+    from ._deploy.onnx import to_onnx
     model = operator.raw_operator
     if getattr(model, "n_outputs_", 1) != 1:
         raise ValueError("skl2onnx takes single-output dtree models")
@@ -246,7 +246,7 @@ class _MlflowModel:
 
 def _load_pyfunc(data_path):
     """MLflow's loader protocol: the model file logged by ``log_mlflow_model``."""
-    from ._io import load
+    from ._deploy.model_file import load
     return _MlflowModel(load(data_path))
 
 
@@ -268,7 +268,7 @@ def autolog(disable=False):
 
     import mlflow
 
-    from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+    from ._estimators.classes import DecisionTreeClassifier, DecisionTreeRegressor
     for cls in (DecisionTreeClassifier, DecisionTreeRegressor):
         if disable:
             if cls in _UNPATCHED:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import dtree
 from dtree import DecisionTreeClassifier
-from dtree._pruning import pessimistic_leaves
+from dtree._fit.pruning import pessimistic_leaves
 from dtree.datasets import load
 from dtree.export import export_text
 

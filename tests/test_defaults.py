@@ -8,7 +8,7 @@ import pytest
 from sklearn.model_selection import cross_val_score
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
-from dtree._categorical import IdentifierColumnWarning
+from dtree._input.categorical import IdentifierColumnWarning
 from dtree.datasets import load_Xy
 
 

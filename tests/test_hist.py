@@ -5,8 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
-from dtree._binning import fit_bins
-from dtree._hist import bin_codes
+from dtree._fit.binning import fit_bins
+from dtree._hist_splitter import bin_codes
 from helpers import compare_trees
 from reference import all_candidates, is_tie, split_score
 

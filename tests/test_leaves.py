@@ -6,8 +6,8 @@ import pytest
 from scipy import stats
 
 import dtree
-from dtree._io import ModelFileError, from_dict, to_dict
-from dtree._leaves import normal_quantile, wilson_interval
+from dtree._deploy.model_file import ModelFileError, from_dict, to_dict
+from dtree._model.leaves import normal_quantile, wilson_interval
 
 
 def test_normal_quantile_and_wilson_match_scipy():
@@ -225,8 +225,8 @@ def test_intervals_with_several_outputs():
     {"pruning": "reduced_error"}, {"criterion": "entropy", "max_features": 2},
 ])
 def test_ranges_recorded_during_growth_equal_a_pass_over_the_training_rows(params):
-    from dtree._encode import encode_predict_X
-    from dtree._leaves import feature_ranges
+    from dtree._input.encode import encode_predict_X
+    from dtree._model.leaves import feature_ranges
     rng = np.random.default_rng(10)
     X = rng.normal(size=(2000, 4)).round(1)
     X[rng.random(X.shape) < 0.1] = np.nan

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 
 import dtree
-from dtree._binning import (column_summary, exact_summary, fit_bins, merge_summaries,
+from dtree._fit.binning import (column_summary, exact_summary, fit_bins, merge_summaries,
                             thresholds_from_summary)
 from dtree._criterion import CRITERIA
-from dtree._fit import draw_seed, resolve_params
-from dtree._hist import bin_codes, histogram_totals, node_histograms, route_rows
-from dtree._levelwise import LocalRows, grow_levelwise, slot_table
-from dtree._nodes import Tree
+from dtree._fit.fit import draw_seed, resolve_params
+from dtree._hist_splitter import bin_codes, histogram_totals, node_histograms, route_rows
+from dtree._fit.levelwise import LocalRows, grow_levelwise, slot_table
+from dtree._model.tree import Tree
 
 
 def _data(n=3000, d=5, seed=0, nan=0.05):

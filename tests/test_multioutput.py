@@ -14,7 +14,7 @@ from reference import all_candidates
 import dtree
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree._criterion import CRITERIA
-from dtree._io import ModelFileError
+from dtree._deploy.model_file import ModelFileError
 from dtree._splitter import best_split
 from dtree.export import export_graphviz, export_rules, export_text
 
@@ -318,7 +318,7 @@ def test_cross_validated_and_reduced_error_pruning(kind):
 
 
 def test_misclassification_risk_is_the_mean_over_outputs():
-    from dtree._pruning import node_risk
+    from dtree._fit.pruning import node_risk
 
     X, y = _outputs_data(12, False, n=200)
     clf = DecisionTreeClassifier(max_depth=2).fit(X, y)

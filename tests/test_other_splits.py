@@ -9,8 +9,8 @@ import pytest
 
 import dtree
 import dtree.export
-from dtree._io import ModelFileError, from_dict, to_dict
-from dtree._other_splits import COMPETITOR, SURROGATE
+from dtree._deploy.model_file import ModelFileError, from_dict, to_dict
+from dtree._model.other_splits import COMPETITOR, SURROGATE
 from dtree.datasets import load_Xy
 
 from reference import all_candidates

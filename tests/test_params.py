@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
-from dtree._params import InvalidParameterError
+from dtree._plan.constraints import InvalidParameterError
 
 X = np.arange(10.0).reshape(-1, 1)
 Y = np.array([0, 1] * 5)
@@ -67,7 +67,7 @@ def test_builders_bound_the_frontier_by_the_data_themselves():
         from dtree._criterion import CRITERIA
         from dtree._splitter import Splitter
         from dtree._grow import build_tree
-        from dtree._tree import bound_leaves
+        from dtree._node_store import bound_leaves
         assert bound_leaves(2**62, 10) == 10 and bound_leaves(-1, 10) == -1
         assert bound_leaves(5, 10) == 5 and bound_leaves(7, 1) == 2
         X = np.arange(10, dtype=np.float32).reshape(-1, 1)
@@ -170,7 +170,7 @@ def test_error_wording_follows_scikit_learn():
 
 
 def test_sizes_are_clamped_to_what_the_data_allows():
-    from dtree._params import C_INT_MAX, clamp_to_data
+    from dtree._plan.constraints import C_INT_MAX, clamp_to_data
 
     assert clamp_to_data(2**63, 10) == 11 and clamp_to_data(5, 10) == 5
     assert clamp_to_data(2**70, 2**40) == C_INT_MAX

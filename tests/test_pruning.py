@@ -14,9 +14,9 @@ from helpers import compare_trees, tie_free_data
 
 import dtree
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
-from dtree._fit import holdout as _holdout, rng as _rng
-from dtree._nodes import Tree
-from dtree._pruning import binomial_upper_bound, pessimistic_leaves
+from dtree._fit.fit import holdout as _holdout, rng as _rng
+from dtree._model.tree import Tree
+from dtree._fit.pruning import binomial_upper_bound, pessimistic_leaves
 from dtree.datasets import load, load_Xy
 
 matplotlib.use("Agg")

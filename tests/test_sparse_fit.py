@@ -13,9 +13,9 @@ import pytest
 import scipy.sparse as sp
 
 import dtree
-from dtree import _sparse
-from dtree._encode import sparse_splitter_fits
-from dtree._sparse import SparseSplitter, sorted_entries
+from dtree import _sparse_splitter as _sparse
+from dtree._input.encode import sparse_splitter_fits
+from dtree._sparse_splitter import SparseSplitter, sorted_entries
 
 
 @pytest.fixture(autouse=True, params=["auto", "never", "early"])

@@ -153,7 +153,7 @@ def test_trees_on_sparse_x_equal_trees_on_the_dense_x(kind, criterion, splitter)
 
 
 def test_a_sparse_x_too_large_for_the_dense_layout_is_refused_before_allocating():
-    from dtree._validation import sparse_fit_matrix
+    from dtree._input.validation import sparse_fit_matrix
 
     X = sp.csr_matrix((1000, 50), dtype=np.float32)
     with pytest.raises(MemoryError, match=r"shape \(1000, 50\) would be laid out densely"):

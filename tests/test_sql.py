@@ -10,7 +10,7 @@ import pytest
 import dtree
 from dtree.datasets import load_Xy
 from dtree.export import export_sql
-from dtree._sql import float32_bound
+from dtree._deploy.sql import float32_bound
 
 import duckdb   # (a test extra)
 DIALECTS = ["sqlite", "duckdb"]

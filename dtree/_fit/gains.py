@@ -1,8 +1,8 @@
 """Information gain of each attribute at the root, as ID3 and C4.5 report it."""
 import numpy as np
 
-from . import _categorical as cat
-from . import _validation as val
+from .._input import categorical as cat
+from .._input import validation as val
 
 
 def _entropy_bits(weights):

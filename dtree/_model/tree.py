@@ -7,12 +7,12 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
-from ._leaves import subtree_owner
-from ._monotonic import clip_values
-from ._scaling import unscaled
-from ._predict import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_paths,
-                       pack_nodes, predict_fractional)
-from ._validation import SparseRows, check_sparse_X, is_sparse
+from .leaves import subtree_owner
+from .._fit.monotonic import clip_values
+from .units import unscaled
+from .._route import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_paths,
+                      pack_nodes, predict_fractional)
+from .._input.validation import SparseRows, check_sparse_X, is_sparse
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -302,7 +302,7 @@ class Tree:
         if self.surrogate_missing:
             missing = np.flatnonzero(np.isnan(X).any(axis=1))
             if missing.size:
-                from ._other_splits import route
+                from .routing import route
                 leaves[missing] = route(self, X[missing])
         return leaves
 

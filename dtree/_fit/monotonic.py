@@ -9,7 +9,7 @@ constrains the positive class's probability as the user asked.
 """
 import numpy as np
 
-from ._presets import algorithm
+from .._plan.presets import algorithm
 
 
 def monotonic_constraints(est, n_features, n_classes):

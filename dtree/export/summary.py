@@ -10,9 +10,9 @@ error the split removes (rpart's anova ``improve``).
 """
 import numpy as np
 
-from ._nodes import TREE_LEAF
-from ._other_splits import COMPETITOR, SURROGATE
-from ._reading import _fitted_and_named
+from .._model.tree import TREE_LEAF
+from .._model.other_splits import COMPETITOR, SURROGATE
+from .labels import _fitted_and_named
 
 
 class SummaryMixin:

@@ -1,7 +1,7 @@
 """What every reader of a fitted tree for people needs: the fitted tree, the names
 its text shows, and matplotlib axes (``export`` and ``_drawing``)."""
-from ._encode import check_fitted
-from ._other_splits import COMPETITOR, SURROGATE
+from .._input.encode import check_fitted
+from .._model.other_splits import COMPETITOR, SURROGATE
 
 
 def _fitted_tree(estimator):

@@ -340,7 +340,7 @@ def n_threads(n_jobs):
     """
     cores = available_cores()
     if n_jobs is None:
-        from ._predict import openmp_threads
+        from .._route import openmp_threads
         return max(1, min(cores, openmp_threads()))
     if not is_int(n_jobs) or n_jobs == 0:
         raise InvalidParameterError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")

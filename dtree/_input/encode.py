@@ -10,10 +10,10 @@ import warnings
 
 import numpy as np
 
-from . import _categorical as cat
-from . import _validation as val
-from ._frames import is_polars, polars_to_array
-from ._presets import algorithm, categorical_spec, criterion
+from . import categorical as cat
+from . import validation as val
+from .frames import is_polars, polars_to_array
+from .._plan.presets import algorithm, categorical_spec, criterion
 
 
 def missing_allowed(est):

@@ -12,25 +12,25 @@ import math
 
 import numpy as np
 
-from ._binning import category_thresholds, fit_bins
-from ._c45 import grow_c45
-from ._criterion import CRITERIA
-from ._hist import HistSplitter, bin_codes
-from ._monotonic import monotonic_constraints
-from ._nodes import Tree
-from ._params import (GrowthParams, InvalidParameterError, check_leaf_budget, clamp_to_data,
-                      is_int, n_threads)
-from ._presets import algorithm, criterion, impurity_degree, pruning_method
-from ._pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
-                       pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row,
-                       single_leaf_loss)
-from ._scaling import (power_of_two_scale, scale_limit, scaled, weight_units,
-                       unscale_tree)
-from ._sparse import SparseSplitter
-from ._splitter import Splitter
-from ._validation import is_sparse
-from ._grow import build_tree
-from ._leaves import LeafTargets, feature_ranges
+from .binning import category_thresholds, fit_bins
+from .._c45 import grow_c45
+from .._criterion import CRITERIA
+from .._hist_splitter import HistSplitter, bin_codes
+from .monotonic import monotonic_constraints
+from .._model.tree import Tree
+from .._plan.constraints import (GrowthParams, InvalidParameterError, check_leaf_budget, clamp_to_data,
+                                 is_int, n_threads)
+from .._plan.presets import algorithm, criterion, impurity_degree, pruning_method
+from .pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
+                      pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row,
+                      single_leaf_loss)
+from .._model.units import (power_of_two_scale, scale_limit, scaled, weight_units,
+                            unscale_tree)
+from .._sparse_splitter import SparseSplitter
+from .._splitter import Splitter
+from .._input.validation import is_sparse
+from .._grow import build_tree
+from .._model.leaves import LeafTargets, feature_ranges
 
 _QUANTILE_CRITERIA = ("absolute_error", "quantile")
 
@@ -408,7 +408,7 @@ def _with_other_splits(est, tree, X, encoded_y, weights, n_classes):
                  "keep_competitors" if k else "n_surrogates")
         raise ValueError(f"{asked} needs the exact CART search on dense X: not "
                          f"supported with {', '.join(refused)}")
-    from ._other_splits import attach
+    from .audit import attach
     if weights is None:
         weights = np.ones(X.shape[0])
     params = resolve_params(est, X.shape[0], X.shape[1], float(weights.sum()))

@@ -22,15 +22,15 @@ import zipfile
 
 import numpy as np
 
-from ._base import ESTIMATORS, parameter_names
-from ._encode import check_fitted
-from ._nodes import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
-from ._leaves import LeafTargets
-from ._model_checks import (ModelFileError, check_leaf_targets, check_other_splits,
-                            check_ranges, check_set)
-from ._other_splits import COLUMNS as OTHER_COLUMNS
-from ._params import InvalidParameterError, validate_params
-from ._version import __version__
+from .._estimators.params import ESTIMATORS, parameter_names
+from .._input.encode import check_fitted
+from .._model.tree import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
+from .._model.leaves import LeafTargets
+from .file_checks import (ModelFileError, check_leaf_targets, check_other_splits,
+                          check_ranges, check_set)
+from .._model.other_splits import COLUMNS as OTHER_COLUMNS
+from .._plan.constraints import InvalidParameterError, validate_params
+from .._version import __version__
 
 FORMAT_NAME = "dtree-model"
 # 3: several outputs (``n_outputs``; a classifier's classes a list per output);

@@ -6,12 +6,12 @@ drawn; each returns the matplotlib Axes it drew on and works headless (Agg).
 """
 import numpy as np
 
-from ._encode import encode_predict_X
-from ._nodes import TREE_LEAF
-from ._drawing import export_graphviz, plot_tree
-from ._sql import export_sql
-from ._reading import (_axes, _category_names, _fitted_and_named, _fitted_tree, _names,
-                       other_split_lines)
+from .._input.encode import encode_predict_X
+from .._model.tree import TREE_LEAF
+from .drawing import export_graphviz, plot_tree
+from .._deploy.sql import export_sql
+from .labels import (_axes, _category_names, _fitted_and_named, _fitted_tree, _names,
+                     other_split_lines)
 
 __all__ = ["export_text", "export_sql", "export_compact", "export_rules", "export_graphviz",
            "plot_tree", "plot_decision_boundary", "roc_curve", "roc_auc", "plot_roc",
@@ -467,6 +467,6 @@ def to_onnx(estimator, **kwargs):
     -------
     onnx.ModelProto
     """
-    from ._onnx import to_onnx as convert
+    from .._deploy.onnx import to_onnx as convert
 
     return convert(estimator, **kwargs)

@@ -11,20 +11,20 @@ import math
 
 import numpy as np
 
-from . import _validation as val
-from ._base import XY_PARAMETERS, ParamsMixin, PathResult, documented, register
-from ._editing import EditingMixin
-from ._leaves import LeavesMixin
-from ._summary import SummaryMixin
-from ._encode import (check_fitted, check_label_kinds, check_regression_target,
-                      class_weighted, encode_fit_X, encode_label_columns, encode_predict_X,
-                      friedman_alias, numeric_target)
-from ._fit import fit_tree, outputs_refusals, resolve_params
-from ._io import save, to_dict
-from ._params import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
-from ._presets import splits_text
-from ._pruning import RISKS, cost_complexity_path, prune_ccp
-from ._scaling import power_of_two_scale, scaled
+from .._input import validation as val
+from .params import XY_PARAMETERS, ParamsMixin, PathResult, documented, register
+from .._model.editing import EditingMixin
+from .._model.leaves import LeavesMixin
+from ..export.summary import SummaryMixin
+from .._input.encode import (check_fitted, check_label_kinds, check_regression_target,
+                             class_weighted, encode_fit_X, encode_label_columns, encode_predict_X,
+                             friedman_alias, numeric_target)
+from .._fit.fit import fit_tree, outputs_refusals, resolve_params
+from .._deploy.model_file import save, to_dict
+from .._plan.constraints import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
+from .._plan.presets import splits_text
+from .._fit.pruning import RISKS, cost_complexity_path, prune_ccp
+from .._model.units import power_of_two_scale, scaled
 
 
 class BaseDecisionTree(EditingMixin, SummaryMixin, LeavesMixin, ParamsMixin):

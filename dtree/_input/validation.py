@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ._frames import is_polars, polars_names
+from .frames import is_polars, polars_names
 
 class NotFittedError(ValueError, AttributeError):
     """Raised when a method needing a fitted estimator is called before fit.

@@ -2,8 +2,8 @@
 competitor and surrogate splits (``other_*`` members); and the error they raise."""
 import numpy as np
 
-from ._nodes import CAT_WORDS, TREE_LEAF
-from ._other_splits import COLUMNS as OTHER_COLUMNS, SURROGATE, OtherSplits
+from .._model.tree import CAT_WORDS, TREE_LEAF
+from .._model.other_splits import COLUMNS as OTHER_COLUMNS, SURROGATE, OtherSplits
 
 
 class ModelFileError(ValueError):

@@ -12,8 +12,8 @@ feed categorical columns as codes (``dtree.export.onnx_input`` builds the input)
 """
 import numpy as np
 
-from ._encode import check_fitted
-from ._nodes import TREE_LEAF
+from .._input.encode import check_fitted
+from .._model.tree import TREE_LEAF
 
 ML_DOMAIN = "ai.onnx.ml"
 

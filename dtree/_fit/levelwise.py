@@ -29,10 +29,10 @@ import math
 
 import numpy as np
 
-from ._nodes import CAT_WORDS
-from ._grow import Frontier, leaf_by_size, too_small_decrease
-from ._hist import (HistSplitter, histogram_layout, histogram_totals, impurity_of,
-                    node_histograms, route_rows)
+from .._model.tree import CAT_WORDS
+from .._grow import Frontier, leaf_by_size, too_small_decrease
+from .._hist_splitter import (HistSplitter, histogram_layout, histogram_totals, impurity_of,
+                              node_histograms, route_rows)
 
 KEEP_ROWS = -2      # route_rows: the node is not decided yet, its rows stay
 

@@ -9,7 +9,7 @@ import copy
 
 import numpy as np
 
-from ._nodes import TREE_LEAF
+from .tree import TREE_LEAF
 
 
 class EditingMixin:

@@ -15,10 +15,10 @@ import heapq
 
 import numpy as np
 
-from ._scaling import power_of_two_scale, scale_limit, scaled, unscaled
+from .._model.units import power_of_two_scale, scale_limit, scaled, unscaled
 
-from ._nodes import TREE_LEAF
-from ._pessimistic import binomial_upper_bounds
+from .._model.tree import TREE_LEAF
+from .._pessimistic import binomial_upper_bounds
 
 RISKS = ("impurity", "misclassification")
 CV_RULES = ("1se", "min")

@@ -23,9 +23,9 @@ import math
 
 import numpy as np
 
-from ._nodes import TREE_LEAF
-from ._other_splits import SURROGATE
-from ._reading import _fitted_and_named
+from .._model.tree import TREE_LEAF
+from .._model.other_splits import SURROGATE
+from ..export.labels import _fitted_and_named
 
 DOUBLE = {"sqlite": "REAL", "duckdb": "DOUBLE", "postgres": "DOUBLE PRECISION",
           "ansi": "DOUBLE PRECISION"}

@@ -8,9 +8,9 @@ regressor's: by value; several outputs: by impurity).
 """
 import numpy as np
 
-from ._nodes import TREE_LEAF
-from ._reading import (_axes, _category_names, _class_names, _dot_escape, _fitted_tree,
-                       other_split_lines)
+from .._model.tree import TREE_LEAF
+from .labels import (_axes, _category_names, _class_names, _dot_escape, _fitted_tree,
+                     other_split_lines)
 
 
 def class_colours(n):

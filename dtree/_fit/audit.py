@@ -1,0 +1,46 @@
+"""The audit's computation: every split node's competitor and surrogate splits."""
+import numpy as np
+
+from .._route import CATEGORY_SET_WORDS as CAT_WORDS
+from .._splitter import Splitter
+from .._model.other_splits import COLUMNS, OtherSplits
+
+
+def bitset(codes):
+    """One row of ``category_sets``: bit c of word c // 64 set for each code."""
+    words = np.zeros(CAT_WORDS, dtype=np.uint64)
+    for c in codes:
+        words[c // 64] |= np.uint64(1) << np.uint64(c % 64)
+    return words
+
+
+def attach(tree, X, y, w, *, setting, n_competitors, n_surrogates, surrogate_missing):
+    """Compute and attach (``tree.other_splits``) every split node's competitors and
+    surrogates from the rows the tree was grown on (X float32 dense, y as the
+    builder's, w > 0) in one replay of the growth (``_other_scan``); with
+    ``surrogate_missing``, missing primaries route by surrogates
+    (``missing_go_to_left`` becomes the majority direction)."""
+    from .._audit_scan import replay
+    splitter = Splitter(X, y, w, setting["n_classes"], setting["criterion"],
+                        setting["min_samples_leaf"], setting["min_weight_leaf"], X.shape[1],
+                        0, setting["n_categories"], False, 1, quantile=setting["quantile"],
+                        value_tolerance=setting["value_tolerance"], index_order=True)
+    found = replay(splitter, tree, n_competitors, n_surrogates)
+    if surrogate_missing:
+        tree.missing_go_to_left = found["majority_left"]
+    records, sets = [], [row for row in tree.category_sets]
+    for rec in sorted(found["rows"], key=lambda r: (r["node"], r["kind"])):
+        codes, decided = rec.pop("codes"), rec.pop("decided")
+        rec["category_set"] = -1 if codes is None else len(sets)
+        if codes is not None:
+            sets.append(bitset(codes))
+        rec["decided_set"] = -1 if decided is None else len(sets)
+        if decided is not None:
+            sets.append(bitset(decided))
+        records.append(rec)
+    tree.category_sets = np.asarray(sets, dtype=np.uint64).reshape(-1, CAT_WORDS)
+    tree.other_splits = OtherSplits(**{
+        name: [r[name] for r in records] for name in COLUMNS})
+    tree.surrogate_missing = bool(surrogate_missing)
+    tree.__dict__.pop("_packed_nodes", None)   # missing_go_to_left may have changed
+    return tree
