@@ -6,8 +6,8 @@ Public names: the estimators ``DecisionTreeClassifier``,
 ``NotFittedError``; ``__version__``. Datasets live in
 ``dtree.datasets``, exporters in ``dtree.export``.
 """
-from ._estimators.classes import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
-                                  ExtraTreeRegressor)
+from ._estimators.classifier import DecisionTreeClassifier, ExtraTreeClassifier
+from ._estimators.regressor import DecisionTreeRegressor, ExtraTreeRegressor
 from ._fit.gains import information_gains
 from ._deploy.model_file import ModelFileError, from_dict, load
 from ._input.validation import NotFittedError

@@ -24,7 +24,7 @@ import zlib
 import numpy as np
 
 from . import export
-from ._estimators.classes import DecisionTreeClassifier, DecisionTreeRegressor
+from . import DecisionTreeClassifier, DecisionTreeRegressor
 from ._deploy.model_file import ModelFileError, load
 
 

@@ -23,6 +23,23 @@ cdef enum:
     CAT_WORDS = 16          # (a literal 16 in a struct field must equal this)
 
 
+cdef struct SearchSettings:
+    # What every splitter's search takes, as one typed record (the fit plan's
+    # ``FitPlan.search``; a dict of these keys converts to it).
+    int criterion               # the criterion's kernel code (``_criterion``)
+    Py_ssize_t n_classes        # the most classes of any output; 0 for regression
+    Py_ssize_t min_samples_leaf
+    double min_weight_leaf
+    Py_ssize_t max_features     # features drawn per node
+    unsigned int seed           # the seed of scikit-learn's generator (the feature draw)
+    int n_threads               # threads of the search and the partition
+    double quantile             # the level of criterion="quantile"
+    double value_tolerance      # feature values within it are equal (0: exact values)
+    bint multiway               # categorical features split one child per category (ID3)
+    bint index_order            # scan the drawn features by index: ties to the smallest
+    bint random_split           # splitter="random": one random cut per drawn feature
+
+
 cdef struct SplitRecord:
     Py_ssize_t feature      # split feature, -1 while no valid candidate was seen
     Py_ssize_t pos          # the children's samples: left [start, pos), right [pos, end)

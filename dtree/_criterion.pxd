@@ -31,6 +31,13 @@ cdef enum:
     CRIT_QUANTILE = 6
 
 
+cdef inline int check_criterion(int crit) except -1:
+    """ValueError for a code no section here implements (the plan never makes one)."""
+    if crit < CRIT_GINI or crit > CRIT_QUANTILE:
+        raise ValueError(f"no criterion has the kernel code {crit}")
+    return 0
+
+
 cdef inline bint is_classification(int crit) noexcept nogil:
     return crit <= CRIT_GAIN_RATIO
 

@@ -3,20 +3,10 @@
 
 The inline per-sample kernels live in ``_criterion.pxd``; this module holds the
 node-level impurity and small Python entry points used by tests and by the
-Python layer (for example to score a split by hand).
+Python layer (for example to score a node by hand). Criteria are known here by
+their codes only; their names are the registry's (``_plan.registry``).
 """
 import numpy as np
-
-CRITERIA = {
-    "gini": CRIT_GINI,
-    "entropy": CRIT_ENTROPY,
-    "log_loss": CRIT_ENTROPY,
-    "gain_ratio": CRIT_GAIN_RATIO,
-    "squared_error": CRIT_SQUARED_ERROR,
-    "poisson": CRIT_POISSON,
-    "absolute_error": CRIT_ABSOLUTE_ERROR,
-    "quantile": CRIT_QUANTILE,
-}
 
 
 cdef QuantileLoss quantile_loss(int crit, double tau) noexcept nogil:
@@ -97,27 +87,10 @@ def on_exact_grid(values, bound):
     return np.ldexp(np.round(np.ldexp(values, -step_exp)), step_exp)
 
 
-def impurity(counts, criterion="gini", quantile=0.5):
-    """Impurity of one node from its (weighted) class counts.
-
-    Parameters
-    ----------
-    counts : array-like of shape (n_classes,)
-        Weighted class counts; for ``"squared_error"`` pass the target values.
-    criterion : str
-        One of "gini", "entropy"/"log_loss" (in bits), "gain_ratio" (entropy),
-        "squared_error" (population variance of the values), "poisson" (half
-        Poisson deviance of the values about their mean), "absolute_error"
-        (mean absolute deviation from the median), "quantile" (mean pinball loss
-        about the ``quantile``).
-    quantile : float
-        The level of ``criterion="quantile"``.
-
-    Returns
-    -------
-    float
-    """
-    crit = _criterion_code(criterion)
+def node_impurity_of(int crit, counts, double quantile=0.5):
+    """Impurity of one node under the criterion of code ``crit`` (see
+    ``dtree._fit.gains.impurity``, which takes the criterion's name)."""
+    check_criterion(crit)
     values = np.ascontiguousarray(counts, dtype=np.float64).ravel()
     cdef double[::1] v
     cdef double stats[2]
@@ -140,12 +113,3 @@ def impurity(counts, criterion="gini", quantile=0.5):
         raise ValueError("counts must be non-negative with a positive sum")
     v = values
     return node_impurity(crit, &v[0], v.shape[0], values.sum(), 1)
-
-
-def _criterion_code(criterion):
-    try:
-        return CRITERIA[criterion]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown criterion {criterion!r}; expected one of {sorted(CRITERIA)}"
-        ) from None

@@ -25,11 +25,11 @@ from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from ._common cimport (CUT_SCORE, CUT_STOP, CAT_WORDS, bit_is_set, check_cut, clear_split,
+from ._common cimport (CUT_SCORE, CUT_STOP, CAT_WORDS, SearchSettings, bit_is_set, check_cut, clear_split,
                       compare_score, draw_begin,
                       draw_begin_fit, draw_end, draw_next, draw_take, keep_better,
                       keep_doubles, midpoint, record_candidate, tiny_weight, wins)
-from ._criterion cimport (add_sample, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
+from ._criterion cimport (add_sample, check_criterion, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
                           middle_value, node_impurity, sklearn_score,
                           is_classification, node_entropy_terms, reg_proxy, record_children,
                           stats_size)
@@ -161,10 +161,10 @@ cdef class HistSplitter:
     y : ndarray (n,)
         Class codes, or regression targets.
     sample_weight : ndarray (n,) or None
-    n_classes, criterion
-        As the exact splitter's.
-    min_samples_leaf, min_weight_leaf, max_features, seed, n_threads
-        Constraints of the scan, the feature draw and its seed, threads.
+    settings : SearchSettings (or a dict of its keys)
+        As the exact splitter's (the criterion, the class count, the leaf
+        limits, the feature draw and its seed, the threads; its quantile, value
+        tolerance, multiway, index order and random cuts do not apply).
     categorical : ndarray (d,) of bool, optional
         Features whose codes are category codes (bin c holds category c): split
         by sets of categories (``_subsets``), as the exact splitter splits them.
@@ -174,10 +174,10 @@ cdef class HistSplitter:
         whether they carry weights.
     """
 
-    def __cinit__(self, codes, lo, hi, y, sample_weight, intp_t n_classes, int criterion,
-                  intp_t min_samples_leaf, double min_weight_leaf, intp_t max_features,
-                  unsigned int seed, int n_threads, monotonic_cst=None, intp_t n_rows=-1,
-                  weighted=None, categorical=None):
+    def __cinit__(self, codes, lo, hi, y, sample_weight, SearchSettings settings,
+                  monotonic_cst=None, intp_t n_rows=-1, weighted=None, categorical=None):
+        check_criterion(settings.criterion)
+        cdef int criterion = settings.criterion
         cdef intp_t f, t
         cdef const signed char[::1] cst_view
         self.monotonic = NULL
@@ -205,14 +205,14 @@ cdef class HistSplitter:
         self.criterion = criterion
         self.is_classifier = is_classification(criterion)
         self.n_outputs = 1
-        self.n_stats = stats_size(criterion, n_classes)
+        self.n_stats = stats_size(criterion, settings.n_classes)
         self.H = self.n_stats + 1                   # + the sample count
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_leaf = min_weight_leaf
-        self.draw.max_features = max_features
+        self.min_samples_leaf = settings.min_samples_leaf
+        self.min_weight_leaf = settings.min_weight_leaf
+        self.draw.max_features = settings.max_features
         self.draw.n_features = self.d
-        self.draw.seed = seed
-        self.n_threads = max(1, n_threads)
+        self.draw.seed = settings.seed
+        self.n_threads = max(1, settings.n_threads)
         self.best_first = False
         owned = []
         if self.is_classifier:
@@ -258,8 +258,8 @@ cdef class HistSplitter:
         cdef unsigned char[:, ::1] cbv = cat_bytes
         self.subset_rules.criterion = criterion
         self.subset_rules.n_classes = self.n_stats if self.is_classifier else 0
-        self.subset_rules.min_samples_leaf = min_samples_leaf
-        self.subset_rules.min_weight_leaf = min_weight_leaf
+        self.subset_rules.min_samples_leaf = settings.min_samples_leaf
+        self.subset_rules.min_weight_leaf = settings.min_weight_leaf
         owned += [samples, offsets, feature_order, left, best, groups, group_code, goes_left,
                   cat, cat_doubles, cat_ints, cat_codes, cat_bytes]
         self._owned = owned

@@ -41,13 +41,13 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport (CUT_PASS, CUT_STOP, RADIX_SIZE, check_cut, class_t, clear_split,
+from ._common cimport (CUT_PASS, CUT_STOP, RADIX_SIZE, SearchSettings, check_cut, class_t, clear_split,
                       compare_score, draw_begin, draw_begin_fit, draw_end, draw_next,
                       draw_numeric_cut, draw_take, float_key, keep_better, keep_doubles,
                       midpoint, partition_ids, partition_segment, put_bit, radix_passes,
                       radix_sort_keys,
                       record_candidate, tiny_weight, wins)
-from ._criterion cimport (Side, add_outputs, clf_move_count, clf_proxy, clf_side_acc,
+from ._criterion cimport (Side, add_outputs, check_criterion, clf_move_count, clf_proxy, clf_side_acc,
                           cut_proxy, is_classification, is_quantile, monotonic_ok,
                           PairScan, node_entropy_terms, pair_begin, pair_offer,
                           random_cut_admissible,
@@ -103,17 +103,15 @@ cdef class SparseSplitter:
     ----------
     X : scipy.sparse CSC matrix of shape (n_samples, n_features), float32
         Canonical: sorted indices, no duplicates (explicit zeros are dropped here).
-    y, sample_weight, n_classes, criterion, min_samples_leaf, min_weight_leaf,
-    max_features, seed, monotonic_cst, value_tolerance, random_split
-        As ``_splitter.Splitter``'s.
-    n_threads : int
-        Threads of the partition (the columns' segments are independent).
+    y, sample_weight, settings, monotonic_cst
+        As ``_splitter.Splitter``'s (its threads partition the columns' segments,
+        which are independent; its quantile, multiway and index order do not apply).
     """
 
-    def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
-                  Py_ssize_t min_samples_leaf, double min_weight_leaf,
-                  Py_ssize_t max_features, unsigned int seed, monotonic_cst=None,
-                  double value_tolerance=0.0, bint random_split=False, int n_threads=1):
+    def __cinit__(self, X, y, sample_weight, SearchSettings settings, monotonic_cst=None):
+        check_criterion(settings.criterion)
+        cdef int criterion = settings.criterion, n_threads = settings.n_threads
+        cdef Py_ssize_t n_classes = settings.n_classes, max_features = settings.max_features
         if is_quantile(criterion):
             raise ValueError("the sparse splitter has no quantile criteria")
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
@@ -126,14 +124,14 @@ cdef class SparseSplitter:
         self.criterion = criterion
         self.is_classifier = is_classification(criterion)
         self.n_stats = self.n_outputs * stats_size(criterion, n_classes)
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_leaf = min_weight_leaf
-        self.tol = <DTYPE_t>value_tolerance
-        self.draw.seed = seed
+        self.min_samples_leaf = settings.min_samples_leaf
+        self.min_weight_leaf = settings.min_weight_leaf
+        self.tol = <DTYPE_t>settings.value_tolerance
+        self.draw.seed = settings.seed
         self.draw.n_features = d
         self.draw.max_features = max_features
         self.best_first = False
-        self.random_split = random_split
+        self.random_split = settings.random_split
         self.lower = -INFINITY
         self.upper = INFINITY
 

@@ -28,14 +28,14 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport (CUT_SCORE, CUT_STOP, RADIX_SIZE, better, bit_is_set, check_cut,
+from ._common cimport (CUT_SCORE, CUT_STOP, RADIX_SIZE, SearchSettings, better, bit_is_set, check_cut,
                       clear_bit, clear_split, compare_score, count_bits, draw_begin,
                       draw_begin_fit, draw_end, draw_next, draw_numeric_cut, draw_take,
                       float_key, keep_better, keep_doubles, lowest_bit, midpoint,
                       partition_ids, partition_segment, payload_t, put_bit, radix_sort_keys,
                       rand_int, record_candidate, scan_cut, set_bit, tiny_weight,
                       wins)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON,
+from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON, check_criterion,
                           CRIT_SQUARED_ERROR, Side, add_outputs, add_sample, clf_move,
                           PairScan, cut_proxy, pair_begin, pair_offer, random_cut_admissible,
                           clf_move_count, clf_proxy, reg_proxy_outputs,
@@ -425,26 +425,24 @@ cdef class Splitter:
         for regression.
     sample_weight : ndarray of shape (n_samples,), float64, or None
         None means unit weights.
-    n_classes : int
-        Number of classes (the most of any output); 0 for regression.
-    criterion : int
-        CRIT_* code.
-    min_samples_leaf, min_weight_leaf, max_features, seed
-        Constraints of the scan, and the seed of scikit-learn's generator for the
-        feature draw (``randint(0, RAND_R_MAX)`` of the fit's random state).
-    index_order : bool
-        Scan the drawn features by index (ties to the smallest index) rather
-        than in the order drawn.
-    random_split : bool
-        splitter="random": one random cut per drawn feature (``_random_split``).
+    settings : SearchSettings (or a dict of its keys)
+        The criterion's code, the class count, the leaf limits, the feature
+        draw (how many, and the seed of scikit-learn's generator:
+        ``randint(0, RAND_R_MAX)`` of the fit's random state), the threads, the
+        quantile level, the value tolerance, ID3's multiway splits, scanning
+        the drawn features by index (ties to the smallest index) and
+        splitter="random"'s one random cut per drawn feature (``_random_split``).
+    n_categories : ndarray of shape (n_features,), int32, optional
+        Per feature 0 (numeric) or its number of categories.
+    monotonic_cst : ndarray of shape (n_features,), int8, optional
     """
 
-    def __cinit__(self, X, y, sample_weight, Py_ssize_t n_classes, int criterion,
-                  Py_ssize_t min_samples_leaf, double min_weight_leaf,
-                  Py_ssize_t max_features, unsigned int seed, n_categories=None,
-                  bint multiway=False, int n_threads=1, double quantile=0.5,
-                  monotonic_cst=None, double value_tolerance=0.0, bint index_order=False,
-                  bint random_split=False):
+    def __cinit__(self, X, y, sample_weight, SearchSettings settings, n_categories=None,
+                  monotonic_cst=None):
+        check_criterion(settings.criterion)
+        cdef int criterion = settings.criterion, n_threads = settings.n_threads
+        cdef Py_ssize_t n_classes = settings.n_classes
+        cdef bint multiway = settings.multiway
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
         y = np.asarray(y)
@@ -458,16 +456,16 @@ cdef class Splitter:
         self.criterion = criterion
         self.is_classifier = is_classification(criterion)
         self.n_stats = self.n_outputs * stats_size(criterion, n_classes)
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_leaf = min_weight_leaf
+        self.min_samples_leaf = settings.min_samples_leaf
+        self.min_weight_leaf = settings.min_weight_leaf
         self.multiway = multiway
-        self.draw.seed = seed
+        self.draw.seed = settings.seed
         self.draw.n_features = d
-        self.draw.max_features = max_features
-        self.index_order = index_order
-        self.random_split = random_split
+        self.draw.max_features = settings.max_features
+        self.index_order = settings.index_order
+        self.random_split = settings.random_split
         self.best_first = False
-        self.qloss = quantile_loss(criterion, quantile)
+        self.qloss = quantile_loss(criterion, settings.quantile)
 
         vals = np.empty((d, n), dtype=np.float32)
         idx = np.empty((d, n), dtype=np.int32)
@@ -496,7 +494,7 @@ cdef class Splitter:
             raise ValueError("n_categories must give, per feature, 0 or a count <= "
                              f"{MAX_CATEGORIES}")
         owned = [vals, idx, payload, goes_left, features, visit_mark, y, n_categories]
-        self.tol = <DTYPE_t>value_tolerance   # float32 sums, as scikit-learn's
+        self.tol = <DTYPE_t>settings.value_tolerance   # float32 sums, as scikit-learn's
         self.monotonic = NULL
         self.monotonic_cst = None
         self.lower = -INFINITY
@@ -1709,10 +1707,11 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
         impurity_right, weight_left, weight_right; None when no split is valid.
     """
     X = np.ascontiguousarray(X, dtype=np.float32)
-    cdef Splitter sp = Splitter(X, y, sample_weight, n_classes, criterion,
-                                min_samples_leaf, min_weight_leaf, X.shape[1], 1,
-                                n_categories, quantile=quantile, index_order=True,
-                                value_tolerance=value_tolerance)
+    cdef Splitter sp = Splitter(X, y, sample_weight, dict(
+        criterion=criterion, n_classes=n_classes, min_samples_leaf=min_samples_leaf,
+        min_weight_leaf=min_weight_leaf, max_features=X.shape[1], seed=1, n_threads=1,
+        quantile=quantile, value_tolerance=value_tolerance, multiway=False,
+        index_order=True, random_split=False), n_categories)
     stats = np.zeros(sp.n_stats, dtype=np.float64)
     left = np.zeros(2 * sp.n_stats, dtype=np.float64)
     cdef double[::1] sv = stats, lv = left

@@ -31,9 +31,9 @@ import tracemalloc
 
 import numpy as np
 
-from ._estimators.classes import DecisionTreeClassifier, DecisionTreeRegressor
-from ._plan.constraints import available_cores as _available_cores
-from ._route import openmp_enabled
+from . import DecisionTreeClassifier, DecisionTreeRegressor
+from ._plan.machine import available_cores as _available_cores
+from ._openmp import openmp_enabled
 from ._version import __version__
 
 QUICK_SIZES = (10_000, 30_000, 100_000, 200_000)
@@ -194,7 +194,7 @@ def criteria_table(n_samples, repeat, sklearn_classes, out=sys.stdout):
 def extra_trees_table(n_samples, repeat, with_sklearn, out=sys.stdout):
     """ExtraTreeClassifier / ExtraTreeRegressor (splitter="random") vs scikit-learn's,
     full depth, one thread, each library with its own default ``max_features``."""
-    from ._estimators.classes import ExtraTreeClassifier, ExtraTreeRegressor
+    from . import ExtraTreeClassifier, ExtraTreeRegressor
     peers = {}
     if with_sklearn:
         try:
@@ -446,7 +446,7 @@ def sparse_table(shapes, repeat, with_sklearn, out=sys.stdout, memory=True):
     except ImportError:
         print("\nsparse X: scipy is not installed, skipped", file=out)
         return []
-    from ._estimators.classes import DecisionTreeClassifier, ExtraTreeClassifier
+    from . import DecisionTreeClassifier, ExtraTreeClassifier
     sk = None
     if with_sklearn:
         try:

@@ -35,22 +35,21 @@ except ImportError as exc:   # pragma: no cover - the extra is not installed
     raise ImportError("dtree.dask needs Dask: pip install 'dtree-exact[dask]' "
                       "(dask[distributed])") from exc
 
+from . import DecisionTreeClassifier, DecisionTreeRegressor
 from ._estimators.params import ParamsMixin
 from ._fit.binning import (SUMMARY_RUNS, category_thresholds, column_summary, merge_summaries,
                            thresholds_from_summary)
-from ._input.categorical import column_values, encode, fit_categories
-from ._input.encode import class_weight_table
-from ._estimators.classes import DecisionTreeClassifier, DecisionTreeRegressor
-from ._criterion import CRITERIA
-from ._fit.fit import draw_seed, scaled_params
-from ._hist_splitter import bin_codes, node_histograms, route_rows
+from ._fit.grow import scaled_growth, tree_from_arrays
 from ._fit.levelwise import grow_levelwise, slot_table
-from ._fit.monotonic import monotonic_constraints
-from ._model.tree import Tree
-from ._plan.constraints import validate_params
-from ._plan.presets import criterion as criterion_of, impurity_degree
 from ._fit.pruning import prune_ccp
+from ._fit.sampling import draw_seed
+from ._hist_splitter import bin_codes, node_histograms, route_rows
+from ._input.categorical import column_values, encode, fit_categories
+from ._input.encode import Columns, TrainingData, class_weight_table
+from ._model.fitted import Fitted, install
 from ._model.units import power_of_two_scale, scaled, unscale_tree, weight_units
+from ._plan.constraints import validate_params
+from ._plan.plan import check_choices, choose, make_plan
 
 __all__ = ["DaskDecisionTreeClassifier", "DaskDecisionTreeRegressor"]
 
@@ -83,13 +82,12 @@ class _DaskTree(ParamsMixin):
         client = self.client if self.client is not None else _current_client()
         local = self._local_estimator()
         validate_params(local)
-        _check_supported(local)
-        _fit(local, client, _Partitions(X, y, sample_weight))
+        choices = choose(local)
+        check_choices(local, choices, distributed=True)
+        fitted = _fit(local, choices, client, _Partitions(X, y, sample_weight))
+        install(local, fitted)
+        install(self, fitted)
         self._local = local
-        for name in ("n_features_in_", "feature_names_in_", "classes_", "n_classes_",
-                     "n_outputs_", "max_features_", "tree_", "ccp_alpha_"):
-            if hasattr(local, name):
-                setattr(self, name, getattr(local, name))
         return self
 
     def to_local(self):
@@ -212,19 +210,6 @@ def _current_client():
                          "LocalCluster) before fit, or pass client=") from None
 
 
-def _check_supported(est):
-    if est.handle_missing == "surrogate":
-        raise ValueError("handle_missing='surrogate' computes surrogates from the "
-                         "training rows in memory: not supported by the distributed "
-                         "fit; use 'split' or 'error'")
-    if isinstance(est.ccp_alpha, str):
-        raise ValueError("ccp_alpha='cv' refits the tree on folds: not supported by the "
-                         "distributed fit; pass a number, or prune to_local()'s tree")
-    if criterion_of(est) in ("absolute_error", "quantile"):
-        raise ValueError(f"criterion={est.criterion!r} is not supported with histograms "
-                         "(a bin's targets have no running sum that gives a quantile)")
-
-
 # ---------------------------------------------------------------- inputs
 class _Partitions:
     """The fit's input as aligned lists of delayed partitions (X, y, weights), with
@@ -308,7 +293,8 @@ def _matrix(xb, categorical, categories):
 
 
 # ---------------------------------------------------------------- the fit
-def _fit(est, client, parts):
+def _fit(est, choices, client, parts):
+    """The distributed fit of the local estimator ``est``: its ``Fitted`` state."""
     is_clf = isinstance(est, DecisionTreeClassifier)
     allow_nan = est.handle_missing == "split"
     xs, ys, ws, categorical = parts.xs, parts.ys, parts.ws, parts.categorical
@@ -344,35 +330,30 @@ def _fit(est, client, parts):
                             for xb, yb, wb in zip(xs, ys, ws)])
     lo, hi = _tree_reduce(client, [client.submit(_bounds, p) for p in encoded],
                           _merge_bounds).result()
-    # 4. the tree, level by level
-    est.n_features_in_ = d
-    est.categorical_features_ = np.zeros(d, dtype=bool) if categorical is None else categorical
-    est.categories_ = categories
-    if parts.names is not None:
-        est.feature_names_in_ = parts.names
+    # 4. the plan (every refusal), then the tree, level by level
     n_classes = len(classes) if is_clf else 0
-    if is_clf:
-        est.classes_ = classes
-        est.n_classes_ = n_classes
-    est.n_outputs_ = 1
-    params = scaled_params(est, n_rows, d,
-                           total["w_sum"] / w_unit if weighted else float(n_rows), y_exp)
-    crit = CRITERIA[criterion_of(est)]
-    rows = DaskRows(client, encoded, hi, crit, n_classes)
-    arrays = grow_levelwise(rows, lo, hi, criterion=crit, n_classes=n_classes,
-                            n_rows=n_rows, weighted=weighted, params=params,
-                            seed=draw_seed(est.random_state),
-                            monotonic=monotonic_constraints(est, d, n_classes),
-                            categorical=est.categorical_features_)
+    columns = Columns(d, np.zeros(d, dtype=bool) if categorical is None else categorical,
+                      categories, parts.names)
+    plan = make_plan(est, choices, TrainingData(None, None, None, n_classes, columns, classes),
+                     distributed=True)
+    growth = scaled_growth(plan, n_rows, total["w_sum"] / w_unit if weighted else float(n_rows),
+                           plan.choices.criterion.degree * y_exp)
+    search = plan.search(growth, draw_seed(plan.random_state))
+    rows = DaskRows(client, encoded, hi, search["criterion"], n_classes)
+    arrays = grow_levelwise(rows, lo, hi, search=search, n_rows=n_rows, weighted=weighted,
+                            params=growth, monotonic=plan.monotonic,
+                            categorical=plan.categorical)
     rows.release()
-    est.max_features_ = params.max_features
-    tree = unscale_tree(Tree.from_builder(arrays, d, n_classes), w_unit, y_exp,
-                        impurity_degree(est))
+    tree = unscale_tree(tree_from_arrays(plan, arrays), w_unit, y_exp,
+                        plan.choices.criterion.degree)
+    alpha = None
     if est.ccp_alpha > 0.0:
         tree = prune_ccp(tree, float(est.ccp_alpha), est.prune_risk)
-        est.ccp_alpha_ = float(est.ccp_alpha)
-    est.tree_ = tree
-    return est
+        alpha = float(est.ccp_alpha)
+    return Fitted(tree_=tree, n_features_in_=d,
+                  categorical_features_=columns.categorical_features_, categories_=categories, n_outputs_=1, max_features_=plan.max_features(),
+                  feature_names_in_=parts.names, classes_=classes,
+                  n_classes_=n_classes if is_clf else None, ccp_alpha_=alpha)
 
 
 class DaskRows:

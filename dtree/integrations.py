@@ -95,7 +95,7 @@ def register_skl2onnx():
     from skl2onnx.common.shape_calculator import (calculate_linear_classifier_output_shapes,
                                                   calculate_linear_regressor_output_shapes)
 
-    from ._estimators.classes import (DecisionTreeClassifier, DecisionTreeRegressor,
+    from . import (DecisionTreeClassifier, DecisionTreeRegressor,
                                       ExtraTreeClassifier, ExtraTreeRegressor)
     for cls in (DecisionTreeClassifier, ExtraTreeClassifier):
         if cls not in sklearn_classifier_list:
@@ -268,7 +268,7 @@ def autolog(disable=False):
 
     import mlflow
 
-    from ._estimators.classes import DecisionTreeClassifier, DecisionTreeRegressor
+    from . import DecisionTreeClassifier, DecisionTreeRegressor
     for cls in (DecisionTreeClassifier, DecisionTreeRegressor):
         if disable:
             if cls in _UNPATCHED:

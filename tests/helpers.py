@@ -146,3 +146,16 @@ def few_valued_features(draw, max_rows, max_levels):
     if draw(st.booleans()):
         X[::3, 0] = np.nan
     return X
+
+
+def search_settings(criterion, n_classes, max_features, seed=1, min_samples_leaf=1,
+                    **overrides):
+    """A splitter's ``SearchSettings`` (as ``FitPlan.search`` makes them) for tests that
+    build a splitter directly; ``criterion`` is a kernel code."""
+    settings = dict(criterion=criterion, n_classes=n_classes,
+                    min_samples_leaf=min_samples_leaf, min_weight_leaf=0.0,
+                    max_features=max_features, seed=seed, n_threads=1, quantile=0.5,
+                    value_tolerance=0.0, multiway=False, index_order=False,
+                    random_split=False)
+    settings.update(overrides)
+    return settings

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
 
-from helpers import tie_free_data
+from helpers import search_settings, tie_free_data
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -256,7 +256,7 @@ def test_node_columns_grow_from_a_small_capacity(max_leaf_nodes):
     # Node columns are allocated for the largest possible tree; starting from
     # room for one node instead makes them grow many times (and, best-first,
     # the pending children statistics with them): the tree must not change.
-    from dtree._criterion import CRITERIA
+    from dtree._plan.registry import criterion_code
     from dtree._splitter import Splitter
     from dtree._grow import build_tree
 
@@ -264,7 +264,7 @@ def test_node_columns_grow_from_a_small_capacity(max_leaf_nodes):
     y = y.astype(np.int32)
 
     def grow(capacity):
-        splitter = Splitter(X, y, None, 3, CRITERIA["gini"], 1, 0.0, 4, 1)
+        splitter = Splitter(X, y, None, search_settings(criterion_code("gini"), 3, 4))
         return build_tree(splitter, max_depth=2**30, min_samples_split=2, min_samples_leaf=1,
                           min_weight_leaf=0.0, min_impurity_decrease=0.0,
                           max_leaf_nodes=max_leaf_nodes, capacity=capacity)

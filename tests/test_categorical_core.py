@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from reference import is_tie, split_score
 
-from dtree._criterion import CRITERIA
+from dtree._plan.registry import criterion_code
 from dtree._splitter import best_split
 
 
@@ -60,7 +60,7 @@ def test_category_subset_search_is_exact(problem, criterion):
     if n_classes == 0:
         criterion = "squared_error"
     found = best_split(codes[:, None], y, w, n_classes=n_classes,
-                       criterion=CRITERIA[criterion], min_samples_leaf=min_leaf,
+                       criterion=criterion_code(criterion), min_samples_leaf=min_leaf,
                        n_categories=np.array([k], dtype=np.int32))
     candidates = subset_candidates(codes, y, np.ones(len(y)) if w is None else w,
                                    criterion, n_classes or None, min_leaf)
@@ -93,7 +93,7 @@ def test_breiman_ordering_is_exact_for_many_categories(seed, task):
     w = rng.uniform(0.5, 2.0, 300)
     for criterion in criteria:
         found = best_split(codes[:, None], y, w, n_classes=n_classes,
-                           criterion=CRITERIA[criterion],
+                           criterion=criterion_code(criterion),
                            n_categories=np.array([14], dtype=np.int32))
         candidates = subset_candidates(codes, y, w, criterion, n_classes or None, 1)
         best = min(score for score, _ in candidates)

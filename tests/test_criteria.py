@@ -13,7 +13,8 @@ from helpers import (assert_root_split_is_optimal, assert_split_is_optimal, comp
 from reference import all_candidates, is_tie
 
 import dtree
-from dtree._criterion import CRITERIA, impurity
+from dtree._fit.gains import impurity
+from dtree._plan.registry import criterion_code
 from dtree._splitter import best_split
 
 
@@ -42,7 +43,7 @@ def count_problems(draw):
 @given(problem=count_problems())
 def test_poisson_root_split_is_the_brute_force_optimum(problem):
     X, y, w, min_leaf = problem
-    found = best_split(X, y, w, n_classes=0, criterion=CRITERIA["poisson"],
+    found = best_split(X, y, w, n_classes=0, criterion=criterion_code("poisson"),
                        min_samples_leaf=min_leaf)
     candidates = all_candidates(X, y, w, "poisson", min_samples_leaf=min_leaf)
     assert_root_split_is_optimal(found, candidates, X)
@@ -54,7 +55,7 @@ def test_a_right_side_of_zero_targets_is_no_candidate_despite_rounding():
     X = np.array([[np.nan, 0], [1, 0], [0, 0], [np.nan, 0]], dtype=np.float32)
     y = np.array([3.5, 0.0, 1.0, 1.0])
     w = np.array([0.571, 1.885, 0.459, 2.559])
-    found = best_split(X, y, w, n_classes=0, criterion=CRITERIA["poisson"])
+    found = best_split(X, y, w, n_classes=0, criterion=criterion_code("poisson"))
     assert math.isfinite(found["improvement"]) and found["impurity_right"] < math.inf
     candidates = all_candidates(X, y, w, "poisson")
     assert is_tie(min(c[0] for c in candidates),

@@ -6,11 +6,11 @@ import pytest
 import dtree
 from dtree._fit.binning import (column_summary, exact_summary, fit_bins, merge_summaries,
                             thresholds_from_summary)
-from dtree._criterion import CRITERIA
-from dtree._fit.fit import draw_seed, resolve_params
+from dtree._plan.registry import criterion_code
+from dtree._fit.grow import tree_from_arrays
+from dtree._fit.sampling import draw_seed
 from dtree._hist_splitter import bin_codes, histogram_totals, node_histograms, route_rows
 from dtree._fit.levelwise import LocalRows, grow_levelwise, slot_table
-from dtree._model.tree import Tree
 
 
 def _data(n=3000, d=5, seed=0, nan=0.05):
@@ -25,16 +25,17 @@ def _levelwise_tree(est, X, y, w, n_classes, part_rows):
     """The tree ``grow_levelwise`` grows for ``est`` on X cut into parts of part_rows."""
     codes, lo, hi = bin_codes(X, fit_bins(X, 255))
     yy = y.astype(np.int32) if n_classes else y.astype(np.float64)
-    crit = CRITERIA[est.criterion]
+    crit = criterion_code(est.criterion)
     parts = [(codes[i:i + part_rows], yy[i:i + part_rows],
               None if w is None else w[i:i + part_rows])
              for i in range(0, X.shape[0], part_rows)]
     total = float(X.shape[0]) if w is None else float(w.sum())
-    params = resolve_params(est, X.shape[0], X.shape[1], total)
-    arrays = grow_levelwise(LocalRows(parts, hi, crit, n_classes), lo, hi, criterion=crit,
-                            n_classes=n_classes, n_rows=X.shape[0], weighted=w is not None,
-                            params=params, seed=draw_seed(est.random_state))
-    return Tree.from_builder(arrays, X.shape[1], n_classes)
+    plan, _ = est._plan(X, y, w)
+    params = plan.growth(X.shape[0], total)
+    arrays = grow_levelwise(LocalRows(parts, hi, crit, n_classes), lo, hi,
+                            search=plan.search(params, draw_seed(est.random_state)),
+                            n_rows=X.shape[0], weighted=w is not None, params=params)
+    return tree_from_arrays(plan, arrays)
 
 
 def assert_same_tree(a, b, exact_values=True):
@@ -176,17 +177,17 @@ def test_node_histograms_sum_the_rows_of_each_node():
     codes, lo, hi = bin_codes(X, fit_bins(X, 16))
     node = rng.integers(-1, 3, 500).astype(np.int32)
     hist, second = node_histograms(codes, y, None, node, slot_table({1: 0, 2: 1}), hi,
-                                   CRITERIA["gini"], 2, 2)
+                                   criterion_code("gini"), 2, 2)
     for s, k in enumerate((1, 2)):
-        stats, weight, count = histogram_totals(hist[s], second[s], hi, CRITERIA["gini"], 2)
+        stats, weight, count = histogram_totals(hist[s], second[s], hi, criterion_code("gini"), 2)
         assert count == (node == k).sum()
         np.testing.assert_array_equal(stats, np.bincount(y[node == k], minlength=2))
     yr = signal.astype(np.float64)
     hist, second = node_histograms(codes, yr, None, node, slot_table({2: 0}), hi,
-                                   CRITERIA["squared_error"], 0, 1)
+                                   criterion_code("squared_error"), 0, 1)
     stats, weight, count = histogram_totals(hist[0], second[0], hi,
-                                            CRITERIA["squared_error"], 0)
+                                            criterion_code("squared_error"), 0)
     np.testing.assert_allclose(stats, [yr[node == 2].sum(), (yr[node == 2] ** 2).sum()])
     with pytest.raises(ValueError, match="class code"):
         node_histograms(codes, np.full(500, 5, np.int32), None, node, slot_table({1: 0}),
-                        hi, CRITERIA["gini"], 2, 1)
+                        hi, criterion_code("gini"), 2, 1)

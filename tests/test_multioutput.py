@@ -13,7 +13,7 @@ from reference import all_candidates
 
 import dtree
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
-from dtree._criterion import CRITERIA
+from dtree._plan.registry import criterion_code
 from dtree._deploy.model_file import ModelFileError
 from dtree._splitter import best_split
 from dtree.export import export_graphviz, export_rules, export_text
@@ -62,7 +62,7 @@ def _estimator(criterion, **params):
 def test_root_split_is_the_least_mean_impurity_over_outputs(data, criterion):
     X, y, w, min_leaf = data.draw(several_outputs(criterion))
     n_classes = 3 if criterion in ("gini", "entropy") else 0
-    found = best_split(X, y, w, n_classes=n_classes, criterion=CRITERIA[criterion.split(":")[0]],
+    found = best_split(X, y, w, n_classes=n_classes, criterion=criterion_code(criterion.split(":")[0]),
                        min_samples_leaf=min_leaf,
                        quantile=float(criterion.split(":")[1]) if ":" in criterion else 0.5)
     candidates = all_candidates(X, y, w, criterion, n_classes or None,

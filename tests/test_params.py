@@ -64,7 +64,7 @@ def test_builders_bound_the_frontier_by_the_data_themselves():
     # cannot make them wrap a size computation.
     proc = _run("""
         import numpy as np
-        from dtree._criterion import CRITERIA
+        from dtree._plan.registry import criterion_code
         from dtree._splitter import Splitter
         from dtree._grow import build_tree
         from dtree._node_store import bound_leaves
@@ -72,7 +72,7 @@ def test_builders_bound_the_frontier_by_the_data_themselves():
         assert bound_leaves(5, 10) == 5 and bound_leaves(7, 1) == 2
         X = np.arange(10, dtype=np.float32).reshape(-1, 1)
         y = np.array([0, 1] * 5, dtype=np.int32)
-        s = Splitter(X, y, None, 2, CRITERIA["gini"], 1, 0.0, 1, 1)
+        s = Splitter(X, y, None, dict(criterion=criterion_code("gini"), n_classes=2, min_samples_leaf=1, min_weight_leaf=0.0, max_features=1, seed=1, n_threads=1, quantile=0.5, value_tolerance=0.0, multiway=False, index_order=False, random_split=False))
         out = build_tree(s, max_depth=100, min_samples_split=2, min_samples_leaf=1,
                          min_weight_leaf=0.0, min_impurity_decrease=0.0,
                          max_leaf_nodes=2**62)
@@ -170,11 +170,12 @@ def test_error_wording_follows_scikit_learn():
 
 
 def test_sizes_are_clamped_to_what_the_data_allows():
-    from dtree._plan.constraints import C_INT_MAX, clamp_to_data
+    from dtree._plan.plan import C_INT_MAX, clamp_to_data, growth_params
 
     assert clamp_to_data(2**63, 10) == 11 and clamp_to_data(5, 10) == 5
     assert clamp_to_data(2**70, 2**40) == C_INT_MAX
-    limits = DecisionTreeClassifier(max_leaf_nodes=2**24, max_depth=2**63,
-                                    min_samples_split=2**63)._resolve_params(10, 1, 10.0)
+    limits = growth_params(DecisionTreeClassifier(max_leaf_nodes=2**24, max_depth=2**63,
+                                                  min_samples_split=2**63).get_params(),
+                           1, 10, 10.0)
     assert limits.max_leaf_nodes == 11 and limits.max_depth == 11
     assert limits.min_samples_split == 11

@@ -17,7 +17,8 @@ from helpers import (assert_root_split_is_optimal, assert_split_is_optimal, comp
 from reference import all_candidates, least_pinball, quantile_level, weighted_quantile
 
 import dtree
-from dtree._criterion import CRITERIA, impurity
+from dtree._fit.gains import impurity
+from dtree._plan.registry import criterion_code
 from dtree._splitter import best_split
 
 
@@ -51,7 +52,7 @@ def quantile_problems(draw):
 @given(problem=quantile_problems())
 def test_root_split_is_the_brute_force_optimum(problem):
     X, y, w, min_leaf, criterion, tau = problem
-    found = best_split(X, y, w, n_classes=0, criterion=CRITERIA[criterion],
+    found = best_split(X, y, w, n_classes=0, criterion=criterion_code(criterion),
                        min_samples_leaf=min_leaf, quantile=tau)
     candidates = all_candidates(X, y, w, _name(criterion, tau), min_samples_leaf=min_leaf)
     assert_root_split_is_optimal(found, candidates, X,
@@ -73,7 +74,7 @@ def test_unit_weight_scans_past_one_word_of_ranks(n, criterion, tau, ties):
     y = rng.normal(size=n) * 10
     if ties:
         y = np.round(y)
-    found = best_split(X, y, None, n_classes=0, criterion=CRITERIA[criterion], quantile=tau)
+    found = best_split(X, y, None, n_classes=0, criterion=criterion_code(criterion), quantile=tau)
     candidates = all_candidates(X, y, None, _name(criterion, tau))
     assert_root_split_is_optimal(found, candidates, X, scale=float(np.abs(y).max()) * n)
 

@@ -14,7 +14,7 @@ from sklearn.tree import ExtraTreeRegressor as SkExtraRegressor
 
 import dtree
 from dtree import datasets
-from dtree._criterion import impurity
+from dtree._fit.gains import impurity
 from reference import split_score
 
 

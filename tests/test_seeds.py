@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dtree
-from dtree._criterion import impurity
+from dtree._fit.gains import impurity
 
 
 def test_entropy_of_seven_balls_is_1_277_nats():

@@ -14,7 +14,8 @@ import scipy.sparse as sp
 
 import dtree
 from dtree import _sparse_splitter as _sparse
-from dtree._input.encode import sparse_splitter_fits
+from dtree._plan.plan import choose
+from helpers import search_settings
 from dtree._sparse_splitter import SparseSplitter, sorted_entries
 
 
@@ -177,6 +178,9 @@ def test_a_wide_sparse_x_is_never_laid_out_densely(splitter):
 
 
 def test_which_configurations_use_the_sparse_splitter():
+    def sparse_splitter_fits(est):
+        return choose(est).sparse
+
     assert sparse_splitter_fits(dtree.DecisionTreeClassifier())
     assert sparse_splitter_fits(dtree.DecisionTreeRegressor(criterion="poisson"))
     assert sparse_splitter_fits(dtree.ExtraTreeClassifier())
@@ -201,7 +205,7 @@ def test_entries_are_sorted_by_value_with_nan_last_and_stored_zeros_dropped():
 def test_the_splitter_refuses_the_quantile_criteria():
     with pytest.raises(ValueError, match="quantile"):
         SparseSplitter(sp.csc_matrix(np.ones((3, 1), dtype=np.float32)), np.zeros(3), None,
-                       0, 5, 1, 0.0, 1, 0)
+                       search_settings(5, 0, 1, seed=0))
 
 
 def test_missing_values_in_sparse_x_follow_handle_missing():

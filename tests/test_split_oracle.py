@@ -8,7 +8,7 @@ from helpers import assert_root_split_is_optimal, assert_split_is_optimal
 from reference import all_candidates
 
 import dtree
-from dtree._criterion import CRITERIA
+from dtree._plan.registry import criterion_code
 from dtree._splitter import best_split
 
 CLASSIFICATION = ["gini", "entropy", "gain_ratio"]
@@ -47,7 +47,7 @@ def small_problems(draw, regression=False):
 
 
 def _check_root(X, y, w, n_classes, criterion, min_leaf):
-    found = best_split(X, y, w, n_classes=n_classes or 0, criterion=CRITERIA[criterion],
+    found = best_split(X, y, w, n_classes=n_classes or 0, criterion=criterion_code(criterion),
                        min_samples_leaf=min_leaf)
     candidates = all_candidates(X, y, w, criterion, n_classes, min_samples_leaf=min_leaf)
     assert_root_split_is_optimal(found, candidates, X)
@@ -109,13 +109,13 @@ def test_ties_go_to_the_smallest_feature_then_the_smallest_threshold():
     x = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], dtype=np.float32)
     X = np.column_stack([x[::-1], x, x])
     y = np.array([0, 0, 1, 1, 0, 0], dtype=np.int32)
-    found = best_split(X, y, n_classes=2, criterion=CRITERIA["gini"])
+    found = best_split(X, y, n_classes=2, criterion=criterion_code("gini"))
     # separating {2, 3} costs the same at x <= 1.5 and x <= 3.5 (mirror images):
     # feature 0 (the reversed copy) wins over 1 and 2, and its smaller threshold.
     assert found["feature"] == 0
     assert found["threshold"] == 1.5
     X2 = np.column_stack([x, x])
-    found = best_split(X2, y, n_classes=2, criterion=CRITERIA["gini"])
+    found = best_split(X2, y, n_classes=2, criterion=criterion_code("gini"))
     assert (found["feature"], found["threshold"]) == (0, 1.5)
 
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
-from dtree._route import openmp_enabled
+from dtree._openmp import openmp_enabled
 
 ARRAYS = ("children_left", "children_right", "feature", "threshold", "impurity",
           "n_node_samples", "weighted_n_node_samples", "missing_go_to_left",
@@ -124,7 +124,7 @@ def test_omp_num_threads_bounds_n_jobs_none():
     import os
     import subprocess
     import sys
-    code = ("from dtree._plan.constraints import n_threads; from dtree._route import openmp_enabled; "
+    code = ("from dtree._plan.machine import n_threads; from dtree._openmp import openmp_enabled; "
             "print(n_threads(None), n_threads(2), openmp_enabled())")
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

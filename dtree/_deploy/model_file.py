@@ -25,6 +25,7 @@ import numpy as np
 from .._estimators.params import ESTIMATORS, parameter_names
 from .._input.encode import check_fitted
 from .._model.tree import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
+from .._model.fitted import Fitted, install
 from .._model.leaves import LeafTargets
 from .file_checks import (ModelFileError, check_leaf_targets, check_other_splits,
                           check_ranges, check_set)
@@ -340,26 +341,21 @@ def _build(header, arrays):
         if not isinstance(names, list) or len(names) != n_features or \
                 not all(isinstance(n, str) for n in names):
             raise ModelFileError("feature_names_in must list one str per feature")
-        estimator.feature_names_in_ = np.asarray(names, dtype=object)
+        names = np.asarray(names, dtype=object)
     max_features = header.get("max_features", n_features)
     if not isinstance(max_features, int) or not 1 <= max_features <= n_features:
         raise ModelFileError("max_features must be an integer in [1, n_features_in]")
-    estimator.n_features_in_ = n_features
-    estimator.max_features_ = max_features
-    estimator.categorical_features_ = categorical
-    estimator.categories_ = categories
-    estimator.n_outputs_ = n_outputs
+    labels, counts = None, None
     if is_classifier and n_outputs == 1:
-        estimator.classes_ = classes[0]
-        estimator.n_classes_ = int(n_classes[0])
+        labels, counts = classes[0], int(n_classes[0])
     elif is_classifier:
-        estimator.classes_ = classes
-        estimator.n_classes_ = np.asarray(n_classes, dtype=np.intp)
+        labels, counts = classes, np.asarray(n_classes, dtype=np.intp)
+    alpha = None
     if "ccp_alpha" in header:
         alpha = header["ccp_alpha"]
         if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or alpha < 0:
             raise ModelFileError("ccp_alpha must be a number >= 0")
-        estimator.ccp_alpha_ = float(alpha)
+        alpha = float(alpha)
     rule = header.get("missing_rule", "majority")
     if rule not in ("majority", "fractional", "surrogate"):
         raise ModelFileError(f"missing_rule must be 'majority', 'fractional' or "
@@ -379,8 +375,10 @@ def _build(header, arrays):
         if is_classifier:
             raise ModelFileError("leaf targets are kept by regressors only")
         tree.leaf_targets = LeafTargets(*check_leaf_targets(arrays, tree))
-    estimator.tree_ = tree
-    return estimator
+    return install(estimator, Fitted(
+        tree_=tree, n_features_in_=n_features, categorical_features_=categorical,
+        categories_=categories, n_outputs_=n_outputs, max_features_=max_features,
+        feature_names_in_=names, classes_=labels, n_classes_=counts, ccp_alpha_=alpha))
 
 
 def _check_outputs(header, version, value):

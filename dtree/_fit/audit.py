@@ -14,17 +14,16 @@ def bitset(codes):
     return words
 
 
-def attach(tree, X, y, w, *, setting, n_competitors, n_surrogates, surrogate_missing):
+def attach(tree, X, y, w, *, search, n_categories, n_competitors, n_surrogates,
+           surrogate_missing):
     """Compute and attach (``tree.other_splits``) every split node's competitors and
     surrogates from the rows the tree was grown on (X float32 dense, y as the
-    builder's, w > 0) in one replay of the growth (``_other_scan``); with
+    builder's, w > 0) in one replay of the growth (``_audit_scan``), under the
+    splitters' settings ``search`` (every feature, by index); with
     ``surrogate_missing``, missing primaries route by surrogates
     (``missing_go_to_left`` becomes the majority direction)."""
     from .._audit_scan import replay
-    splitter = Splitter(X, y, w, setting["n_classes"], setting["criterion"],
-                        setting["min_samples_leaf"], setting["min_weight_leaf"], X.shape[1],
-                        0, setting["n_categories"], False, 1, quantile=setting["quantile"],
-                        value_tolerance=setting["value_tolerance"], index_order=True)
+    splitter = Splitter(X, y, w, search, n_categories)
     found = replay(splitter, tree, n_competitors, n_surrogates)
     if surrogate_missing:
         tree.missing_go_to_left = found["majority_left"]

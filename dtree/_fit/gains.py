@@ -1,5 +1,9 @@
-"""Information gain of each attribute at the root, as ID3 and C4.5 report it."""
+"""By hand, as the seeds' worked examples do: a node's impurity, and the information
+gain of each attribute at the root (as ID3 and C4.5 report it)."""
 import numpy as np
+
+from .._criterion import node_impurity_of
+from .._plan.registry import CLASSIFICATION, DEFAULT_CRITERION, criterion_code
 
 from .._input import categorical as cat
 from .._input import validation as val
@@ -79,3 +83,26 @@ def information_gains(X, y, *, categorical_features="auto", sample_weight=None):
             best = max(0.0, float((_entropy_bits(node) - after).max()))
         gains[key] = float(best)
     return gains
+
+
+def impurity(counts, criterion=DEFAULT_CRITERION[CLASSIFICATION], quantile=0.5):
+    """Impurity of one node from its (weighted) class counts.
+
+    Parameters
+    ----------
+    counts : array-like of shape (n_classes,)
+        Weighted class counts; for a regression criterion, the target values.
+    criterion : str
+        A criterion's name: a classifier's (gini; entropy in bits; the gain
+        ratio's node impurity is entropy) or a regressor's (squared error: the
+        population variance; poisson: the half Poisson deviance about the mean;
+        absolute error: the mean absolute deviation from the median; quantile:
+        the mean pinball loss about the ``quantile``).
+    quantile : float
+        The level of the quantile criterion.
+
+    Returns
+    -------
+    float
+    """
+    return node_impurity_of(criterion_code(criterion), counts, quantile)

@@ -58,8 +58,8 @@ class _Node:
         self.n_known = 0        # constants known from above (set by the cursor)
 
 
-def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, params, seed,
-                   monotonic=None, categorical=None, n_threads=1):
+def grow_levelwise(rows, lo, hi, *, search, n_rows, weighted, params, monotonic=None,
+                   categorical=None):
     """Grow a tree from histograms that ``rows`` sums over the rows it holds.
 
     Parameters
@@ -67,10 +67,10 @@ def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, para
     rows : object with ``histograms(routes, slots)`` (module docstring)
     lo, hi : ndarray (d, 256)
         The bins' smallest and largest training values, over all rows.
-    criterion : int
-        The criterion's code (``_criterion.CRITERIA``).
-    n_classes : int
-        0 for regression.
+    search : dict
+        The splitters' settings (``FitPlan.search``: the criterion's code, the
+        class count (0 for regression), the leaf limits, the feature draw and
+        its seed).
     n_rows : int
         Training rows (with a positive weight).
     weighted : bool
@@ -78,8 +78,6 @@ def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, para
     params : GrowthParams
         Limits in the units the rows' weights and targets are in; depth-first
         only (``max_leaf_nodes`` < 0).
-    seed : int
-        The feature draw's seed.
     monotonic, categorical : ndarray (d,) or None
         Per feature its monotonic constraint, and whether its codes are category
         codes (split by sets of categories).
@@ -87,14 +85,14 @@ def grow_levelwise(rows, lo, hi, *, criterion, n_classes, n_rows, weighted, para
     Returns
     -------
     dict of ndarray
-        The node arrays ``Tree.from_builder`` takes, numbered in pre-order.
+        The node arrays of the tree (as the growers write them), numbered in
+        pre-order.
     """
     d = hi.shape[0]
+    criterion, n_classes = search["criterion"], search["n_classes"]
     splitter = HistSplitter(np.empty((0, d), dtype=np.uint8), lo, hi,
                             np.empty(0, dtype=np.int32 if n_classes else np.float64), None,
-                            n_classes, criterion, params.min_samples_leaf,
-                            params.min_weight_leaf, params.max_features, seed, n_threads,
-                            monotonic, n_rows=n_rows, weighted=weighted,
+                            search, monotonic, n_rows=n_rows, weighted=weighted,
                             categorical=categorical)
     kind = _BestFirstGrowth if params.max_leaf_nodes > 0 else _Growth
     growth = kind(rows, splitter, hi, criterion, n_classes, params, monotonic)

@@ -5,15 +5,67 @@ codes, y becomes class codes or float64 targets, and class weights are folded
 into the sample weights. The fitted estimator keeps what predict needs to
 encode new X the same way (its columns, categories and names).
 """
+import dataclasses
 import math
-import warnings
 
 import numpy as np
 
 from . import categorical as cat
 from . import validation as val
 from .frames import is_polars, polars_to_array
-from .._plan.presets import algorithm, categorical_spec, criterion
+
+
+@dataclasses.dataclass(frozen=True)
+class Columns:
+    """What a fit learns of X's columns: the estimator's attributes of these names
+    (``feature_names_in_`` is None where X had no string column names)."""
+
+    n_features_in_: int
+    categorical_features_: np.ndarray
+    categories_: list
+    feature_names_in_: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingData:
+    """The encoded training data of one fit.
+
+    X : float32 matrix (category codes, NaN for missing), or a CSC matrix the
+        sparse splitter grows from; y : int32 class codes or float64 targets
+        (2-D with several outputs); weights : float64 or None (unit weights);
+    n_classes : 0 for regression, a class count, or one per output;
+    columns : ``Columns``; classes : the classifier's ``classes_`` (None for a
+    regressor).
+    """
+
+    X: object
+    y: object
+    weights: object
+    n_classes: object
+    columns: Columns
+    classes: object = None
+
+    @property
+    def n_outputs(self):
+        return n_outputs_of(self.y)
+
+    @property
+    def is_sparse(self):
+        return val.is_sparse(self.X)
+
+    @property
+    def n_classes_attribute(self):
+        """scikit-learn's ``n_classes_``: an int, or an array with several outputs."""
+        if self.classes is None:
+            return None
+        if isinstance(self.n_classes, list):
+            return np.array(self.n_classes, dtype=np.intp)
+        return int(self.n_classes)
+
+
+def n_outputs_of(encoded_y):
+    """Number of outputs of encoded targets (columns of a 2-D y)."""
+    return encoded_y.shape[1] if encoded_y is not None and encoded_y.ndim == 2 else 1
 
 
 def missing_allowed(est):
@@ -21,21 +73,48 @@ def missing_allowed(est):
     return est.handle_missing != "error"
 
 
-def encode_fit_X(est, X):
-    """The training matrix; sets the estimator's column attributes.
+def classifier_data(est, choices, X, y, sample_weight):
+    """A classifier's ``TrainingData``: labels coded by their sorted classes, class
+    weights folded into the sample weights."""
+    X, columns = encode_fit_X(est, choices, X)
+    check_label_kinds(y)
+    y = val.check_y(y, X.shape[0], estimator_name=type(est).__name__,
+                    multi_output=True, warn_column=choices.refuses("outputs"))
+    classes, codes = encode_label_columns(y)
+    weights = val.check_sample_weight(sample_weight, X.shape[0])
+    weights = class_weighted(est.class_weight, classes, codes, weights)
+    n_classes = int(classes.shape[0]) if codes.ndim == 1 else [c.shape[0] for c in classes]
+    return TrainingData(X, codes, weights, n_classes, columns, classes)
 
-    ``n_features_in_``, ``categorical_features_``, ``categories_`` and
-    ``feature_names_in_`` (when X has string column names).
+
+def regressor_data(est, choices, X, y, sample_weight):
+    """A regressor's ``TrainingData``: finite float64 targets meeting the criterion's
+    demands."""
+    X, columns = encode_fit_X(est, choices, X)
+    y = check_regression_target(choices.criterion, numeric_target(y))
+    y = val.check_y(y, X.shape[0], estimator_name=type(est).__name__,
+                    multi_output=True, warn_column=choices.refuses("outputs"))
+    weights = val.check_sample_weight(sample_weight, X.shape[0])
+    return TrainingData(X, np.ascontiguousarray(y), weights, 0, columns)
+
+
+def encode_fit_X(est, choices, X):
+    """The training matrix and its ``Columns``.
+
+    A sparse X stays sparse where the choices grow it from its non-zeros
+    (``Choices.sparse``), and is laid out densely otherwise.
     """
     names = val.get_feature_names(X)
     allow_nan = missing_allowed(est)
-    if val.is_sparse(X) and sparse_splitter_fits(est):
-        return _set_sparse_columns(est, val.sparse_fit_columns(X, allow_nan))
+    if val.is_sparse(X) and choices.sparse:
+        X = val.sparse_fit_columns(X, allow_nan)
+        # (a sparse matrix holds numbers: numeric columns, without names)
+        return X, Columns(X.shape[1], np.zeros(X.shape[1], dtype=bool), [None] * X.shape[1])
     if val.is_sparse(X):
         X = val.sparse_fit_matrix(X, allow_nan)
     X, text_columns = _unwrap_frame(X)
     n_columns = _n_columns(X)
-    spec = categorical_spec(est)
+    spec = choices.categorical
     mask = cat.resolve_mask(spec, X, names, n_columns, text_columns) \
         if n_columns is not None else np.zeros(0, dtype=bool)
     categories = [None] * len(mask)
@@ -45,38 +124,8 @@ def encode_fit_X(est, X):
         if isinstance(spec, str):  # chosen by "auto", not by the user
             cat.warn_if_identifier(cat.column_values(X, j), categories[j], label)
     X = _to_matrix(est, X, mask, categories, names, allow_nan)
-    est.n_features_in_ = X.shape[1]
     # (check_X has refused anything but a 2-D X, so mask covers every column)
-    est.categorical_features_ = mask
-    est.categories_ = categories
-    if names is not None:
-        est.feature_names_in_ = names
-    elif hasattr(est, "feature_names_in_"):
-        del est.feature_names_in_
-    return X
-
-
-def sparse_splitter_fits(est):
-    """Whether a sparse X is grown by the sparse splitter (``_sparse``), which keeps
-    only its non-zeros; other configurations lay it out densely."""
-    return (est.splitter in ("best", "random") and algorithm(est) == "cart"
-            and criterion(est) not in ("absolute_error", "quantile")
-            # (a sparse matrix holds numbers: "auto" finds no category there)
-            and (categorical_spec(est) is None or _is_auto(categorical_spec(est))))
-
-
-def _is_auto(spec):
-    return isinstance(spec, str) and spec == "auto"
-
-
-def _set_sparse_columns(est, X):
-    """The column attributes of a sparse X: numeric columns without names."""
-    est.n_features_in_ = X.shape[1]
-    est.categorical_features_ = np.zeros(X.shape[1], dtype=bool)
-    est.categories_ = [None] * X.shape[1]
-    if hasattr(est, "feature_names_in_"):
-        del est.feature_names_in_
-    return X
+    return X, Columns(X.shape[1], mask, categories, names)
 
 
 def _to_matrix(est, X, mask, categories, names, allow_nan, n_features=None):
@@ -314,24 +363,13 @@ def numeric_target(y):
     return y
 
 
-def friedman_alias(criterion):
-    """``friedman_mse`` is ``squared_error``, with scikit-learn 1.9's FutureWarning."""
-    if isinstance(criterion, str) and criterion == "friedman_mse":
-        warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated (as in '
-                      'scikit-learn 1.9, which will remove it in 1.11). It maps to '
-                      '`"squared_error"` as both were always equivalent. Use '
-                      '`criterion="squared_error"` to remove this warning.', FutureWarning,
-                      stacklevel=3)
-        return "squared_error"
-    return criterion
-
-
-def check_regression_target(est, y):
-    """The criterion's own demands on y, in scikit-learn's order and words.
+def check_regression_target(criterion, y):
+    """The criterion's own demands on y (its registry row's ``targets``), in
+    scikit-learn's order and words.
 
     They come before y's length is checked against X, as in scikit-learn.
     """
-    if est.criterion == "poisson":
+    if criterion.targets == "counts":
         if np.any(y < 0):
             raise ValueError("Some value(s) of y are negative which is not allowed for "
                              "Poisson regression.")

@@ -8,13 +8,15 @@ subclass its classes, so ``except NotFittedError`` keeps working for users who
 switch from it.
 """
 import numbers
-import os
 import sys
 import warnings
 
 import numpy as np
 
 from .frames import is_polars, polars_names
+from .._plan import registry
+from .._plan.machine import physical_memory
+
 
 class NotFittedError(ValueError, AttributeError):
     """Raised when a method needing a fitted estimator is called before fit.
@@ -69,10 +71,11 @@ LAYOUT_BYTES_PER_CELL = 32
 def sparse_fit_matrix(X, allow_nan, memory_bytes=None):
     """The dense float32 training matrix of a sparse X (any scipy format).
 
-    For the configurations the sparse splitter does not take (``_encode.
-    sparse_splitter_fits``), whose splitters lay every cell out anyway, so the
-    dense matrix costs a fraction of the fit's memory; a matrix whose layout would exceed half of the machine's memory is
-    refused with a ``MemoryError`` before anything is allocated.
+    For the configurations the sparse splitter does not take (``Choices.sparse``),
+    whose splitters lay every cell out anyway, so the dense matrix costs a
+    fraction of the fit's memory; a matrix whose layout would exceed half of the
+    machine's memory is refused with a ``MemoryError`` before anything is
+    allocated.
 
     Parameters
     ----------
@@ -89,18 +92,25 @@ def sparse_fit_matrix(X, allow_nan, memory_bytes=None):
     rows = check_sparse_X(X, X.shape[1], allow_nan, estimator_name="the estimator")
     n, d = rows.shape
     need = n * d * LAYOUT_BYTES_PER_CELL
-    memory = _physical_memory() if memory_bytes is None else memory_bytes
+    memory = physical_memory() if memory_bytes is None else memory_bytes
     if memory and need > memory // 2:
         raise MemoryError(
             f"sparse X of shape {(n, d)} would be laid out densely at fit ({n * d} cells, "
             f"about {need / 2**30:.1f} GiB against {memory / 2**30:.1f} GiB of memory): "
             "this configuration fits sparse X through the dense presorted layout (the "
-            "sparse splitter takes splitter='best', algorithm='cart' and criteria other "
-            "than absolute_error and quantile); select fewer columns (or rows)")
+            f"sparse splitter takes {_sparse_rows()}); select fewer columns (or rows)")
     dense = np.zeros((n, d), dtype=DTYPE)
     counts = np.diff(rows.indptr)
     dense[np.repeat(np.arange(n), counts), rows.indices] = rows.data
     return dense
+
+
+def _sparse_rows():
+    """What the sparse splitter takes, from the registry."""
+    takes = [row.label for row in registry.ROWS.values()
+             if isinstance(row, (registry.Splitter, registry.Preset)) and row.sparse]
+    criteria = [row.name for row in registry.CRITERIA if row.sparse]
+    return ", ".join(takes) + " and the criteria " + ", ".join(criteria)
 
 
 def sparse_fit_columns(X, allow_nan):
@@ -122,13 +132,6 @@ def sparse_fit_columns(X, allow_nan):
     indptr, indices, values, shape = _checked_sparse(X, "csc", X.shape[1], allow_nan, None,
                                                      "the estimator")
     return scipy.sparse.csc_matrix((values, indices, indptr), shape=shape)
-
-
-def _physical_memory():
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, OSError, ValueError):   # not POSIX: no guard
-        return 0
 
 
 def refuse_sparse_y(y):

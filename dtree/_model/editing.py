@@ -5,51 +5,10 @@
 parent, bottom up, as long as no prediction changes) return the boolean mask
 ``Tree.subtree`` takes.
 """
-import copy
 
 import numpy as np
 
 from .tree import TREE_LEAF
-
-
-class EditingMixin:
-    """The estimators' hand edits (``snip``, ``simplify``): fitted copies."""
-
-    def snip(self, nodes):
-        """A copy with the subtrees under the given nodes removed (rpart's ``snip.rpart``).
-
-        Parameters
-        ----------
-        nodes : int or sequence of int
-            Node ids of ``tree_``: each becomes a leaf predicting its own value.
-
-        Returns
-        -------
-        estimator
-            A fitted copy (nodes renumbered in pre-order); this one is unchanged.
-        """
-        self._check_fitted()
-        return self._with_tree(self.tree_.subtree(snip_leaves(self.tree_, nodes)))
-
-    def simplify(self):
-        """A copy where sibling leaves that predict the same are merged into their parent,
-        repeatedly: the same ``predict`` for every input, with fewer nodes.
-
-        Returns
-        -------
-        estimator
-            A fitted copy; this one is unchanged. (``predict_proba`` of a merged
-            leaf is its parent's class fractions.)
-        """
-        self._check_fitted()
-        return self._with_tree(self.tree_.subtree(merged_leaves(self.tree_)))
-
-    def _with_tree(self, tree):
-        edited = copy.copy(self)
-        edited.__dict__ = {k: copy.deepcopy(v) if k != "tree_" else tree
-                           for k, v in self.__dict__.items()}
-        return edited
-
 
 
 def snip_leaves(tree, nodes):

@@ -138,9 +138,11 @@ class LeafTargets:
     def __len__(self):
         return int(self.node.shape[0])
 
-    def regrouped(self, owner):
-        """The rows under new leaf ids (``owner``: old node -> new leaf id)."""
-        return LeafTargets.from_rows(owner[self.node], self.y, self.w)
+    def regrouped(self, tree, leaves, new_id):
+        """The rows under the leaves of ``tree.subtree(leaves)`` (``new_id``: old node
+        -> new id, -1 for nodes dropped)."""
+        return LeafTargets.from_rows(subtree_owner(tree, leaves, new_id)[self.node], self.y,
+                                     self.w)
 
     def quantiles(self, levels):
         """``(node -> index, values)``: per leaf and output, the weighted quantile at
@@ -168,93 +170,3 @@ def subtree_owner(tree, leaves, new_id):
         at = np.flatnonzero((tree.node_depth == depth) & (owner == TREE_LEAF))
         owner[at] = owner[parents[at]]
     return owner
-
-
-class LeavesMixin:
-    """The estimators' honest-leaf readers: ``leaf_support``, ``outside_training_range``
-    and ``predict_interval``."""
-
-    def leaf_support(self, X):
-        """Training samples in the leaf each row reaches.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), int
-            ``tree_.n_node_samples`` of the leaf (positive-weight training rows).
-        """
-        return self.tree_.n_node_samples[self.apply(X)]
-
-    def outside_training_range(self, X):
-        """Rows whose value at some split on their path lies outside the training
-        range of that split's feature at that node.
-
-        Each split node records the smallest and largest value of its numeric
-        feature among the training rows it split; a row is flagged when its
-        (present) value at such a node is below or above them, that is where
-        the tree extrapolates. Missing values and category splits never flag.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), bool
-        """
-        self._check_fitted()
-        tree = self.tree_
-        if tree.feature_range is None:
-            raise ValueError("this model holds no training ranges (grown by dtree.dask, "
-                             "which keeps no rows on the client, or read from a file "
-                             "written before dtree recorded them)")
-        Xv = self._validate_X_predict(X)
-        return outside_range(tree, Xv, tree.apply(Xv, self._n_threads()))
-
-    def predict_interval(self, X, confidence=0.95):
-        """An interval for each prediction, from the training data of its leaf.
-
-        Classifier: the Wilson score interval of each class's fraction in the
-        leaf (from its weighted fraction and its count of training rows), so a
-        leaf of 3 rows gives a wide interval whatever its fractions.
-        Regressor (fitted with ``keep_leaf_targets=True``): the weighted
-        ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the
-        leaf's training targets, an interval that holds about ``confidence``
-        of the targets a leaf like it sees.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        confidence : float in (0, 1), default=0.95
-
-        Returns
-        -------
-        lower, upper : ndarrays
-            Shaped as ``predict_proba`` (classifier; a list per output with
-            several) or as ``predict`` (regressor).
-        """
-        confidence = check_confidence(confidence)
-        self._check_fitted()
-        tree = self.tree_
-        leaves = self.apply(X)
-        if tree.is_classifier:
-            counts = tree.n_node_samples[leaves][:, None]
-            bounds = [wilson_interval(tree.value[leaves, k, :n], counts, confidence)
-                      for k, n in enumerate(tree.n_classes)]
-            if self.n_outputs_ == 1:
-                return bounds[0]
-            return [b[0] for b in bounds], [b[1] for b in bounds]
-        if tree.leaf_targets is None:
-            raise ValueError("a regressor's predict_interval reads its leaves' training "
-                             "targets: fit with keep_leaf_targets=True")
-        ids, values = tree.leaf_targets.quantiles(((1 - confidence) / 2,
-                                                   (1 + confidence) / 2))
-        at = np.full(tree.node_count, -1, dtype=np.intp)
-        at[ids] = np.arange(ids.shape[0])
-        lower, upper = values[at[leaves], :, 0], values[at[leaves], :, 1]
-        if self.n_outputs_ == 1:
-            return lower[:, 0], upper[:, 0]
-        return lower, upper

@@ -7,8 +7,6 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
-from .leaves import subtree_owner
-from .._fit.monotonic import clip_values
 from .units import unscaled
 from .._route import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_paths,
                       pack_nodes, predict_fractional)
@@ -17,13 +15,6 @@ from .._input.validation import SparseRows, check_sparse_X, is_sparse
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
 CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
-
-
-def _split_ranges(arrays):
-    """(node_count, 2) ranges from the builder's columns: NaN but at numeric splits."""
-    out = np.c_[arrays["split_low"], arrays["split_high"]]
-    out[(arrays["children_left"] == TREE_LEAF) | (arrays["categorical_set"] >= 0)] = np.nan
-    return out
 
 
 class Tree:
@@ -136,44 +127,6 @@ class Tree:
         self.n_classes = np.maximum(counts, 1)
         self.max_n_classes = int(self.n_classes.max())
 
-    @classmethod
-    def from_builder(cls, arrays, n_features, n_classes, quantile_values=False, n_outputs=1,
-                     ranges=False):
-        """A Tree from the builder's arrays (raw node statistics become ``value``).
-
-        ``n_classes``: 0 for regression, else the number of classes (of each
-        output: a sequence when there are several). The statistics hold one
-        block per output. ``quantile_values``: the first statistic is the node's
-        value itself (the quantile criteria), not a weighted sum to divide.
-        ``ranges``: the splitter recorded each split's range of its feature
-        (``split_low``, ``split_high``; the exact splitter on dense X does).
-        """
-        weights = arrays["weighted_n_node_samples"]
-        stats = arrays["stats"].reshape(weights.shape[0], n_outputs, -1)
-        safe = np.where(weights > 0, weights, 1.0)[:, None, None]
-        if np.max(n_classes) > 0:
-            # weighted class counts -> fractions (scikit-learn >= 1.4 layout)
-            value = stats / safe
-        elif quantile_values:
-            value = stats[:, :, :1].copy()
-        else:
-            value = stats[:, :, :1] / safe
-        if "lower_bound" in arrays:   # monotonic constraints
-            value = clip_values(value, arrays["lower_bound"], arrays["upper_bound"],
-                                n_classes)
-        return cls(children_left=arrays["children_left"],
-                   children_right=arrays["children_right"], feature=arrays["feature"],
-                   threshold=arrays["threshold"], value=value,
-                   # a variance computed as E[y^2] - E[y]^2 can round below zero
-                   impurity=np.maximum(arrays["impurity"], 0.0),
-                   n_node_samples=arrays["n_node_samples"],
-                   weighted_n_node_samples=weights, node_depth=arrays["depth"],
-                   n_features=n_features, n_classes=n_classes,
-                   missing_go_to_left=arrays["missing_go_to_left"],
-                   categorical_set=arrays["categorical_set"],
-                   category_sets=arrays["category_sets"],
-                   feature_range=_split_ranges(arrays) if ranges else None)
-
     @property
     def impurity(self):
         return unscaled(self.scaled_impurity, self.impurity_exponent)
@@ -237,8 +190,7 @@ class Tree:
                                    np.where(is_leaf[:, None], np.nan,
                                             self.feature_range[order])),
                     leaf_targets=(None if self.leaf_targets is None else
-                                  self.leaf_targets.regrouped(
-                                      subtree_owner(self, leaves, new_id))))
+                                  self.leaf_targets.regrouped(self, leaves, new_id)))
 
     @property
     def node_count(self):

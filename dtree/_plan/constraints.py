@@ -7,24 +7,15 @@ that nothing invalid reaches the builders or a model file, and it words its
 errors as scikit-learn does ("The 'max_depth' parameter of
 DecisionTreeClassifier must be an int in the range [1, inf) or None. Got 0
 instead."). The error class is both a ValueError and a TypeError, like
-scikit-learn's ``InvalidParameterError``.
-
-Sizes that follow from the data (a tree has at most as many leaves as
-samples, and no deeper than that) are clamped by ``clamp_to_data`` so that
-arbitrarily large but valid integers never reach a C size computation.
+scikit-learn's ``InvalidParameterError``. The criteria, splitters and presets
+each estimator accepts are the registry's (``_plan.registry``).
 """
-import dataclasses
 import math
 import numbers
-import os
 
 import numpy as np
 
-# The largest integer any builder receives: sizes are clamped to the data, and
-# this bounds what is left (a depth, a count of threads) well inside C's ssize_t.
-C_INT_MAX = 2**31 - 1
-# More threads than this is never useful and would only allocate per-thread buffers.
-MAX_THREADS = 256
+from . import registry
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -178,7 +169,7 @@ RANDOM_STATE = [NONE, Interval("int", 0, 2**32 - 1, "both"),
 
 # Parameters both estimators share (the criterion is each estimator's own).
 COMMON = {
-    "splitter": [Options("best", "random", "hist")],
+    "splitter": [Options(*registry.names("splitter"))],
     "max_depth": [Interval("int", 1, None, "left"), NONE],
     "min_samples_split": [Interval("int", 2, None, "left"),
                           Interval("real_not_int", 0.0, 1.0, "right")],
@@ -212,15 +203,15 @@ COMMON = {
     "value_tolerance": [Interval("real", 0.0, None, "left")],
 }
 CLASSIFIER = dict(COMMON, **{
-    "criterion": [Options("gini", "entropy", "log_loss", "gain_ratio")],
+    "criterion": [Options(*registry.criteria(registry.CLASSIFICATION))],
     "class_weight": [NONE, Options("balanced"),
                      Predicate(_class_weight_dict, "a dict of finite weights >= 0"),
                      Predicate(_class_weight_list, "a list of such dicts (one per output)")],
-    "algorithm": [Options("cart", "id3", "c4.5")],
+    "algorithm": [Options(*registry.names("algorithm"))],
 })
 REGRESSOR = dict(COMMON, **{
-    # ("friedman_mse" becomes "squared_error" at construction, as in scikit-learn 1.9)
-    "criterion": [Options("squared_error", "absolute_error", "quantile", "poisson")],
+    # (deprecated names are replaced at construction, as in scikit-learn 1.9)
+    "criterion": [Options(*registry.criteria(registry.REGRESSION))],
     "quantile": [Interval("real", 0.0, 1.0, "neither")],
     "keep_leaf_targets": [InstanceOf((bool, np.bool_), "a bool")],
 })
@@ -254,96 +245,3 @@ def validate_params(estimator):
         raise InvalidParameterError(
             f"The {name!r} parameter of {type(estimator).__name__} must be "
             f"{_describe(allowed)}. Got {value!r} instead.")
-
-
-@dataclasses.dataclass(frozen=True)
-class GrowthParams:
-    """The numbers a grower works with, resolved from the hyperparameters.
-
-    Sizes are clamped to the data (see ``clamp_to_data``); weights and the
-    impurity decrease are in the units the grower sees (``_fit.grow`` scales
-    them with the data).
-    """
-
-    max_depth: int
-    min_samples_split: int
-    min_samples_leaf: int
-    min_weight_leaf: float
-    min_impurity_decrease: float
-    max_leaf_nodes: int     # -1: depth-first growth
-    max_features: int       # features drawn per node
-
-    def limits(self):
-        """The growth limits, as ``_grow.build_tree`` takes them."""
-        return dict(max_depth=self.max_depth, min_samples_split=self.min_samples_split,
-                    min_samples_leaf=self.min_samples_leaf,
-                    min_weight_leaf=self.min_weight_leaf,
-                    min_impurity_decrease=self.min_impurity_decrease,
-                    max_leaf_nodes=self.max_leaf_nodes)
-
-
-def clamp_to_data(value, n_samples):
-    """An int size parameter bounded by what ``n_samples`` samples allow.
-
-    A tree on n samples has at most n leaves and depth at most n - 1, and a
-    node limit above n + 1 acts as n + 1: clamping keeps every tree the same
-    while no size reaching C code can wrap around.
-    """
-    return int(min(value, n_samples + 1, C_INT_MAX))
-
-
-# the least a node of a fitted tree takes: its columns (9 of 8 bytes, 1 of 1)
-# and one statistic
-NODE_BYTES = 9 * 8 + 1 + 8
-
-
-def physical_memory():
-    """Bytes of memory this machine has (the address space where it cannot tell)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not POSIX
-        return 2**47
-
-
-def check_leaf_budget(max_leaf_nodes):
-    """MemoryError for a ``max_leaf_nodes`` whose tree no memory here could hold.
-
-    scikit-learn sizes its node arrays by ``max_leaf_nodes`` and fails to
-    allocate; dtree allocates by the data, but refuses the same requests,
-    before anything is allocated. Smaller values act as "unlimited" when the
-    data allow fewer leaves.
-    """
-    if max_leaf_nodes is None:
-        return
-    needed = (2 * int(max_leaf_nodes) - 1) * NODE_BYTES
-    if needed > physical_memory():
-        raise MemoryError(
-            f"max_leaf_nodes={max_leaf_nodes} asks for a tree of {2 * max_leaf_nodes - 1} "
-            f"nodes, at least {needed:.3g} bytes: more than this machine's memory "
-            f"({physical_memory():.3g} bytes)")
-
-
-def available_cores():
-    """Cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def n_threads(n_jobs):
-    """Threads for fit and predict from ``n_jobs``.
-
-    None: one per available core, within the OpenMP budget (``OMP_NUM_THREADS``,
-    or a ``threadpoolctl`` limit, which joblib sets to one in the workers of
-    ``GridSearchCV(n_jobs=k)``): nested parallelism never oversubscribes.
-    """
-    cores = available_cores()
-    if n_jobs is None:
-        from .._route import openmp_threads
-        return max(1, min(cores, openmp_threads()))
-    if not is_int(n_jobs) or n_jobs == 0:
-        raise InvalidParameterError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
-    # scikit-learn's convention: -1 is every core, -2 all but one, ...
-    threads = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
-    return min(threads, max(MAX_THREADS, cores))

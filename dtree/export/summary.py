@@ -15,30 +15,6 @@ from .._model.other_splits import COMPETITOR, SURROGATE
 from .labels import _fitted_and_named
 
 
-class SummaryMixin:
-    """``summary()`` for the estimators."""
-
-    def summary(self, *, feature_names=None, file=None):
-        """Print and return a node-by-node report (rpart's ``summary.rpart``).
-
-        Parameters
-        ----------
-        feature_names : list of str, optional
-            Defaults to ``feature_names_in_`` or ``feature_<i>``.
-        file : writable text file, optional
-            Where to print (default: standard output); ``False`` prints nothing.
-
-        Returns
-        -------
-        str
-            The report.
-        """
-        text = summary_text(self, feature_names)
-        if file is not False:
-            print(text, end="", file=file)
-        return text
-
-
 def summary_text(estimator, feature_names=None):
     """The report ``summary`` prints."""
     tree, names, classes = _fitted_and_named(estimator, feature_names, None)

@@ -1,195 +1,11 @@
-"""DecisionTreeClassifier and DecisionTreeRegressor: the public estimators.
-
-Each ``fit`` reads as the pipeline: check the parameters (``_params``),
-encode the input (``_encode``), then grow and prune (``_fit``); predict
-encodes new X the same way and reads the fitted ``Tree`` (``_nodes``). Names,
-defaults and meanings follow scikit-learn's trees so that switching is a
-change of import.
-"""
-import copy
-import math
-
+"""The classifiers: ``DecisionTreeClassifier`` and ``ExtraTreeClassifier``."""
 import numpy as np
 
-from .._input import validation as val
-from .params import XY_PARAMETERS, ParamsMixin, PathResult, documented, register
-from .._model.editing import EditingMixin
-from .._model.leaves import LeavesMixin
-from ..export.summary import SummaryMixin
-from .._input.encode import (check_fitted, check_label_kinds, check_regression_target,
-                             class_weighted, encode_fit_X, encode_label_columns, encode_predict_X,
-                             friedman_alias, numeric_target)
-from .._fit.fit import fit_tree, outputs_refusals, resolve_params
-from .._deploy.model_file import save, to_dict
-from .._plan.constraints import CLASSIFIER, REGRESSOR, is_real, n_threads, validate_params
-from .._plan.presets import splits_text
-from .._fit.pruning import RISKS, cost_complexity_path, prune_ccp
-from .._model.units import power_of_two_scale, scaled
-
-
-class BaseDecisionTree(EditingMixin, SummaryMixin, LeavesMixin, ParamsMixin):
-    """Shared fit / apply / inspection logic of the two estimators."""
-
-
-    def _tags(self, kind):
-        """scikit-learn's tags (imported only when scikit-learn asks for them)."""
-        from sklearn.utils import (ClassifierTags, InputTags, RegressorTags, Tags,
-                                   TargetTags)
-
-        text = splits_text(self)
-        return Tags(estimator_type=kind,
-                    target_tags=TargetTags(required=True,
-                                           multi_output=not outputs_refusals(self)),
-                    classifier_tags=(ClassifierTags(multi_label=not outputs_refusals(self))
-                                     if kind == "classifier" else None),
-                    regressor_tags=RegressorTags() if kind == "regressor" else None,
-                    input_tags=InputTags(allow_nan=self.handle_missing != "error",
-                                         string=text, categorical=text, sparse=True))
-
-    # ------------------------------------------------------------------ fit
-    def _resolve_params(self, n_samples, n_features, total_weight):
-        """The builder's numbers for data of this size (see ``_fit.resolve_params``)."""
-        return resolve_params(self, n_samples, n_features, total_weight)
-
-    def _n_threads(self):
-        """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
-        return n_threads(getattr(self, "n_jobs", 1))
-
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
-        """Effective alphas and total leaf risks of the minimal cost-complexity pruning.
-
-        Fits an unpruned tree with this estimator's parameters (as scikit-learn
-        does) and walks the weakest-link sequence with ``prune_risk``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        dict
-            ``ccp_alphas`` (increasing, starting at 0) and ``impurities`` (the
-            total leaf risk of the subtree at each alpha); also readable as
-            attributes.
-        """
-        unpruned = copy.deepcopy(self).set_params(ccp_alpha=0.0, pruning="none")
-        unpruned.fit(X, y, sample_weight=sample_weight)
-        alphas, impurities = cost_complexity_path(unpruned.tree_, self.prune_risk)
-        return PathResult(ccp_alphas=alphas, impurities=impurities)
-
-    def prune(self, ccp_alpha):
-        """A copy of this fitted estimator pruned at ``ccp_alpha`` (no refit).
-
-        Parameters
-        ----------
-        ccp_alpha : float
-            Complexity parameter (>= 0), in the units of ``prune_risk``.
-
-        Returns
-        -------
-        estimator
-            Same class and parameters; ``tree_`` is the minimal cost-complexity
-            subtree of this one, with feature importances recomputed from it.
-        """
-        self._check_fitted()
-        if not is_real(ccp_alpha) or not math.isfinite(ccp_alpha) or ccp_alpha < 0:
-            raise ValueError(f"ccp_alpha must be a finite float >= 0; got {ccp_alpha!r}")
-        if self.prune_risk not in RISKS:
-            raise ValueError(f"prune_risk must be one of {list(RISKS)}; got "
-                             f"{self.prune_risk!r}")
-        pruned = copy.deepcopy(self)
-        pruned.tree_ = prune_ccp(self.tree_, float(ccp_alpha), self.prune_risk)
-        pruned.ccp_alpha_ = float(ccp_alpha)
-        return pruned
-
-    # ------------------------------------------------------- persistence
-    def save(self, path):
-        """Write this fitted estimator to a model file (read it with ``dtree.load``).
-
-        The file is a versioned archive of plain arrays and a JSON header:
-        loading it never executes code. See ``dtree._io``.
-
-        Parameters
-        ----------
-        path : str, path-like or writable binary file
-        """
-        save(self, path)
-
-    def to_dict(self):
-        """The fitted estimator as JSON-able Python (read it with ``dtree.from_dict``).
-
-        Returns
-        -------
-        dict
-        """
-        return to_dict(self)
-
-    # ------------------------------------------------------------- predict
-    @documented("Score of the predictions on the given data, as scikit-learn's mixins "
-                "define it.\n\nClassifiers: the mean (weighted) accuracy. Regressors: the "
-                "coefficient of determination R^2.", "float", XY_PARAMETERS)
-    def score(self, X, y, sample_weight=None):
-        pred = self.predict(X)
-        y = val.check_y(y, pred.shape[0], estimator_name=type(self).__name__,
-                        multi_output=True, warn_column=False)
-        if y.shape[1:] != pred.shape[1:]:
-            raise ValueError(f"y has shape {y.shape}; the predictions have {pred.shape}")
-        return self._score(y, pred, val.check_sample_weight(sample_weight, pred.shape[0]))
-
-    def __sklearn_is_fitted__(self):
-        return hasattr(self, "tree_")
-
-    def _check_fitted(self):
-        check_fitted(self)
-
-    def _validate_X_predict(self, X):
-        return encode_predict_X(self, X)
-
-    @documented("Index of the leaf each sample ends up in.",
-                "ndarray of shape (n_samples,)\n    Node ids in ``tree_``.")
-    def apply(self, X):
-        X = self._validate_X_predict(X)
-        return self.tree_.apply(X, self._n_threads())
-
-    @documented("Nodes each sample passes through.",
-                "scipy.sparse.csr_matrix of shape (n_samples, n_nodes)\n"
-                "    Entry (i, j) is 1 when sample i goes through node j.")
-    def decision_path(self, X):
-        X = self._validate_X_predict(X)
-        return self.tree_.decision_path(X)
-
-    def get_depth(self):
-        """Depth of the tree (a single leaf has depth 0).
-
-        Returns
-        -------
-        int
-        """
-        self._check_fitted()
-        return self.tree_.max_depth
-
-    def get_n_leaves(self):
-        """Number of leaves.
-
-        Returns
-        -------
-        int
-        """
-        self._check_fitted()
-        return self.tree_.n_leaves
-
-    @property
-    def feature_importances_(self):
-        """Normalised total weighted impurity decrease per feature (Gini importance).
-
-        Returns
-        -------
-        ndarray of shape (n_features,)
-        """
-        self._check_fitted()
-        return self.tree_.compute_feature_importances()
+from .._input.encode import classifier_data
+from .._plan.constraints import CLASSIFIER
+from .._plan.registry import CLASSIFICATION, DEFAULT_CRITERION
+from .base import BaseDecisionTree
+from .params import documented, register
 
 
 def _common_dtype(arrays):
@@ -413,7 +229,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
     _is_classifier = True
     _parameter_constraints = CLASSIFIER
 
-    def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
+    def __init__(self, *, criterion=DEFAULT_CRITERION[CLASSIFICATION], splitter="best",
+                 max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
@@ -424,37 +241,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  n_surrogates=None):
         self._store_params(locals())
 
-    def fit(self, X, y, sample_weight=None):
-        """Build the tree from training data.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features (converted to float32, as scikit-learn does).
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Class labels of any hashable kind (str, int, bool, ...).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; None gives every sample weight 1.
-
-        Returns
-        -------
-        self
-        """
-        validate_params(self)
-        X = encode_fit_X(self, X)
-        check_label_kinds(y)
-        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__,
-                        multi_output=True, warn_column=bool(outputs_refusals(self)))
-        classes, codes = encode_label_columns(y)
-        weights = val.check_sample_weight(sample_weight, X.shape[0])
-        weights = class_weighted(self.class_weight, classes, codes, weights)
-        self.classes_ = classes
-        if codes.ndim == 1:
-            self.n_classes_ = int(classes.shape[0])
-        else:   # several outputs: lists, as scikit-learn's
-            self.n_classes_ = np.array([c.shape[0] for c in classes], dtype=np.intp)
-        return fit_tree(self, X, codes, weights,
-                        self.n_classes_ if codes.ndim == 1 else self.n_classes_.tolist())
+    def _training_data(self, choices, X, y, sample_weight):
+        return classifier_data(self, choices, X, y, sample_weight)
 
     @documented("Class probabilities: the weighted class fractions of each sample's leaf.",
                 "ndarray of shape (n_samples, n_classes), or a list of n_outputs such\n"
@@ -503,138 +291,6 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
 
 @register
-class DecisionTreeRegressor(BaseDecisionTree):
-    """Exact CART decision tree regressor.
-
-    Parameters
-    ----------
-    criterion : {"squared_error", "absolute_error", "quantile", "poisson", \
-"friedman_mse"}, default="squared_error"
-        "squared_error": variance reduction, leaves predict the mean.
-        "absolute_error": reduction of the sum of absolute deviations from the
-        median, leaves predict the weighted median (scikit-learn's definition:
-        where the weight below a target is exactly half, the midpoint).
-        "quantile": reduction of the pinball loss of level ``quantile``, leaves
-        predict the weighted quantile (defined as the median is);
-        ``quantile=0.5`` splits as "absolute_error" (whose loss is twice the
-        pinball loss).
-        "poisson": reduction of the half Poisson deviance (y >= 0 with a positive
-        sum; no split leaves a child whose mean is 0), leaves predict the mean.
-        "friedman_mse": deprecated, as in scikit-learn 1.9; the same as
-        "squared_error" (a FutureWarning says so).
-        The quantile criteria search a categorical feature's subsets along the
-        order of the categories' mean targets (m - 1 candidates, not every
-        subset), and are not available with ``splitter="hist"``.
-    splitter : {"best", "random", "hist"}, default="best"
-    max_depth : int or None, default=None
-    min_samples_split : int or float, default=2
-    min_samples_leaf : int or float, default=1
-    min_weight_fraction_leaf : float, default=0.0
-    max_features : int, float, {"sqrt", "log2"} or None, default=None
-    random_state : int, RandomState, Generator or None, default=None
-    max_leaf_nodes : int or None, default=None
-    min_impurity_decrease : float, default=0.0
-    quantile : float in (0, 1), default=0.5
-        The level of ``criterion="quantile"`` (other criteria ignore it).
-    ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
-    categorical_features, handle_unknown, n_jobs, max_bins, monotonic_cst, value_tolerance,
-    keep_competitors, n_surrogates
-        See ``DecisionTreeClassifier``; here ``monotonic_cst`` constrains the
-        predicted value, and ``pruning="pessimistic"`` is for classifiers only.
-    keep_leaf_targets : bool, default=False
-        Keep each leaf's training targets (and weights) in ``tree_.leaf_targets``
-        and in model files, for ``predict_interval`` (8 bytes per training row
-        and output, plus 16).
-
-    Attributes
-    ----------
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-    max_features_ : int
-    tree_ : Tree
-    feature_importances_ : ndarray of shape (n_features,)
-
-    Examples
-    --------
-    >>> from dtree import DecisionTreeRegressor
-    >>> reg = DecisionTreeRegressor().fit([[0.0], [1.0], [2.0]], [1.0, 1.0, 3.0])
-    >>> reg.predict([[1.9]]).tolist()
-    [3.0]
-    """
-
-    _is_classifier = False
-    _parameter_constraints = REGRESSOR
-
-    def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
-                 pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
-                 handle_missing="split", categorical_features="auto",
-                 handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
-                 monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None, keep_leaf_targets=False):
-        criterion = friedman_alias(criterion)   # as scikit-learn 1.9 does, at construction
-        self._store_params(locals())
-
-    # C4.5's pessimistic pruning is for classifiers; the shared checks read cf.
-    cf = 0.25
-
-    def fit(self, X, y, sample_weight=None):
-        """Build the tree from training data.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Finite real targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        validate_params(self)
-        X = encode_fit_X(self, X)
-        y = check_regression_target(self, numeric_target(y))
-        y = val.check_y(y, X.shape[0], estimator_name=type(self).__name__,
-                        multi_output=True, warn_column=bool(outputs_refusals(self)))
-        weights = val.check_sample_weight(sample_weight, X.shape[0])
-        return fit_tree(self, X, np.ascontiguousarray(y), weights, 0)
-
-    @documented("Each sample's leaf value: its mean target (its quantile for the "
-                "quantile criteria).",
-                "ndarray of shape (n_samples,) or (n_samples, n_outputs)")
-    def predict(self, X):
-        X = self._validate_X_predict(X)
-        values = self.tree_.value[:, :, 0]
-        leaves = self.tree_.apply(X, self._n_threads())
-        if self.n_outputs_ == 1:
-            return values[:, 0].take(leaves)
-        return values.take(leaves, axis=0)
-
-    def _score(self, y, pred, sw):
-        # R^2; with several outputs the mean of theirs (scikit-learn's "uniform_average")
-        y = numeric_target(y)
-        if pred.ndim == 2:
-            y = y.reshape(pred.shape)
-            return float(np.mean([self._score(y[:, k], pred[:, k], sw)
-                                  for k in range(pred.shape[1])]))
-        w = np.ones_like(y) if sw is None else sw
-        # R^2 is a ratio: compute it in units where neither squares nor sums overflow
-        exponent = power_of_two_scale(np.r_[y, pred]) + 1 + math.ceil(math.log2(y.shape[0]))
-        y, pred, w = scaled(y, exponent), scaled(pred, exponent), w / w.max()
-        residual = np.sum(w * (y - pred) ** 2)
-        total = np.sum(w * (y - np.average(y, weights=w)) ** 2)
-        if total == 0.0:
-            return 1.0 if residual == 0.0 else 0.0
-        return float(1.0 - residual / total)
-
-    def __sklearn_tags__(self):
-        return self._tags("regressor")
-
-
-@register
 class ExtraTreeClassifier(DecisionTreeClassifier):
     """Extremely randomized tree classifier (scikit-learn's ``ExtraTreeClassifier``).
 
@@ -657,7 +313,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     [0, 1]
     """
 
-    def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
+    def __init__(self, *, criterion=DEFAULT_CRITERION[CLASSIFICATION], splitter="random",
+                 max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
@@ -666,35 +323,4 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
                  monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
                  n_surrogates=None):
-        self._store_params(locals())
-
-
-@register
-class ExtraTreeRegressor(DecisionTreeRegressor):
-    """Extremely randomized tree regressor (scikit-learn's ``ExtraTreeRegressor``).
-
-    A ``DecisionTreeRegressor`` whose defaults are ``splitter="random"`` and
-    ``max_features=1.0`` (every feature drawn, one random threshold each, the
-    best kept; see ``ExtraTreeClassifier`` for the draw). Every criterion,
-    several outputs, weights, missing values and pruning work as for
-    ``DecisionTreeRegressor``.
-
-    Examples
-    --------
-    >>> from dtree import ExtraTreeRegressor
-    >>> reg = ExtraTreeRegressor(random_state=0).fit([[0.0], [1.0], [2.0]], [1.0, 1.0, 3.0])
-    >>> reg.predict([[0.0], [2.0]]).tolist()
-    [1.0, 3.0]
-    """
-
-    def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features=1.0, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
-                 pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
-                 handle_missing="split", categorical_features="auto",
-                 handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
-                 monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None, keep_leaf_targets=False):
-        criterion = friedman_alias(criterion)
         self._store_params(locals())

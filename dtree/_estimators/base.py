@@ -1,0 +1,226 @@
+"""The estimators' shared body: the fit pipeline, prediction and the tree's readers.
+
+``fit`` reads as the pipeline: check the parameters (``_plan.constraints``),
+choose (``_plan.plan.choose``: registry rows, presets), encode the input
+(``_input.encode``), make the plan (every refusal), grow and prune
+(``_fit.fit``), and install the fitted state in one step (``_model.fitted``).
+predict encodes new X the same way and reads the fitted ``Tree``
+(``_model.tree``). Names, defaults and meanings follow scikit-learn's trees so
+that switching is a change of import.
+"""
+import copy
+import math
+
+from .._input import validation as val
+from .._input.encode import check_fitted, encode_predict_X
+from .._deploy.model_file import save, to_dict
+from .._fit.fit import fit_tree
+from .._fit.pruning import RISKS, cost_complexity_path, prune_ccp
+from .._model.fitted import Fitted, install
+from .._plan.constraints import is_real, validate_params
+from .._plan.machine import n_threads
+from .._plan.plan import choose, make_plan
+from .analyst import AnalystMixin
+from .params import XY_PARAMETERS, ParamsMixin, PathResult, documented
+
+
+class BaseDecisionTree(AnalystMixin, ParamsMixin):
+    """Shared fit / apply / inspection logic of the two estimators."""
+
+
+    def _tags(self, kind):
+        """scikit-learn's tags (imported only when scikit-learn asks for them)."""
+        from sklearn.utils import (ClassifierTags, InputTags, RegressorTags, Tags,
+                                   TargetTags)
+
+        try:
+            choices = choose(self)
+            text, outputs = choices.splits_text, not choices.refuses("outputs")
+        except ValueError:     # parameters no fit would take: the plainest tags
+            text, outputs = False, False
+        return Tags(estimator_type=kind,
+                    target_tags=TargetTags(required=True, multi_output=outputs),
+                    classifier_tags=(ClassifierTags(multi_label=outputs)
+                                     if kind == "classifier" else None),
+                    regressor_tags=RegressorTags() if kind == "regressor" else None,
+                    input_tags=InputTags(allow_nan=self.handle_missing != "error",
+                                         string=text, categorical=text, sparse=True))
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y, sample_weight=None):
+        """Build the tree from training data.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            Features (converted to float32, as scikit-learn does; text and
+            category columns as ``categorical_features`` says).
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels of any hashable kind (a classifier), or finite real
+            targets (a regressor).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; None gives every sample weight 1.
+
+        Returns
+        -------
+        self
+        """
+        plan, data = self._plan(X, y, sample_weight)
+        result = fit_tree(plan, data)
+        columns = data.columns
+        install(self, Fitted(tree_=result.tree, n_features_in_=columns.n_features_in_,
+                             categorical_features_=columns.categorical_features_,
+                             categories_=columns.categories_, n_outputs_=result.n_outputs,
+                             max_features_=result.max_features,
+                             feature_names_in_=columns.feature_names_in_,
+                             classes_=data.classes, n_classes_=data.n_classes_attribute,
+                             ccp_alpha_=result.ccp_alpha, cp_table_=result.cp_table))
+        return self
+
+    def _plan(self, X, y, sample_weight=None):
+        """The fit's plan and its encoded training data: parameters checked, presets
+        resolved, input encoded, every refusal made (nothing grown yet)."""
+        validate_params(self)
+        choices = choose(self)
+        data = self._training_data(choices, X, y, sample_weight)
+        return make_plan(self, choices, data), data
+
+    def _n_threads(self):
+        """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
+        return n_threads(getattr(self, "n_jobs", 1))
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Effective alphas and total leaf risks of the minimal cost-complexity pruning.
+
+        Fits an unpruned tree with this estimator's parameters (as scikit-learn
+        does) and walks the weakest-link sequence with ``prune_risk``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        dict
+            ``ccp_alphas`` (increasing, starting at 0) and ``impurities`` (the
+            total leaf risk of the subtree at each alpha); also readable as
+            attributes.
+        """
+        unpruned = copy.deepcopy(self).set_params(ccp_alpha=0.0, pruning="none")
+        unpruned.fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = cost_complexity_path(unpruned.tree_, self.prune_risk)
+        return PathResult(ccp_alphas=alphas, impurities=impurities)
+
+    def prune(self, ccp_alpha):
+        """A copy of this fitted estimator pruned at ``ccp_alpha`` (no refit).
+
+        Parameters
+        ----------
+        ccp_alpha : float
+            Complexity parameter (>= 0), in the units of ``prune_risk``.
+
+        Returns
+        -------
+        estimator
+            Same class and parameters; ``tree_`` is the minimal cost-complexity
+            subtree of this one, with feature importances recomputed from it.
+        """
+        self._check_fitted()
+        if not is_real(ccp_alpha) or not math.isfinite(ccp_alpha) or ccp_alpha < 0:
+            raise ValueError(f"ccp_alpha must be a finite float >= 0; got {ccp_alpha!r}")
+        if self.prune_risk not in RISKS:
+            raise ValueError(f"prune_risk must be one of {list(RISKS)}; got "
+                             f"{self.prune_risk!r}")
+        pruned = copy.deepcopy(self)
+        pruned.tree_ = prune_ccp(self.tree_, float(ccp_alpha), self.prune_risk)
+        pruned.ccp_alpha_ = float(ccp_alpha)
+        return pruned
+
+    # ------------------------------------------------------- persistence
+    def save(self, path):
+        """Write this fitted estimator to a model file (read it with ``dtree.load``).
+
+        The file is a versioned archive of plain arrays and a JSON header:
+        loading it never executes code. See ``dtree._io``.
+
+        Parameters
+        ----------
+        path : str, path-like or writable binary file
+        """
+        save(self, path)
+
+    def to_dict(self):
+        """The fitted estimator as JSON-able Python (read it with ``dtree.from_dict``).
+
+        Returns
+        -------
+        dict
+        """
+        return to_dict(self)
+
+    # ------------------------------------------------------------- predict
+    @documented("Score of the predictions on the given data, as scikit-learn's mixins "
+                "define it.\n\nClassifiers: the mean (weighted) accuracy. Regressors: the "
+                "coefficient of determination R^2.", "float", XY_PARAMETERS)
+    def score(self, X, y, sample_weight=None):
+        pred = self.predict(X)
+        y = val.check_y(y, pred.shape[0], estimator_name=type(self).__name__,
+                        multi_output=True, warn_column=False)
+        if y.shape[1:] != pred.shape[1:]:
+            raise ValueError(f"y has shape {y.shape}; the predictions have {pred.shape}")
+        return self._score(y, pred, val.check_sample_weight(sample_weight, pred.shape[0]))
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "tree_")
+
+    def _check_fitted(self):
+        check_fitted(self)
+
+    def _validate_X_predict(self, X):
+        return encode_predict_X(self, X)
+
+    @documented("Index of the leaf each sample ends up in.",
+                "ndarray of shape (n_samples,)\n    Node ids in ``tree_``.")
+    def apply(self, X):
+        X = self._validate_X_predict(X)
+        return self.tree_.apply(X, self._n_threads())
+
+    @documented("Nodes each sample passes through.",
+                "scipy.sparse.csr_matrix of shape (n_samples, n_nodes)\n"
+                "    Entry (i, j) is 1 when sample i goes through node j.")
+    def decision_path(self, X):
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
+
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0).
+
+        Returns
+        -------
+        int
+        """
+        self._check_fitted()
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves.
+
+        Returns
+        -------
+        int
+        """
+        self._check_fitted()
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total weighted impurity decrease per feature (Gini importance).
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+        """
+        self._check_fitted()
+        return self.tree_.compute_feature_importances()

@@ -1,0 +1,159 @@
+"""Growing one tree: the builder a plan names, on weights and targets scaled near 1.
+
+``grow(plan, X, y, weights, y_exp)`` drops zero-weight rows (they place no
+threshold, as in scikit-learn), scales the weights and the regression targets
+by powers of two (``_model.units``: the tree does not depend on the units),
+runs the plan's builder (the exact presorted splitter on dense X, the same
+search on a sparse X's non-zeros, the histogram splitter, or C4.5's grower)
+and returns the ``Tree`` in the user's units.
+"""
+import dataclasses
+
+import numpy as np
+
+from .._c45 import grow_c45
+from .._grow import build_tree
+from .._hist_splitter import HistSplitter, bin_codes
+from .._model.tree import Tree, TREE_LEAF
+from .._model.units import power_of_two_scale, scale_limit, scaled, unscale_tree, weight_units
+from .._sparse_splitter import SparseSplitter
+from .._splitter import Splitter
+from .binning import category_thresholds, fit_bins
+from .sampling import draw_seed
+
+
+def grow(plan, X, y, weights, y_exp=None):
+    """An unpruned tree grown by the plan's builder on (X, y, weights).
+
+    ``y_exp``: the targets' power-of-two scale, shared by every tree of a fit
+    (folds and hold-outs too); None: this data's own.
+    """
+    if weights is not None and not (weights > 0).all():
+        # A zero-weight sample must not place a threshold: drop it, as
+        # scikit-learn does (n_node_samples counts positive weights only).
+        keep = weights > 0
+        X, y, weights = X[keep], y[keep], weights[keep]
+    w_unit, w_exp = 1.0, 0
+    if weights is not None:
+        w_unit, w_exp, uniform = weight_units(weights.min(), weights.max())
+        weights = None if uniform else scaled(weights, w_exp)
+    if y_exp is None:
+        y_exp = 0 if plan.max_classes else power_of_two_scale(y)
+    y = scaled(y, y_exp)
+    degree = plan.choices.criterion.degree
+    growth = scaled_growth(plan, X.shape[0], float(weights.sum()) if weights is not None
+                           else float(X.shape[0]), degree * y_exp)
+    # drawn for every tree, as scikit-learn does: the visiting order decides ties
+    seed = draw_seed(plan.random_state)
+    builder = _BUILDERS[plan.builder]
+    tree = builder(plan, X, y, weights, growth, seed, w_exp)
+    return unscale_tree(tree, w_unit, y_exp, degree)
+
+
+def scaled_growth(plan, n_samples, total_weight, impurity_exp):
+    """``plan.growth`` with the impurity decrease in impurities scaled by
+    ``2**-impurity_exp`` (targets scaled for the builders: impurities are in
+    their units, squared for squared error)."""
+    growth = plan.growth(n_samples, total_weight)
+    return dataclasses.replace(growth, min_impurity_decrease=scale_limit(
+        growth.min_impurity_decrease, impurity_exp))
+
+
+def _grow_exact(plan, X, y, weights, growth, seed, w_exp):
+    """The presorted splitter's tree (dense X), or the sparse splitter's (sparse X)."""
+    search = plan.search(growth, seed)
+    if plan.builder == "sparse":
+        splitter = SparseSplitter(X, y, weights, search, plan.monotonic)
+    else:
+        splitter = Splitter(X, y, weights, search, plan.n_categories, plan.monotonic)
+    arrays = build_tree(splitter, **growth.limits())
+    del splitter  # free the presorted columns before building the Tree object
+    return tree_from_arrays(plan, arrays, ranges=plan.builder != "sparse")
+
+
+def _grow_hist(plan, X, y, weights, growth, seed, w_exp):
+    """The histogram splitter's tree (``_hist_splitter``): features binned, then grown."""
+    thresholds = fit_bins(X, int(plan.params["max_bins"]))
+    for f in np.flatnonzero(plan.categorical):
+        thresholds[f] = category_thresholds(int(plan.n_categories[f]), plan.column_labels[f])
+    codes, lo, hi = bin_codes(X, thresholds, plan.n_threads)
+    splitter = HistSplitter(codes, lo, hi, y, weights, plan.search(growth, seed),
+                            plan.monotonic, categorical=plan.categorical)
+    return tree_from_arrays(plan, build_tree(splitter, **growth.limits()))
+
+
+def _grow_c45(plan, X, y, weights, growth, seed, w_exp):
+    """C4.5's tree: fractional missing values, so its own grower (``_c45``)."""
+    if weights is None:
+        weights = np.ones(X.shape[0])
+    # C4.5's MINOBJS is 2; scikit-learn's default min_samples_leaf of 1 means "preset"
+    leaf = plan.params["min_samples_leaf"]
+    min_objs = 2 if leaf == 1 else growth.min_samples_leaf
+    # a weight of cases, in the scaled units of the weights; min_weight_fraction_leaf
+    # raises it
+    min_objs = max(scale_limit(float(min_objs), w_exp), growth.min_weight_leaf)
+    arrays = grow_c45(X, y, weights, plan.n_classes, plan.categorical.astype(np.uint8),
+                      plan.n_categories, max_depth=growth.max_depth,
+                      min_samples_split=growth.min_samples_split, min_objs=float(min_objs),
+                      min_impurity_decrease=growth.min_impurity_decrease,
+                      use_ratio=plan.choices.criterion.name == "gain_ratio")
+    tree = tree_from_arrays(plan, arrays)
+    tree.fractional_missing = True
+    return tree
+
+
+_BUILDERS = {"exact": _grow_exact, "sparse": _grow_exact, "hist": _grow_hist,
+             "c45": _grow_c45}
+
+
+def tree_from_arrays(plan, arrays, ranges=False):
+    """A ``Tree`` from a builder's node arrays: raw node statistics become ``value``
+    (class fractions, mean targets, or the quantile criteria's values as they
+    are), clipped into the monotonic constraints' bounds.
+
+    ``ranges``: the builder recorded each split's range of its feature
+    (``split_low``, ``split_high``; the exact splitter on dense X does).
+    """
+    n_classes = plan.n_classes
+    weights = arrays["weighted_n_node_samples"]
+    stats = arrays["stats"].reshape(weights.shape[0], plan.n_outputs, -1)
+    safe = np.where(weights > 0, weights, 1.0)[:, None, None]
+    if plan.max_classes > 0:
+        # weighted class counts -> fractions (scikit-learn >= 1.4 layout)
+        value = stats / safe
+    elif plan.choices.criterion.value == "quantile":
+        value = stats[:, :, :1].copy()
+    else:
+        value = stats[:, :, :1] / safe
+    if "lower_bound" in arrays:   # monotonic constraints
+        value = clip_values(value, arrays["lower_bound"], arrays["upper_bound"], n_classes)
+    feature_range = None
+    if ranges:
+        feature_range = np.c_[arrays["split_low"], arrays["split_high"]]
+        feature_range[(arrays["children_left"] == TREE_LEAF)
+                      | (arrays["categorical_set"] >= 0)] = np.nan
+    return Tree(children_left=arrays["children_left"],
+                children_right=arrays["children_right"], feature=arrays["feature"],
+                threshold=arrays["threshold"], value=value,
+                # a variance computed as E[y^2] - E[y]^2 can round below zero
+                impurity=np.maximum(arrays["impurity"], 0.0),
+                n_node_samples=arrays["n_node_samples"],
+                weighted_n_node_samples=weights, node_depth=arrays["depth"],
+                n_features=plan.n_features, n_classes=n_classes,
+                missing_go_to_left=arrays["missing_go_to_left"],
+                categorical_set=arrays["categorical_set"],
+                category_sets=arrays["category_sets"], feature_range=feature_range)
+
+
+def clip_values(value, lower, upper, n_classes):
+    """Clip each node's value into its bounds, in place (scikit-learn's rule).
+
+    ``value`` has shape (node_count, 1, max(n_classes, 1)); for a classifier the
+    class-0 fraction is clipped and class 1 gets the rest, as scikit-learn does
+    for every node of a constrained binary tree.
+    """
+    first = value[:, 0, 0]
+    np.copyto(first, np.where(first < lower, lower, np.where(first > upper, upper, first)))
+    if n_classes == 2:
+        value[:, 0, 1] = 1.0 - value[:, 0, 0]
+    return value

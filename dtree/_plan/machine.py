@@ -1,0 +1,42 @@
+"""What this machine offers a fit: its cores, its memory and the threads ``n_jobs`` means."""
+import os
+
+from .constraints import InvalidParameterError, is_int
+
+# More threads than this is never useful and would only allocate per-thread buffers.
+MAX_THREADS = 256
+
+
+def physical_memory():
+    """Bytes of memory this machine has, or None where it cannot tell (not POSIX):
+    a guard that needs it then lets the request through."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def available_cores():
+    """Cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def n_threads(n_jobs):
+    """Threads for fit and predict from ``n_jobs``.
+
+    None: one per available core, within the OpenMP budget (``OMP_NUM_THREADS``,
+    or a ``threadpoolctl`` limit, which joblib sets to one in the workers of
+    ``GridSearchCV(n_jobs=k)``): nested parallelism never oversubscribes.
+    """
+    cores = available_cores()
+    if n_jobs is None:
+        from .._openmp import openmp_threads
+        return max(1, min(cores, openmp_threads()))
+    if not is_int(n_jobs) or n_jobs == 0:
+        raise InvalidParameterError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
+    # scikit-learn's convention: -1 is every core, -2 all but one, ...
+    threads = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+    return min(threads, max(MAX_THREADS, cores))
