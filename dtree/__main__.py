@@ -125,11 +125,13 @@ def cmd_fit(args):
         if task != "classification":
             raise CLIError(f"--algorithm {args.algorithm} grows classification trees")
         params["algorithm"] = args.algorithm
+    if args.criterion:
+        params["criterion"] = args.criterion
     if task == "classification":
-        est = DecisionTreeClassifier(criterion=args.criterion or "gini", **params)
+        est = DecisionTreeClassifier(**params)
         y = np.asarray(y).astype(str) if not _is_numeric(y) else y
     else:
-        est = DecisionTreeRegressor(criterion=args.criterion or "squared_error", **params)
+        est = DecisionTreeRegressor(**params)
     est.fit(X, y)
     est.save(args.output)
     print(f"fitted a {task} tree ({est.get_n_leaves()} leaves, depth {est.get_depth()}) on "

@@ -274,7 +274,7 @@ def replay(Splitter sp, tree, Py_ssize_t k, Py_ssize_t s):
         stats_v = stats
         f = feature[node]
         impurity = node_impurity(sp.criterion, &stats_v[0], S, weight, sp.n_outputs)
-        if sp.yorder != NULL:
+        if sp.quantile_criterion:
             sp._rank_node(start, end)
         # competitors: every other feature's best, the k best of them routed
         if k > 0:

@@ -1,26 +1,43 @@
 # cython: language_level=3
-"""Every criterion's kernels: the only place a criterion is spelt out.
+"""Every criterion's kernels: one section per criterion, one dispatcher per operation.
 
-A node's statistics (``add_sample``), a scan's O(1) move and a side's
-accumulator, the proxy score of a candidate, the node impurity and the chosen
-split's children (``record_children``), for both splitters, the growers and
-C4.5. Adding a criterion means a kernel here plus an entry in ``CRITERIA``.
+A section holds all of one criterion's formulas: how a sample adds to a
+node's statistics, how a scan moves it from the right side to the left in
+O(1), the proxy score of a candidate cut, the node impurity, and scikit-learn's
+floating-point score of a cut (the tie key, ``_common.wins``). The sections:
+gini, entropy (information gain, log loss), gain ratio, squared error,
+poisson, and the quantile criteria (absolute error is the quantile kernel at
+0.5 with its loss counted twice).
+
+The dispatchers at the end (``add_sample``, ``clf_move_count``, ``clf_proxy``,
+``reg_proxy``, ``sklearn_score``, ``node_value``, ...) name every code they
+serve and have no default branch: a code outside a dispatcher's family gives
+no candidate (or adds nothing), never another criterion's number, and the
+plan never makes such a code (``_plan.registry``; the splitters refuse an
+unknown one, ``check_criterion``). Which scan a splitter runs is asked of a
+property of the code (``is_classification``, ``is_quantile``,
+``binary_scan``, ``sums_each_side``), never of the enum's order.
+
+Adding a criterion: its row in ``_plan/registry.py`` (name, code, task, what
+it lacks), its section here with its cases in the dispatchers (and, if its
+node impurity is not a running-sum formula, ``output_impurity`` in
+``_criterion.pyx``), and its tests.
+
 Everything here is an inline ``cdef`` function so the C compiler inlines the
 O(1) per-sample update into the splitter's scan loop: no virtual call per
 sample (the design's answer to scikit-learn's ``Criterion.update`` vtable).
-
 A split candidate is scored by a *proxy*: a quantity that orders candidates
 exactly as the true impurity decrease does but is cheaper to evaluate. The
-true decrease is computed once, for the chosen split only.
+true decrease is computed once, for the chosen split only (``record_children``).
 """
 from libc.float cimport DBL_EPSILON
-from libc.math cimport INFINITY, log
+from libc.math cimport INFINITY, NAN, log
 from libc.string cimport memset
 
 from ._common cimport (CUT_SCORE, SplitRecord, check_cut, compare_score, record_candidate,
                       tiny_weight, wins, word_t)
 
-# Criterion codes, fixed: the Python layer maps names to these numbers.
+# Criterion codes, fixed: the registry (``_plan.registry``) maps names to these numbers.
 cdef enum:
     CRIT_GINI = 0
     CRIT_ENTROPY = 1
@@ -31,62 +48,156 @@ cdef enum:
     CRIT_QUANTILE = 6
 
 
+# ================================================================ codes and their properties
+
+cdef inline bint known_criterion(int crit) noexcept nogil:
+    return (crit == CRIT_GINI or crit == CRIT_ENTROPY or crit == CRIT_GAIN_RATIO
+            or crit == CRIT_SQUARED_ERROR or crit == CRIT_POISSON
+            or crit == CRIT_ABSOLUTE_ERROR or crit == CRIT_QUANTILE)
+
+
 cdef inline int check_criterion(int crit) except -1:
     """ValueError for a code no section here implements (the plan never makes one)."""
-    if crit < CRIT_GINI or crit > CRIT_QUANTILE:
+    if not known_criterion(crit):
         raise ValueError(f"no criterion has the kernel code {crit}")
     return 0
 
 
+# The properties are sets of codes, looked up as bits of a mask (one shift and
+# one test in a scan's loop, whatever the order of the codes).
+cdef enum:
+    CLASSIFICATION_CODES = (1 << CRIT_GINI) | (1 << CRIT_ENTROPY) | (1 << CRIT_GAIN_RATIO)
+    ENTROPY_ACC_CODES = (1 << CRIT_ENTROPY) | (1 << CRIT_GAIN_RATIO)
+    QUANTILE_CODES = (1 << CRIT_ABSOLUTE_ERROR) | (1 << CRIT_QUANTILE)
+
+
+cdef inline bint in_codes(int mask, int crit) noexcept nogil:
+    return 0 <= crit < 31 and (mask >> crit) & 1
+
+
 cdef inline bint is_classification(int crit) noexcept nogil:
-    return crit <= CRIT_GAIN_RATIO
+    """A criterion of class counts (its statistics are the node's class weights)."""
+    return in_codes(CLASSIFICATION_CODES, crit)
+
+
+cdef inline bint entropy_acc(int crit) noexcept nogil:
+    """A side's accumulator is entropy's, sum_k c_k ln c_k (entropy and gain ratio)."""
+    return in_codes(ENTROPY_ACC_CODES, crit)
 
 
 cdef inline bint is_quantile(int crit) noexcept nogil:
-    """A criterion whose node value is a weighted quantile of the targets (not a mean)."""
-    return crit == CRIT_ABSOLUTE_ERROR or crit == CRIT_QUANTILE
+    """A criterion whose node value is a weighted quantile of the targets (not a mean):
+    no running sum gives it, so the splitter keeps the node's targets in order."""
+    return in_codes(QUANTILE_CODES, crit)
+
+
+cdef inline bint is_squared_error(int crit) noexcept nogil:
+    """Squared error: its scans of several outputs keep the sums in registers."""
+    return crit == CRIT_SQUARED_ERROR
+
+
+cdef inline bint binary_scan(int crit) noexcept nogil:
+    """Two classes with unit weights scan from one running count (``_splitter``'s
+    ``_scan_binary_gini``: every count an integer, the sums of squares exact)."""
+    return crit == CRIT_GINI
+
+
+cdef inline bint sums_each_side(int crit) noexcept nogil:
+    """A random cut's sides are both summed, not one as the node minus the other, so
+    that a side of target sum 0 comes out exactly 0 (poisson's mean must be > 0)."""
+    return crit == CRIT_POISSON
 
 
 cdef inline Py_ssize_t stats_size(int crit, Py_ssize_t n_classes) noexcept nogil:
-    """Values of a node's statistics: the class weights, or two sums of the targets.
-
-    squared error: (sum w*y, sum w*y^2); poisson: (sum w*y, sum w*y*ln y);
-    absolute error and quantile: (the node's quantile, its loss sum), which no
-    running sum gives: the splitter computes them from the node's targets in
-    order (``quantile_of_sorted``), never through ``add_sample``.
-    """
+    """Values of a node's statistics (per output): the class weights, or two sums of
+    the targets (see each regression section)."""
     return n_classes if is_classification(crit) else 2
-
-
-cdef inline void add_sample(double* stats, int crit, Py_ssize_t code, double y,
-                            double w) noexcept nogil:
-    """Add one sample (class ``code`` or target ``y``, weight ``w``) to a node's statistics."""
-    if crit <= CRIT_GAIN_RATIO:
-        stats[code] += w
-    elif crit == CRIT_POISSON:
-        stats[0] += w * y
-        if y > 0.0:     # y ln y -> 0 at 0
-            stats[1] += w * y * log(y)
-    else:
-        stats[0] += w * y
-        stats[1] += w * y * y
-
-
-cdef inline void add_outputs(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
-                             const int* codes, const double* targets, Py_ssize_t i,
-                             double w) noexcept nogil:
-    """Add sample i (its row of ``codes`` or ``targets``, by sample then output) to
-    a node's statistics: one block of ``stride`` values per output."""
-    cdef Py_ssize_t k
-    for k in range(n_outputs):
-        add_sample(stats + k * stride, crit, codes[i * n_outputs + k] if codes != NULL else 0,
-                   targets[i * n_outputs + k] if targets != NULL else 0.0, w)
 
 
 cdef struct Side:
     double w      # weighted number of samples on this side
     double acc    # gini: sum_k c_k^2; entropy: sum_k c_k ln c_k; squared error: sum w*y
 
+
+cdef inline bint monotonic_ok(signed char cst, double lower, double upper, double value_left,
+                              double value_right) noexcept nogil:
+    # As scikit-learn: a constrained feature's split is made only if the children's
+    # values keep the constraint's order and stay within the node's bounds; the
+    # children's bounds meet at the middle of their values (``_grow``). A
+    # classifier's value is the fraction of class 0 (scikit-learn constrains the
+    # negative class with the signs flipped), a regressor's its mean or quantile.
+    return (value_left >= lower and value_right >= lower and value_left <= upper
+            and value_right <= upper and (value_left - value_right) * cst <= 0.0)
+
+
+# ================================================================ gini
+# A side's accumulator is sum_k c_k^2; the proxy sum_sides acc / w (= const -
+# sum_sides w * gini) is kept as a fraction, numerator and denominator.
+
+cdef inline void gini_move(Side* left, Side* right, double* cl, double* cr, Py_ssize_t k,
+                           double w) noexcept nogil:
+    # (c + w)^2 - c^2 = w (2c + w);  (c - w)^2 - c^2 = w (w - 2c)
+    left.acc += w * (2.0 * cl[k] + w)
+    right.acc += w * (w - 2.0 * cr[k])
+
+
+cdef inline double gini_term(double c) noexcept nogil:
+    # a class's share of a side's accumulator
+    return c * c
+
+
+cdef inline double gini_proxy(double wl, double accl, double wr, double accr,
+                              double* denominator) noexcept nogil:
+    # sum_sides acc / w, as a fraction (with several outputs acc sums every output's
+    # counts: the outputs' mean impurity keeps this form)
+    denominator[0] = wl * wr
+    return accl * wr + accr * wl
+
+
+cdef inline double gini_binary_proxy(double l0, double l1, double r0, double r1, double wl,
+                                     double wr, double* denominator) noexcept nogil:
+    # ``gini_proxy`` of two classes from the sides' counts (the same sums of squares,
+    # exactly, where every count is an integer)
+    denominator[0] = wl * wr
+    return (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
+
+
+cdef inline double gini_impurity(const double* counts, Py_ssize_t n_classes,
+                                 double w) noexcept nogil:
+    cdef double sq = 0.0
+    cdef Py_ssize_t k
+    for k in range(n_classes):
+        sq += counts[k] * counts[k]
+    return 1.0 - sq / (w * w)
+
+
+cdef inline double gini_sklearn_term(const double* counts, Py_ssize_t n_classes,
+                                     double w) noexcept nogil:
+    # one output's impurity as scikit-learn computes it for its score
+    cdef double sq = 0.0
+    cdef Py_ssize_t c
+    for c in range(n_classes):
+        sq += counts[c] * counts[c]
+    return 1.0 - sq / (w * w)
+
+
+cdef inline double gini_binary_key(double l1, double wl, double ones,
+                                   double weight) noexcept nogil:
+    # the tie key of a two-class gini cut from its left side's class-1 weight
+    # (``sklearn_clf_score`` of one output)
+    cdef double sides[4]      # (l0, l1) and (r0, r1)
+    cdef double wr = weight - wl
+    sides[0] = wl - l1
+    sides[1] = l1
+    sides[2] = wr - (ones - l1)
+    sides[3] = ones - l1
+    return -wr * gini_sklearn_term(sides + 2, 2, wr) - wl * gini_sklearn_term(sides, 2, wl)
+
+
+# ================================================================ entropy (information gain)
+# A side's accumulator is sum_k c_k ln c_k; the proxy sum_sides (acc - w ln w)
+# (= -sum_sides w * H, H in nats). With unit weights every count is an integer,
+# and x ln x is looked up on a grid that makes every sum exact (``xlogx_table``).
 
 cdef inline double xlogx(double x) noexcept nogil:
     # x ln x with the limit 0 at 0 (and at the tiny negatives rounding can leave)
@@ -102,403 +213,26 @@ cdef inline double clogc(double c, const double* table) noexcept nogil:
     return xlogx(c)
 
 
-cdef inline void clf_move(int crit, Side* left, Side* right, double* cl, double* cr,
-                          Py_ssize_t k, double w, const double* table) noexcept nogil:
-    """Move one sample of class k and weight w from the right side to the left."""
-    clf_move_count(crit, left, right, cl, cr, k, w, table)
-    left.w += w
+cdef inline void entropy_move(Side* left, Side* right, double* cl, double* cr, Py_ssize_t k,
+                              double w, const double* table) noexcept nogil:
+    left.acc += clogc(cl[k] + w, table) - clogc(cl[k], table)
+    right.acc += clogc(cr[k] - w, table) - clogc(cr[k], table)
 
 
-cdef inline void clf_move_count(int crit, Side* left, Side* right, double* cl, double* cr,
-                                Py_ssize_t k, double w, const double* table) noexcept nogil:
-    """Move weight w of count k from the right side to the left (the sides' weights
-    are the caller's: a sample of several outputs moves one count per output)."""
-    if crit == CRIT_GINI:
-        # (c + w)^2 - c^2 = w (2c + w);  (c - w)^2 - c^2 = w (w - 2c)
-        left.acc += w * (2.0 * cl[k] + w)
-        right.acc += w * (w - 2.0 * cr[k])
-    else:
-        left.acc += clogc(cl[k] + w, table) - clogc(cl[k], table)
-        right.acc += clogc(cr[k] - w, table) - clogc(cr[k], table)
-    cl[k] += w
-    cr[k] -= w
-
-
-cdef inline double clf_side_acc(int crit, const double* counts, Py_ssize_t K,
-                                const double* table) noexcept nogil:
-    """A side's accumulator (see ``Side.acc``) from its class weights."""
+cdef inline double entropy_side_acc(const double* counts, Py_ssize_t K,
+                                    const double* table) noexcept nogil:
     cdef double acc = 0.0
     cdef Py_ssize_t k
     for k in range(K):
-        if crit == CRIT_GINI:
-            acc += counts[k] * counts[k]
-        else:
-            acc += clogc(counts[k], table)
+        acc += clogc(counts[k], table)
     return acc
 
 
-cdef inline double clf_rest_acc(int crit, const double* total, const double* part,
-                                Py_ssize_t K, const double* table) noexcept nogil:
-    """The accumulator of ``total - part``: the right side of a cut."""
-    cdef double acc = 0.0, c
-    cdef Py_ssize_t k
-    for k in range(K):
-        c = total[k] - part[k]
-        if crit == CRIT_GINI:
-            acc += c * c
-        else:
-            acc += clogc(c, table)
-    return acc
-
-
-cdef inline void node_entropy_terms(int crit, const double* counts, Py_ssize_t K,
-                                    double weight, const double* table, bint wanted,
-                                    double* wlogw, double* w_node_entropy) noexcept nogil:
-    """The node's terms of the gain ratio proxy (see clf_proxy), when the criterion
-    (or ``wanted``: a multiway split) needs them; zeros otherwise."""
-    wlogw[0] = 0.0
-    w_node_entropy[0] = 0.0
-    if crit == CRIT_GAIN_RATIO or wanted:
-        wlogw[0] = clogc(weight, table)
-        w_node_entropy[0] = wlogw[0] - clf_side_acc(CRIT_ENTROPY, counts, K, table)
-
-
-cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double accr,
-                             double w_node_entropy, double wlogw_node,
-                             const double* table, double n_outputs,
-                             double* denominator) noexcept nogil:
-    """Score of a classification candidate as numerator / ``denominator``; larger is better.
-
-    The scan compares ``numerator > best * denominator`` (the denominator is
-    positive), so no division is paid for candidates that do not improve.
-
-    gini:       sum_sides acc/w           (= const - sum_sides w * gini)
-    entropy:    sum_sides (acc - w ln w)  (= -sum_sides w * H, H in nats)
-    With several outputs ``acc`` sums every output's counts and the impurity is
-    the outputs' mean: gini keeps its form, entropy's w ln w counts once per
-    output (gain ratio is for one output).
-    gain_ratio: information gain / split information, both scaled by w_node
-                (``w_node_entropy`` is w_node * H(node) in nats, ``wlogw_node``
-                is w_node ln w_node).
-    """
-    cdef double hl, hr, split_info
-    if crit == CRIT_GINI:
-        denominator[0] = wl * wr
-        return accl * wr + accr * wl
-    hl = clogc(wl, table)
-    hr = clogc(wr, table)
-    if crit == CRIT_ENTROPY:
-        denominator[0] = 1.0
-        return (accl - n_outputs * hl) + (accr - n_outputs * hr)
-    split_info = wlogw_node - hl - hr
-    if split_info <= 0.0:
-        denominator[0] = 1.0
-        return 0.0
-    denominator[0] = split_info
-    return w_node_entropy - (hl - accl) - (hr - accr)
-
-
-cdef inline bint multiway_proxy(int crit, double children, double split_info,
-                                double w_node_entropy, double* num,
-                                double* denominator) noexcept nogil:
-    """Score of a multiway split as ``num`` / ``denominator``; False when it has none.
-
-    ``children`` is sum over groups of (acc_g - w_g ln w_g) (entropy acc),
-    ``split_info`` the groups' w_node ln w_node - sum_g w_g ln w_g.
-    entropy: ``children``; gain ratio: the gain over the split information.
-    """
-    if crit == CRIT_GAIN_RATIO:
-        if split_info <= 0.0:
-            return False
-        num[0] = w_node_entropy + children
-        denominator[0] = split_info
-        return True
-    num[0] = children
+cdef inline double entropy_proxy(double accl, double hl, double accr, double hr,
+                                 double n_outputs, double* denominator) noexcept nogil:
+    # hl, hr: the sides' w ln w; with several outputs it counts once per output
     denominator[0] = 1.0
-    return True
-
-
-cdef inline double mse_proxy(double wl, double sl, double wr, double sr,
-                             double* denominator) noexcept nogil:
-    # sum_sides (sum w*y)^2 / w  (= const - sum_sides w * variance), as a fraction
-    denominator[0] = wl * wr
-    return sl * sl * wr + sr * sr * wl
-
-
-cdef inline double reg_proxy(int crit, double wl, double sl, double wr, double sr,
-                             double* denominator) noexcept nogil:
-    """Score of a regression candidate from each side's weight and sum of w*y.
-
-    squared error: ``mse_proxy``. poisson (scikit-learn's proxy): sum_sides
-    (sum w*y) ln(mean), which orders candidates as the half Poisson deviance
-    does; a side whose sum is not positive makes no candidate (its mean would
-    predict 0): -inf. The right sum is the node's minus the left one, so a
-    right side of zeros can keep a residue of rounding: a sum within rounding
-    of the node's counts as 0 too (as a side's weight does, ``tiny_weight``).
-    """
-    cdef double zero
-    if crit == CRIT_POISSON:
-        denominator[0] = 1.0
-        zero = max(DBL_EPSILON, tiny_weight(sl + sr))
-        if sl <= zero or sr <= zero:
-            return -INFINITY
-        return sl * log(sl / wl) + sr * log(sr / wr)
-    return mse_proxy(wl, sl, wr, sr, denominator)
-
-
-cdef inline double reg_proxy_outputs(int crit, double wl, const double* sl, double wr,
-                                     const double* stats, Py_ssize_t n_outputs,
-                                     double* denominator) noexcept nogil:
-    """``reg_proxy`` of several outputs: the sum of the outputs' (their impurity is
-    the mean of theirs); ``sl`` the left side's sum of w*y per output, ``stats``
-    the node's statistics (two per output). Any output without a valid side
-    (poisson) makes no candidate."""
-    cdef double num = 0.0, part, sq_left = 0.0, sq_right = 0.0, sr
-    cdef Py_ssize_t k
-    if crit != CRIT_POISSON:
-        # mse_proxy summed: the squares first, one product per side (no branch)
-        for k in range(n_outputs):
-            sr = stats[2 * k] - sl[k]
-            sq_left += sl[k] * sl[k]
-            sq_right += sr * sr
-        denominator[0] = wl * wr
-        return sq_left * wr + sq_right * wl
-    for k in range(n_outputs):
-        part = reg_proxy(crit, wl, sl[k], wr, stats[2 * k] - sl[k], denominator)
-        if part == -INFINITY:
-            return -INFINITY
-        num += part
-    return num
-
-
-# ---------------------------------------------------------------- monotonic constraints
-# As scikit-learn: a constrained feature's split is made only if the children's
-# values keep the constraint's order and stay within the node's bounds; the
-# children's bounds meet at the middle of their values. A classifier's value is
-# the fraction of class 0 (scikit-learn constrains the negative class with the
-# signs flipped), a regressor's its mean or quantile.
-
-# ---------------------------------------------------------------- scikit-learn's scores
-# dtree ranks candidates exactly (integer counts and sums give exact sums of
-# squares and cross products), so candidates equal in real arithmetic tie. In
-# scikit-learn they are scored in floating point and its rounding, not equal,
-# decides between them. Computed from the same counts and sums (which for
-# integer weights and targets are its own bit for bit, in whatever order it
-# summed them), its score is the tie key (``_common.wins``) that makes the
-# same choice. Only for exact ties: the score is never used to rank.
-
-cdef inline double sklearn_clf_score(int crit, const double* cl, const double* cr,
-                                     Py_ssize_t stride, Py_ssize_t n_outputs, double wl,
-                                     double wr) noexcept nogil:
-    """scikit-learn's proxy of a classification cut, -wr * impurity_right - wl *
-    impurity_left, in its order of operations (gini and entropy; else 0).
-    ``cl``/``cr``: the sides' class weights, ``stride`` per output."""
-    cdef double il = 0.0, ir = 0.0, sql, sqr, x
-    cdef Py_ssize_t k, c
-    if crit != CRIT_GINI and crit != CRIT_ENTROPY:
-        return 0.0
-    for k in range(n_outputs):
-        if crit == CRIT_GINI:
-            sql = 0.0
-            sqr = 0.0
-            for c in range(k * stride, (k + 1) * stride):
-                sql += cl[c] * cl[c]
-                sqr += cr[c] * cr[c]
-            il += 1.0 - sql / (wl * wl)
-            ir += 1.0 - sqr / (wr * wr)
-        else:
-            for c in range(k * stride, (k + 1) * stride):
-                x = cl[c]
-                if x > 0.0:
-                    x /= wl
-                    il -= x * (log(x) / log(2.0))     # its log is base 2, divided so
-                x = cr[c]
-                if x > 0.0:
-                    x /= wr
-                    ir -= x * (log(x) / log(2.0))
-    il /= n_outputs
-    ir /= n_outputs
-    return -wr * ir - wl * il
-
-
-cdef inline double sklearn_mse_score(const double* sl, const double* sr, Py_ssize_t stride,
-                                     Py_ssize_t n_outputs, double wl, double wr) noexcept nogil:
-    """scikit-learn's squared-error proxy, sum_k sl_k^2 / wl + sum_k sr_k^2 / wr (the
-    right sums formed as it forms them: the node's totals minus the left ones)."""
-    cdef double pl = 0.0, pr = 0.0
-    cdef Py_ssize_t k
-    for k in range(n_outputs):
-        pl += sl[k * stride] * sl[k * stride]
-        pr += sr[k * stride] * sr[k * stride]
-    return pl / wl + pr / wr
-
-
-cdef inline double sklearn_score(int crit, const double* left, const double* right,
-                                 Py_ssize_t stride, Py_ssize_t n_outputs, double wl,
-                                 double wr) noexcept nogil:
-    """The tie key of a cut: scikit-learn's score for gini, entropy and squared
-    error, else 0 (poisson's proxy is scikit-learn's already; the quantile
-    criteria keep the first candidate seen). ``left``/``right``: the sides'
-    class weights, or their sums of w*y, ``stride`` apart per output."""
-    if is_classification(crit):
-        return sklearn_clf_score(crit, left, right, stride, n_outputs, wl, wr)
-    if crit == CRIT_SQUARED_ERROR:
-        return sklearn_mse_score(left, right, stride, n_outputs, wl, wr)
-    return 0.0
-
-
-cdef inline double pair_proxy(int crit, double w0, double w1, const double* y0,
-                              const double* y1, const double* stats, Py_ssize_t n_outputs,
-                              double weight, double* sl, double* den,
-                              double* key) noexcept nogil:
-    """The proxy of a two-sample regression node's split, sample 0 left (weight
-    ``w0``, targets ``y0``) and sample 1 right, and its tie key (``sl``: room for
-    2 n_outputs sums). One output of squared error takes each side's own sum, so
-    that the two orientations score equal to the bit and the tie key decides."""
-    cdef Py_ssize_t k, K = n_outputs
-    cdef double sl0, sr0, num
-    key[0] = 0.0
-    if K > 1:
-        for k in range(K):
-            sl[k] = w0 * y0[k]
-        num = reg_proxy_outputs(crit, w0, sl, weight - w0, stats, K, den)
-        for k in range(K):
-            sl[K + k] = stats[2 * k] - sl[k]
-        key[0] = sklearn_score(crit, sl, sl + K, 1, K, w0, weight - w0)
-        return num
-    sl0 = w0 * y0[0]
-    if crit == CRIT_SQUARED_ERROR:
-        sr0 = stats[0] - sl0
-        key[0] = sklearn_score(crit, &sl0, &sr0, 1, 1, w0, weight - w0)
-        return reg_proxy(crit, w0, sl0, w1, w1 * y1[0], den)
-    return reg_proxy(crit, w0, sl0, weight - w0, stats[0] - sl0, den)
-
-
-cdef struct PairScan:
-    # a two-sample regression node's search (``pair_offer``): its two orientations
-    Py_ssize_t first_left       # the sample the first visited feature puts left, -1 before
-    bint scored[2]              # orientation 0: first_left left; 1: the other one left
-    double num[2]
-    double den[2]
-    double key[2]
-
-
-cdef inline void pair_begin(PairScan* ps) noexcept nogil:
-    ps.first_left = -1
-    ps.scored[0] = False
-    ps.scored[1] = False
-
-
-cdef inline bint pair_offer(PairScan* ps, SplitRecord* best, Py_ssize_t f, Py_ssize_t first,
-                            Py_ssize_t second, double threshold, int crit,
-                            const double* sw, const double* y, const double* stats,
-                            Py_ssize_t n_outputs, double weight, double* sl) noexcept nogil:
-    """A two-sample regression node: visited feature f sends sample ``first`` left
-    and ``second`` right at ``threshold``. Only two candidates exist, one per
-    orientation, each scored once (``pair_proxy``; the quantile criteria lose
-    nothing either way); the features compete in visiting order by the rule of the
-    scans. ``y``: targets by sample, then output. Returns False when the node must
-    be scanned after all (a weight within rounding of 0, or no valid candidate)."""
-    cdef int o, order
-    cdef double w0, w1
-    if ps.first_left < 0:
-        ps.first_left = first
-    o = 0 if first == ps.first_left else 1
-    if not ps.scored[o]:
-        ps.scored[o] = True
-        w0 = sw[first] if sw != NULL else 1.0
-        w1 = sw[second] if sw != NULL else 1.0
-        if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
-            return False
-        if is_quantile(crit):
-            ps.num[o], ps.den[o], ps.key[o] = 0.0, 1.0, 0.0
-        else:
-            ps.num[o] = pair_proxy(crit, w0, w1, y + first * n_outputs,
-                                   y + second * n_outputs, stats, n_outputs, weight, sl,
-                                   &ps.den[o], &ps.key[o])
-        if ps.num[o] == -INFINITY:
-            return False
-    order = compare_score(ps.num[o], ps.den[o], best)
-    if wins(order, ps.key[o], best):
-        record_candidate(best, ps.num[o], ps.den[o], f, False, False, False)
-        best.tie_key = ps.key[o]
-        best.threshold = threshold
-    return True
-
-
-cdef inline double node_value(int crit, const double* stats, double w) noexcept nogil:
-    if is_quantile(crit):
-        return stats[0]
-    return stats[0] / w
-
-
-cdef inline double middle_value(int crit, const double* left, double wl, const double* right,
-                                double wr) noexcept nogil:
-    if is_quantile(crit):
-        return (left[0] + right[0]) / 2.0
-    return left[0] / (2.0 * wl) + right[0] / (2.0 * wr)
-
-
-cdef inline bint monotonic_ok(signed char cst, double lower, double upper, double value_left,
-                              double value_right) noexcept nogil:
-    return (value_left >= lower and value_right >= lower and value_left <= upper
-            and value_right <= upper and (value_left - value_right) * cst <= 0.0)
-
-
-cdef inline double cut_proxy(int crit, const double* stats, double weight,
-                             const double* left, double wl, Py_ssize_t S,
-                             Py_ssize_t n_outputs, const double* table, double* sums,
-                             double* den) noexcept nogil:
-    """The proxy (``clf_proxy`` / ``reg_proxy_outputs``) of a cut given its left
-    child's statistics ``left`` and weight ``wl`` in a node of statistics ``stats``:
-    how random cuts compete, as scikit-learn's random splitter compares them (the
-    proxy orders cuts as the impurity decrease does, and holds only the sums the
-    scans hold, so that cuts making the same children tie exactly). ``sums``: room
-    for n_outputs values."""
-    cdef double wr = weight - wl, wlogw, w_node_entropy
-    cdef Py_ssize_t k
-    if is_classification(crit):
-        node_entropy_terms(crit, stats, S, weight, table, False, &wlogw, &w_node_entropy)
-        return clf_proxy(crit, wl, clf_side_acc(crit, left, S, table), wr,
-                         clf_rest_acc(crit, stats, left, S, table), w_node_entropy, wlogw,
-                         table, <double>n_outputs, den)
-    for k in range(n_outputs):
-        sums[k] = left[2 * k]
-    return reg_proxy_outputs(crit, wl, sums, wr, stats, n_outputs, den)
-
-
-cdef inline bint random_cut_admissible(const SplitRecord* cut, Py_ssize_t n_left,
-                                       Py_ssize_t n_node, const double* child_stats,
-                                       Py_ssize_t S, int crit, signed char mono, double lower,
-                                       double upper, Py_ssize_t min_leaf, double min_wleaf,
-                                       double weight) noexcept nogil:
-    """Whether a random cut, its children recorded (``record_children``), meets the
-    leaf-size rules, gives children of finite impurity (poisson: no child of mean
-    0) and keeps its feature's monotonic constraint ``mono``."""
-    cdef double vl, vr
-    if check_cut(n_left, n_node, cut.weight_left, cut.weight_right, min_leaf, min_wleaf,
-                 tiny_weight(weight)) != CUT_SCORE:
-        return False
-    if not (cut.impurity_left < INFINITY and cut.impurity_right < INFINITY):
-        return False
-    if mono == 0:
-        return True
-    if is_classification(crit):
-        vl = child_stats[0] / cut.weight_left
-        vr = child_stats[S] / cut.weight_right
-    else:
-        vl = node_value(crit, child_stats, cut.weight_left)
-        vr = node_value(crit, child_stats + S, cut.weight_right)
-    return monotonic_ok(mono, lower, upper, vl, vr)
-
-
-cdef inline double gini_impurity(const double* counts, Py_ssize_t n_classes,
-                                 double w) noexcept nogil:
-    cdef double sq = 0.0
-    cdef Py_ssize_t k
-    for k in range(n_classes):
-        sq += counts[k] * counts[k]
-    return 1.0 - sq / (w * w)
+    return (accl - n_outputs * hl) + (accr - n_outputs * hr)
 
 
 cdef inline double entropy_impurity(const double* counts, Py_ssize_t n_classes,
@@ -515,7 +249,151 @@ cdef inline double entropy_impurity(const double* counts, Py_ssize_t n_classes,
     return h / 0.6931471805599453
 
 
-# ---------------------------------------------------------------- quantile kernels
+cdef inline void entropy_sklearn_terms(double* impurity, const double* counts,
+                                       Py_ssize_t n_classes, double w) noexcept nogil:
+    # one output's entropy as scikit-learn computes it for its score (base 2, by
+    # division), subtracted from ``impurity`` class by class in its order
+    cdef double x
+    cdef Py_ssize_t c
+    for c in range(n_classes):
+        x = counts[c]
+        if x > 0.0:
+            x /= w
+            impurity[0] -= x * (log(x) / log(2.0))
+
+
+# ================================================================ gain ratio
+# C4.5's information gain over the split information, both scaled by the node's
+# weight: w_node * H(node) (``w_node_entropy``) and w_node ln w_node
+# (``wlogw_node``) are the node's terms; a side's accumulator is entropy's.
+# A node reports entropy (the ratio belongs to a split, not to a node).
+
+cdef inline void node_entropy_terms(int crit, const double* counts, Py_ssize_t K,
+                                    double weight, const double* table, bint wanted,
+                                    double* wlogw, double* w_node_entropy) noexcept nogil:
+    """The node's terms of the gain ratio proxy, when the criterion (or ``wanted``:
+    a multiway split) needs them; zeros otherwise."""
+    wlogw[0] = 0.0
+    w_node_entropy[0] = 0.0
+    if crit == CRIT_GAIN_RATIO or wanted:
+        wlogw[0] = clogc(weight, table)
+        w_node_entropy[0] = wlogw[0] - entropy_side_acc(counts, K, table)
+
+
+cdef inline double gain_ratio_proxy(double accl, double hl, double accr, double hr,
+                                    double w_node_entropy, double wlogw_node,
+                                    double* denominator) noexcept nogil:
+    cdef double split_info = wlogw_node - hl - hr
+    if split_info <= 0.0:
+        denominator[0] = 1.0
+        return 0.0
+    denominator[0] = split_info
+    return w_node_entropy - (hl - accl) - (hr - accr)
+
+
+cdef inline bint multiway_proxy(int crit, double children, double split_info,
+                                double w_node_entropy, double* num,
+                                double* denominator) noexcept nogil:
+    """Score of a multiway split (ID3, C4.5) as ``num`` / ``denominator``; False when it
+    has none.
+
+    ``children`` is sum over groups of (acc_g - w_g ln w_g) (entropy acc),
+    ``split_info`` the groups' w_node ln w_node - sum_g w_g ln w_g.
+    entropy: ``children``; gain ratio: the gain over the split information.
+    """
+    if crit == CRIT_GAIN_RATIO:
+        if split_info <= 0.0:
+            return False
+        num[0] = w_node_entropy + children
+        denominator[0] = split_info
+        return True
+    if crit == CRIT_ENTROPY:
+        num[0] = children
+        denominator[0] = 1.0
+        return True
+    return False
+
+
+# ================================================================ squared error
+# A node's statistics per output: (sum w*y, sum w*y^2); the proxy sum_sides
+# (sum w*y)^2 / w (= const - sum_sides w * variance), as a fraction.
+
+cdef inline void squared_error_add(double* stats, double y, double w) noexcept nogil:
+    stats[0] += w * y
+    stats[1] += w * y * y
+
+
+cdef inline double mse_proxy(double wl, double sl, double wr, double sr,
+                             double* denominator) noexcept nogil:
+    denominator[0] = wl * wr
+    return sl * sl * wr + sr * sr * wl
+
+
+cdef inline double mse_outputs_proxy(double wl, const double* sl, double wr,
+                                     const double* stats, Py_ssize_t n_outputs,
+                                     double* denominator) noexcept nogil:
+    # ``mse_proxy`` summed over outputs: the squares first, one product per side
+    # (no branch); ``stats``: the node's, two per output
+    cdef double sq_left = 0.0, sq_right = 0.0, sr
+    cdef Py_ssize_t k
+    for k in range(n_outputs):
+        sr = stats[2 * k] - sl[k]
+        sq_left += sl[k] * sl[k]
+        sq_right += sr * sr
+    denominator[0] = wl * wr
+    return sq_left * wr + sq_right * wl
+
+
+cdef inline double mse_impurity(double w, double s, double ss) noexcept nogil:
+    cdef double mean = s / w
+    return ss / w - mean * mean
+
+
+cdef inline double sklearn_mse_score(const double* sl, const double* sr, Py_ssize_t stride,
+                                     Py_ssize_t n_outputs, double wl, double wr) noexcept nogil:
+    """scikit-learn's squared-error proxy, sum_k sl_k^2 / wl + sum_k sr_k^2 / wr (the
+    right sums formed as it forms them: the node's totals minus the left ones)."""
+    cdef double pl = 0.0, pr = 0.0
+    cdef Py_ssize_t k
+    for k in range(n_outputs):
+        pl += sl[k * stride] * sl[k * stride]
+        pr += sr[k * stride] * sr[k * stride]
+    return pl / wl + pr / wr
+
+
+# ================================================================ poisson
+# A node's statistics per output: (sum w*y, sum w*y*ln y); scikit-learn's proxy
+# sum_sides (sum w*y) ln(mean) orders candidates as the half Poisson deviance does.
+
+cdef inline void poisson_add(double* stats, double y, double w) noexcept nogil:
+    stats[0] += w * y
+    if y > 0.0:     # y ln y -> 0 at 0
+        stats[1] += w * y * log(y)
+
+
+cdef inline double poisson_proxy(double wl, double sl, double wr, double sr,
+                                 double* denominator) noexcept nogil:
+    """A side whose sum is not positive makes no candidate (its mean would predict
+    0): -inf. The right sum is the node's minus the left one, so a right side of
+    zeros can keep a residue of rounding: a sum within rounding of the node's
+    counts as 0 too (as a side's weight does, ``tiny_weight``)."""
+    cdef double zero
+    denominator[0] = 1.0
+    zero = max(DBL_EPSILON, tiny_weight(sl + sr))
+    if sl <= zero or sr <= zero:
+        return -INFINITY
+    return sl * log(sl / wl) + sr * log(sr / wr)
+
+
+cdef inline double poisson_impurity(double w, double s, double sylogy) noexcept nogil:
+    # half Poisson deviance per unit weight: (sum w y ln y - s ln(s / w)) / w;
+    # infinite for a node whose mean is 0 (scikit-learn's convention)
+    if s <= DBL_EPSILON:
+        return INFINITY
+    return (sylogy - s * log(s / w)) / w
+
+
+# ================================================================ quantile and absolute error
 # The pinball loss of level tau about q: sum over y > q of above * w (y - q) plus
 # sum over y < q of below * w (q - y); (above, below) = (tau, 1 - tau) for the
 # quantile criterion, (1, 1) for absolute error (twice the pinball loss at 0.5,
@@ -855,22 +733,343 @@ cdef inline void quantile_stats(const QuantileLoss* ql, const double* yw, Py_ssi
     stats[1] = pinball_loss(ql, q, w_total, wy_total, acc, accy)
 
 
-cdef inline double mse_impurity(double w, double s, double ss) noexcept nogil:
-    cdef double mean = s / w
-    return ss / w - mean * mean
+cdef QuantileLoss quantile_loss(int crit, double tau) noexcept nogil
 
 
-cdef inline double poisson_impurity(double w, double s, double sylogy) noexcept nogil:
-    # half Poisson deviance per unit weight: (sum w y ln y - s ln(s / w)) / w;
-    # infinite for a node whose mean is 0 (scikit-learn's convention)
-    if s <= DBL_EPSILON:
-        return INFINITY
-    return (sylogy - s * log(s / w)) / w
+# ================================================================ the dispatchers
+# One per operation. Each names the codes it serves; a code outside them (which
+# the plan never makes, and the splitters refuse) adds nothing and makes no
+# candidate, never another criterion's number.
+
+cdef inline void add_sample(double* stats, int crit, Py_ssize_t code, double y,
+                            double w) noexcept nogil:
+    """Add one sample (class ``code`` or target ``y``, weight ``w``) to a node's
+    statistics. The quantile criteria's statistics (the node's quantile and its
+    loss) come from its targets in order (``quantile_stats``): nothing to add."""
+    if is_classification(crit):
+        stats[code] += w
+    elif crit == CRIT_SQUARED_ERROR:
+        squared_error_add(stats, y, w)
+    elif crit == CRIT_POISSON:
+        poisson_add(stats, y, w)
 
 
+cdef inline void add_outputs(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
+                             const int* codes, const double* targets, Py_ssize_t i,
+                             double w) noexcept nogil:
+    """Add sample i (its row of ``codes`` or ``targets``, by sample then output) to
+    a node's statistics: one block of ``stride`` values per output."""
+    cdef Py_ssize_t k
+    for k in range(n_outputs):
+        add_sample(stats + k * stride, crit, codes[i * n_outputs + k] if codes != NULL else 0,
+                   targets[i * n_outputs + k] if targets != NULL else 0.0, w)
+
+
+cdef inline void clf_move(int crit, Side* left, Side* right, double* cl, double* cr,
+                          Py_ssize_t k, double w, const double* table) noexcept nogil:
+    """Move one sample of class k and weight w from the right side to the left."""
+    clf_move_count(crit, left, right, cl, cr, k, w, table)
+    left.w += w
+
+
+cdef inline void clf_move_count(int crit, Side* left, Side* right, double* cl, double* cr,
+                                Py_ssize_t k, double w, const double* table) noexcept nogil:
+    """Move weight w of count k from the right side to the left (the sides' weights
+    are the caller's: a sample of several outputs moves one count per output)."""
+    if crit == CRIT_GINI:
+        gini_move(left, right, cl, cr, k, w)
+    elif entropy_acc(crit):
+        entropy_move(left, right, cl, cr, k, w, table)
+    cl[k] += w
+    cr[k] -= w
+
+
+cdef inline double side_term(int crit, double c, const double* table) noexcept nogil:
+    # one class count's share of a side's accumulator (see ``Side.acc``)
+    if crit == CRIT_GINI:
+        return gini_term(c)
+    if entropy_acc(crit):
+        return clogc(c, table)
+    return 0.0
+
+
+cdef inline double clf_side_acc(int crit, const double* counts, Py_ssize_t K,
+                                const double* table) noexcept nogil:
+    """A side's accumulator (see ``Side.acc``) from its class weights."""
+    cdef double acc = 0.0
+    cdef Py_ssize_t k
+    for k in range(K):
+        acc += side_term(crit, counts[k], table)
+    return acc
+
+
+cdef inline double clf_rest_acc(int crit, const double* total, const double* part,
+                                Py_ssize_t K, const double* table) noexcept nogil:
+    """The accumulator of ``total - part``: the right side of a cut."""
+    cdef double acc = 0.0
+    cdef Py_ssize_t k
+    for k in range(K):
+        acc += side_term(crit, total[k] - part[k], table)
+    return acc
+
+
+cdef inline double clf_proxy(int crit, double wl, double accl, double wr, double accr,
+                             double w_node_entropy, double wlogw_node,
+                             const double* table, double n_outputs,
+                             double* denominator) noexcept nogil:
+    """Score of a classification candidate as numerator / ``denominator``; larger is
+    better (-inf: no candidate).
+
+    The scan compares ``numerator > best * denominator`` (the denominator is
+    positive), so no division is paid for candidates that do not improve. With
+    several outputs ``acc`` sums every output's counts and the impurity is the
+    outputs' mean (gain ratio is for one output).
+    """
+    cdef double hl, hr
+    if crit == CRIT_GINI:
+        return gini_proxy(wl, accl, wr, accr, denominator)
+    hl = clogc(wl, table)
+    hr = clogc(wr, table)
+    if crit == CRIT_ENTROPY:
+        return entropy_proxy(accl, hl, accr, hr, n_outputs, denominator)
+    if crit == CRIT_GAIN_RATIO:
+        return gain_ratio_proxy(accl, hl, accr, hr, w_node_entropy, wlogw_node, denominator)
+    denominator[0] = 1.0
+    return -INFINITY
+
+
+cdef inline double reg_proxy(int crit, double wl, double sl, double wr, double sr,
+                             double* denominator) noexcept nogil:
+    """Score of a regression candidate from each side's weight and sum of w*y (-inf:
+    no candidate; the quantile criteria score cuts from losses, not sums)."""
+    if crit == CRIT_SQUARED_ERROR:
+        return mse_proxy(wl, sl, wr, sr, denominator)
+    if crit == CRIT_POISSON:
+        return poisson_proxy(wl, sl, wr, sr, denominator)
+    denominator[0] = 1.0
+    return -INFINITY
+
+
+cdef inline double reg_proxy_outputs(int crit, double wl, const double* sl, double wr,
+                                     const double* stats, Py_ssize_t n_outputs,
+                                     double* denominator) noexcept nogil:
+    """``reg_proxy`` of several outputs: the sum of the outputs' (their impurity is
+    the mean of theirs); ``sl`` the left side's sum of w*y per output, ``stats``
+    the node's statistics (two per output). Any output without a valid side
+    (poisson) makes no candidate."""
+    cdef double num = 0.0, part
+    cdef Py_ssize_t k
+    if crit == CRIT_SQUARED_ERROR:
+        return mse_outputs_proxy(wl, sl, wr, stats, n_outputs, denominator)
+    if crit == CRIT_POISSON:
+        for k in range(n_outputs):
+            part = poisson_proxy(wl, sl[k], wr, stats[2 * k] - sl[k], denominator)
+            if part == -INFINITY:
+                return -INFINITY
+            num += part
+        return num
+    denominator[0] = 1.0
+    return -INFINITY
+
+
+# ---------------------------------------------------------------- scikit-learn's scores
+# dtree ranks candidates exactly (integer counts and sums give exact sums of
+# squares and cross products), so candidates equal in real arithmetic tie. In
+# scikit-learn they are scored in floating point and its rounding, not equal,
+# decides between them. Computed from the same counts and sums (which for
+# integer weights and targets are its own bit for bit, in whatever order it
+# summed them), its score is the tie key (``_common.wins``) that makes the
+# same choice. Only for exact ties: the score is never used to rank.
+
+cdef inline double sklearn_clf_score(int crit, const double* cl, const double* cr,
+                                     Py_ssize_t stride, Py_ssize_t n_outputs, double wl,
+                                     double wr) noexcept nogil:
+    """scikit-learn's proxy of a classification cut, -wr * impurity_right - wl *
+    impurity_left, in its order of operations (gini and entropy; scikit-learn has
+    no gain ratio: 0). ``cl``/``cr``: the sides' class weights, ``stride`` per output."""
+    cdef double il = 0.0, ir = 0.0
+    cdef Py_ssize_t k
+    if crit != CRIT_GINI and crit != CRIT_ENTROPY:
+        return 0.0
+    for k in range(n_outputs):
+        if crit == CRIT_GINI:
+            il += gini_sklearn_term(cl + k * stride, stride, wl)
+            ir += gini_sklearn_term(cr + k * stride, stride, wr)
+        else:
+            entropy_sklearn_terms(&il, cl + k * stride, stride, wl)
+            entropy_sklearn_terms(&ir, cr + k * stride, stride, wr)
+    il /= n_outputs
+    ir /= n_outputs
+    return -wr * ir - wl * il
+
+
+cdef inline double sklearn_score(int crit, const double* left, const double* right,
+                                 Py_ssize_t stride, Py_ssize_t n_outputs, double wl,
+                                 double wr) noexcept nogil:
+    """The tie key of a cut: scikit-learn's score for gini, entropy and squared
+    error; 0 for poisson (its proxy is scikit-learn's already), gain ratio and the
+    quantile criteria (they keep the first candidate seen). ``left``/``right``:
+    the sides' class weights, or their sums of w*y, ``stride`` apart per output."""
+    if is_classification(crit):
+        return sklearn_clf_score(crit, left, right, stride, n_outputs, wl, wr)
+    if crit == CRIT_SQUARED_ERROR:
+        return sklearn_mse_score(left, right, stride, n_outputs, wl, wr)
+    return 0.0
+
+
+# ---------------------------------------------------------------- two-sample regression nodes
+cdef inline double pair_proxy(int crit, double w0, double w1, const double* y0,
+                              const double* y1, const double* stats, Py_ssize_t n_outputs,
+                              double weight, double* sl, double* den,
+                              double* key) noexcept nogil:
+    """The proxy of a two-sample regression node's split, sample 0 left (weight
+    ``w0``, targets ``y0``) and sample 1 right, and its tie key (``sl``: room for
+    2 n_outputs sums). One output of squared error takes each side's own sum, so
+    that the two orientations score equal to the bit and the tie key decides."""
+    cdef Py_ssize_t k, K = n_outputs
+    cdef double sl0, sr0, num
+    key[0] = 0.0
+    if K > 1:
+        for k in range(K):
+            sl[k] = w0 * y0[k]
+        num = reg_proxy_outputs(crit, w0, sl, weight - w0, stats, K, den)
+        for k in range(K):
+            sl[K + k] = stats[2 * k] - sl[k]
+        key[0] = sklearn_score(crit, sl, sl + K, 1, K, w0, weight - w0)
+        return num
+    sl0 = w0 * y0[0]
+    if crit == CRIT_SQUARED_ERROR:
+        sr0 = stats[0] - sl0
+        key[0] = sklearn_score(crit, &sl0, &sr0, 1, 1, w0, weight - w0)
+        return reg_proxy(crit, w0, sl0, w1, w1 * y1[0], den)
+    return reg_proxy(crit, w0, sl0, weight - w0, stats[0] - sl0, den)
+
+
+cdef struct PairScan:
+    # a two-sample regression node's search (``pair_offer``): its two orientations
+    Py_ssize_t first_left       # the sample the first visited feature puts left, -1 before
+    bint scored[2]              # orientation 0: first_left left; 1: the other one left
+    double num[2]
+    double den[2]
+    double key[2]
+
+
+cdef inline void pair_begin(PairScan* ps) noexcept nogil:
+    ps.first_left = -1
+    ps.scored[0] = False
+    ps.scored[1] = False
+
+
+cdef inline bint pair_offer(PairScan* ps, SplitRecord* best, Py_ssize_t f, Py_ssize_t first,
+                            Py_ssize_t second, double threshold, int crit,
+                            const double* sw, const double* y, const double* stats,
+                            Py_ssize_t n_outputs, double weight, double* sl) noexcept nogil:
+    """A two-sample regression node: visited feature f sends sample ``first`` left
+    and ``second`` right at ``threshold``. Only two candidates exist, one per
+    orientation, each scored once (``pair_proxy``; the quantile criteria lose
+    nothing either way); the features compete in visiting order by the rule of the
+    scans. ``y``: targets by sample, then output. Returns False when the node must
+    be scanned after all (a weight within rounding of 0, or no valid candidate)."""
+    cdef int o, order
+    cdef double w0, w1
+    if ps.first_left < 0:
+        ps.first_left = first
+    o = 0 if first == ps.first_left else 1
+    if not ps.scored[o]:
+        ps.scored[o] = True
+        w0 = sw[first] if sw != NULL else 1.0
+        w1 = sw[second] if sw != NULL else 1.0
+        if w0 <= tiny_weight(weight) or w1 <= tiny_weight(weight):
+            return False
+        if is_quantile(crit):
+            ps.num[o], ps.den[o], ps.key[o] = 0.0, 1.0, 0.0
+        else:
+            ps.num[o] = pair_proxy(crit, w0, w1, y + first * n_outputs,
+                                   y + second * n_outputs, stats, n_outputs, weight, sl,
+                                   &ps.den[o], &ps.key[o])
+        if ps.num[o] == -INFINITY:
+            return False
+    order = compare_score(ps.num[o], ps.den[o], best)
+    if wins(order, ps.key[o], best):
+        record_candidate(best, ps.num[o], ps.den[o], f, False, False, False)
+        best.tie_key = ps.key[o]
+        best.threshold = threshold
+    return True
+
+
+
+# ---------------------------------------------------------------- node values and random cuts
+cdef inline double node_value(int crit, const double* stats, double w) noexcept nogil:
+    """A node's value from its statistics: its quantile, its mean, or (a classifier)
+    its class-0 fraction, which the monotonic constraints order."""
+    if is_quantile(crit):
+        return stats[0]
+    if known_criterion(crit):
+        return stats[0] / w
+    return NAN
+
+
+cdef inline double middle_value(int crit, const double* left, double wl, const double* right,
+                                double wr) noexcept nogil:
+    """The middle of two children's values, where their monotonic bounds meet."""
+    if is_quantile(crit):
+        return (left[0] + right[0]) / 2.0
+    if known_criterion(crit):
+        return left[0] / (2.0 * wl) + right[0] / (2.0 * wr)
+    return NAN
+
+
+cdef inline double cut_proxy(int crit, const double* stats, double weight,
+                             const double* left, double wl, Py_ssize_t S,
+                             Py_ssize_t n_outputs, const double* table, double* sums,
+                             double* den) noexcept nogil:
+    """The proxy (``clf_proxy`` / ``reg_proxy_outputs``) of a cut given its left
+    child's statistics ``left`` and weight ``wl`` in a node of statistics ``stats``:
+    how random cuts compete, as scikit-learn's random splitter compares them (the
+    proxy orders cuts as the impurity decrease does, and holds only the sums the
+    scans hold, so that cuts making the same children tie exactly). ``sums``: room
+    for n_outputs values."""
+    cdef double wr = weight - wl, wlogw, w_node_entropy
+    cdef Py_ssize_t k
+    if is_classification(crit):
+        node_entropy_terms(crit, stats, S, weight, table, False, &wlogw, &w_node_entropy)
+        return clf_proxy(crit, wl, clf_side_acc(crit, left, S, table), wr,
+                         clf_rest_acc(crit, stats, left, S, table), w_node_entropy, wlogw,
+                         table, <double>n_outputs, den)
+    for k in range(n_outputs):
+        sums[k] = left[2 * k]
+    return reg_proxy_outputs(crit, wl, sums, wr, stats, n_outputs, den)
+
+
+cdef inline bint random_cut_admissible(const SplitRecord* cut, Py_ssize_t n_left,
+                                       Py_ssize_t n_node, const double* child_stats,
+                                       Py_ssize_t S, int crit, signed char mono, double lower,
+                                       double upper, Py_ssize_t min_leaf, double min_wleaf,
+                                       double weight) noexcept nogil:
+    """Whether a random cut, its children recorded (``record_children``), meets the
+    leaf-size rules, gives children of finite impurity (poisson: no child of mean
+    0) and keeps its feature's monotonic constraint ``mono``."""
+    cdef double vl, vr
+    if check_cut(n_left, n_node, cut.weight_left, cut.weight_right, min_leaf, min_wleaf,
+                 tiny_weight(weight)) != CUT_SCORE:
+        return False
+    if not (cut.impurity_left < INFINITY and cut.impurity_right < INFINITY):
+        return False
+    if mono == 0:
+        return True
+    if is_classification(crit):
+        vl = child_stats[0] / cut.weight_left
+        vr = child_stats[S] / cut.weight_right
+    else:
+        vl = node_value(crit, child_stats, cut.weight_left)
+        vr = node_value(crit, child_stats + S, cut.weight_right)
+    return monotonic_ok(mono, lower, upper, vl, vr)
+
+
+
+# ---------------------------------------------------------------- impurities
 cdef double node_impurity(int crit, const double* stats, Py_ssize_t n_stats,
                           double w, Py_ssize_t n_outputs) noexcept nogil
-cdef QuantileLoss quantile_loss(int crit, double tau) noexcept nogil
 
 
 cdef inline void record_children(SplitRecord* split, int crit, Py_ssize_t pos,

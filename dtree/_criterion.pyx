@@ -8,18 +8,22 @@ their codes only; their names are the registry's (``_plan.registry``).
 """
 import numpy as np
 
+from libc.math cimport NAN
+
 
 cdef QuantileLoss quantile_loss(int crit, double tau) noexcept nogil:
-    """The pinball loss a quantile criterion minimises (see ``QuantileLoss``)."""
+    """The pinball loss a quantile criterion minimises (see ``QuantileLoss``):
+    absolute error's is twice the loss at 1/2; the quantile criterion's is at its
+    level ``tau`` (which the other criteria carry unused)."""
     cdef QuantileLoss ql
     if crit == CRIT_ABSOLUTE_ERROR:
         ql.tau = 0.5
         ql.above = 1.0
         ql.below = 1.0
-    else:
-        ql.tau = tau
-        ql.above = tau
-        ql.below = 1.0 - tau
+        return ql
+    ql.tau = tau
+    ql.above = tau
+    ql.below = 1.0 - tau
     return ql
 
 
@@ -46,15 +50,17 @@ cdef double output_impurity(int crit, const double* stats, Py_ssize_t n_stats,
     Regression: ``stats`` as ``stats_size`` says; a quantile criterion's
     impurity is its mean loss.
     """
-    if is_quantile(crit):
-        return stats[1] / w
     if crit == CRIT_GINI:
         return gini_impurity(stats, n_stats, w)
+    if entropy_acc(crit):
+        return entropy_impurity(stats, n_stats, w)
     if crit == CRIT_SQUARED_ERROR:
         return mse_impurity(w, stats[0], stats[1])
     if crit == CRIT_POISSON:
         return poisson_impurity(w, stats[0], stats[1])
-    return entropy_impurity(stats, n_stats, w)
+    if is_quantile(crit):
+        return stats[1] / w
+    return NAN
 
 
 def xlogx_table(int crit, Py_ssize_t n_samples, bint weighted, Py_ssize_t n_outputs=1):
@@ -72,7 +78,7 @@ def xlogx_table(int crit, Py_ssize_t n_samples, bint weighted, Py_ssize_t n_outp
     score exactly alike, as scikit-learn's scores do. The grid step is the
     size of a double's own rounding at that magnitude.
     """
-    if weighted or not is_classification(crit) or crit == CRIT_GINI:
+    if weighted or not entropy_acc(crit):
         return None
     grid = np.arange(n_samples + 1, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):

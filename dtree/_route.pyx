@@ -1,9 +1,12 @@
 # cython: language_level=3
-"""Traversal of a fitted tree: apply, decision paths and C4.5's fractional predict.
+"""Traversal of a fitted tree by its one routing rule (``_route.pxd``'s ``side``).
 
-Readers of a fitted ``Tree`` (predict, pruning, export) use these kernels; no
-builder is imported. Nodes are packed into 24-byte records walked in blocks of
-rows without the GIL; category sets are bitsets of CAT_WORDS 64-bit words.
+apply (dense rows in blocks, CSR rows where they are stored), decision paths,
+C4.5's fractional predict, each split's training range, the surrogates'
+routing of missing values, and partial dependence's weighted traversal. Readers
+of a fitted ``Tree`` use these kernels; no builder is imported. Nodes are
+packed into 32-byte records (``PackedNode``) walked without the GIL; category
+sets are bitsets of CAT_WORDS 64-bit words.
 """
 import numpy as np
 
@@ -17,18 +20,6 @@ from ._common cimport CAT_WORDS, DTYPE_t, bit_is_set
 CATEGORY_SET_WORDS = CAT_WORDS
 
 ctypedef Py_ssize_t intp_t
-
-
-cdef struct PackedNode:
-    # One record per node for traversal (24 bytes). A leaf points to itself
-    # through both children, so a step from a leaf is a no-op and a block of
-    # rows can advance in lockstep without a branch per row and level.
-    double threshold
-    int feature
-    int child[2]        # left, right; both the node itself for a leaf
-    int missing_right   # 1 when NaN goes to the right child
-    int cat             # row of the category set (codes going left), -1 for numeric
-    int pad
 
 
 PACKED_NODE_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32),
@@ -54,21 +45,9 @@ def pack_nodes(left, right, feature, threshold, missing_go_to_left, categorical_
     return packed
 
 
-cdef inline int step(const PackedNode* node, DTYPE_t x,
-                     const unsigned long long* sets) noexcept nogil:
-    # x > threshold goes right; NaN compares false everywhere and goes where
-    # the node learnt to send it; a category code goes left when in the set
-    cdef int code
-    if node.cat < 0:
-        return node.child[(x > node.threshold) | ((x != x) & node.missing_right)]
-    if x != x:
-        return node.child[node.missing_right]
-    code = <int>x
-    return node.child[1 - <int>bit_is_set(sets + node.cat * CAT_WORDS, code)]
-
-
 cdef inline int step_numeric(const PackedNode* node, DTYPE_t x) noexcept nogil:
-    return node.child[(x > node.threshold) | ((x != x) & node.missing_right)]
+    # ``step`` where no node has a category set
+    return node.child[side(x, node.threshold, node.missing_right, NULL)]
 
 
 cdef void _apply_block_numeric(const PackedNode* nodes, const DTYPE_t[:, :] X,
@@ -249,8 +228,9 @@ def predict_fractional(tree, const float[:, ::1] X):
     cdef double[:, ::1] ov = out
     cdef intp_t* nodes = <intp_t*> malloc((n_nodes + 2) * sizeof(intp_t))
     cdef double* mass = <double*> malloc((n_nodes + 2) * sizeof(double))
-    cdef intp_t i, k, top, node, l, r, code
-    cdef double w, total, x
+    cdef intp_t i, k, top, node, l, r
+    cdef double w, total
+    cdef DTYPE_t x
     cdef bint go_left
     if nodes == NULL or mass == NULL:
         free(nodes)
@@ -280,11 +260,8 @@ def predict_fractional(tree, const float[:, ::1] X):
                     mass[top + 1] = w * (wn[l] / total if total > 0 else 0.5)
                     top += 2
                     continue
-                if cat_row[node] >= 0:
-                    code = <intp_t> x
-                    go_left = bit_is_set(&sets[cat_row[node], 0], code)
-                else:
-                    go_left = x <= threshold[node]
+                go_left = side(x, threshold[node], 0,
+                               &sets[cat_row[node], 0] if cat_row[node] >= 0 else NULL) == 0
                 nodes[top] = l if go_left else r
                 mass[top] = w
                 top += 1
@@ -344,4 +321,108 @@ def apply_csr(packed, sets, const Py_ssize_t[::1] indptr, const int[::1] indices
             node = nxt
             nxt = csr_step(nodes, node, set_ptr, ind, dat, indptr[i], indptr[i + 1])
         leaves[i] = node
+    return out
+
+
+# ------------------------------------------------------------ surrogates
+def apply_surrogates(packed, sets, const Py_ssize_t[::1] start, const Py_ssize_t[::1] feature,
+                     const double[::1] threshold, const Py_ssize_t[::1] category_set,
+                     const Py_ssize_t[::1] decided_set, const unsigned char[::1] goes_left,
+                     const DTYPE_t[:, :] X):
+    """Leaf id of each row of X, a missing primary value routed by surrogates (rpart's
+    ``usesurrogate=2``).
+
+    At a split whose feature the row lacks, the node's surrogates (rows
+    ``start[node]`` to ``start[node + 1]`` of the other arrays, best first) are
+    tried in order: the first whose feature the row has (a category surrogate:
+    among the codes it decides, ``decided_set``) sends it the way its test
+    (``side``) and direction (``goes_left``: rows passing go left) say; with
+    none, the split's own missing side (the majority, ``missing_right``).
+    """
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const unsigned long long* set_ptr = &set_view[0, 0]
+    cdef Py_ssize_t n = X.shape[0], i, s
+    cdef int node, nxt, passes
+    cdef DTYPE_t x, v
+    cdef const PackedNode* p
+    out = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] leaves = out
+    with nogil:
+        for i in range(n):
+            node = 0
+            while True:
+                p = &nodes[node]
+                x = X[i, p.feature]
+                if x == x or p.child[0] == node:
+                    nxt = step(p, x, set_ptr)
+                else:
+                    nxt = p.child[p.missing_right]
+                    for s in range(start[node], start[node + 1]):
+                        v = X[i, feature[s]]
+                        if v != v or (decided_set[s] >= 0 and side(
+                                v, threshold[s], 0, set_ptr + decided_set[s] * CAT_WORDS)):
+                            continue
+                        passes = side(v, threshold[s], 0, set_ptr + category_set[s] * CAT_WORDS
+                                      if category_set[s] >= 0 else NULL) == 0
+                        nxt = p.child[0 if passes == goes_left[s] else 1]
+                        break
+                if nxt == node:
+                    break
+                node = nxt
+            leaves[i] = node
+    return out
+
+
+# ------------------------------------------------------------ partial dependence
+def partial_dependence(packed, sets, const double[::1] weighted_n, const double[:, ::1] values,
+                       const DTYPE_t[:, ::1] grid, const Py_ssize_t[::1] targets):
+    """Friedman's weighted traversal for every grid point: (n_grid, n_values).
+
+    At a split on a target feature (``targets``: the feature of each grid
+    column) the grid point's value goes the way ``side`` sends it; any other
+    split weighs both children by their training weights (``weighted_n``). One
+    pass in node order carries each node's weight down (children are numbered
+    after their parents in both growth orders).
+    """
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const unsigned long long* set_ptr = &set_view[0, 0]
+    cdef Py_ssize_t n_nodes = packed.shape[0], n_grid = grid.shape[0], g, node, j, k
+    cdef Py_ssize_t n_targets = targets.shape[0], K = values.shape[1], column
+    cdef double w, share
+    cdef int to
+    cdef const PackedNode* p
+    out = np.zeros((n_grid, K), dtype=np.float64)
+    weight = np.zeros(n_nodes, dtype=np.float64)
+    cdef double[:, ::1] ov = out
+    cdef double[::1] wv = weight
+    with nogil:
+        for g in range(n_grid):
+            for node in range(n_nodes):
+                wv[node] = 0.0
+            wv[0] = 1.0
+            for node in range(n_nodes):
+                p = &nodes[node]
+                w = wv[node]
+                if p.child[0] == node:      # a leaf
+                    for k in range(K):
+                        ov[g, k] += w * values[node, k]
+                    continue
+                column = -1
+                for j in range(n_targets):
+                    if targets[j] == p.feature:
+                        column = j
+                if column >= 0:
+                    to = side(grid[g, column], p.threshold, p.missing_right,
+                              node_set(p, set_ptr))
+                    wv[p.child[0]] = w * (1.0 - to)
+                    wv[p.child[1]] = w * to
+                else:
+                    share = (weighted_n[p.child[0]] / weighted_n[node]
+                             if weighted_n[node] > 0 else 0.5)
+                    wv[p.child[0]] = w * share
+                    wv[p.child[1]] = w * (1.0 - share)
     return out

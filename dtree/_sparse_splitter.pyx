@@ -47,6 +47,7 @@ from ._common cimport (CUT_PASS, CUT_STOP, RADIX_SIZE, SearchSettings, check_cut
                       midpoint, partition_ids, partition_segment, put_bit, radix_passes,
                       radix_sort_keys,
                       record_candidate, tiny_weight, wins)
+from ._route cimport side
 from ._criterion cimport (Side, add_outputs, check_criterion, clf_move_count, clf_proxy, clf_side_acc,
                           cut_proxy, is_classification, is_quantile, monotonic_ok,
                           PairScan, node_entropy_terms, pair_begin, pair_offer,
@@ -90,10 +91,8 @@ cdef inline bint is_nan(DTYPE_t x) noexcept nogil:
 
 
 cdef inline bint sparse_routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil:
-    # the rule of ``_splitter.routes_left`` for a numeric split
-    if x != x:
-        return split.missing_left
-    return x <= split.threshold
+    # the one rule (``_route.side``) for a numeric split
+    return side(x, split.threshold, not split.missing_left, NULL) == 0
 
 
 cdef class SparseSplitter:

@@ -92,6 +92,7 @@ cdef class Splitter:
     cdef int n_threads                    # threads of the split search and partition
     cdef Scratch* scratch                 # n_threads of them
     # --- quantile criteria (absolute_error, quantile): a node's targets in order ---
+    cdef readonly bint quantile_criterion # the node's targets are kept in order (below)
     cdef QuantileLoss qloss
     cdef int* yorder                      # sample ids by ascending target, node segments
                                           # contiguous (partitioned like a feature)

@@ -35,19 +35,20 @@ from ._common cimport (CUT_SCORE, CUT_STOP, RADIX_SIZE, SearchSettings, better, 
                       partition_ids, partition_segment, payload_t, put_bit, radix_sort_keys,
                       rand_int, record_candidate, scan_cut, set_bit, tiny_weight,
                       wins)
-from ._criterion cimport (CRIT_ENTROPY, CRIT_GAIN_RATIO, CRIT_GINI, CRIT_POISSON, check_criterion,
-                          CRIT_SQUARED_ERROR, Side, add_outputs, add_sample, clf_move,
-                          PairScan, cut_proxy, pair_begin, pair_offer, random_cut_admissible,
-                          clf_move_count, clf_proxy, reg_proxy_outputs,
-                          clf_rest_acc, clf_side_acc, clogc, is_classification, is_quantile,
-                          monotonic_ok, multiway_proxy, node_entropy_terms, node_impurity,
-                          quantile_loss, quantile_stats, record_children, reg_proxy,
-                          RankWalk, below_count, fenwick_add, fenwick_loss, fenwick_reset,
-                          fenwick_value, rank_add, rank_add_half, rank_loss, rank_reset, rank_value,
-                          rest_begin, rest_remove, rest_remove_half,
-                          sklearn_score,
-                          stats_size)
+from ._criterion cimport (PairScan, RankWalk, Side, add_outputs, add_sample, below_count,
+                          binary_scan, check_criterion, clf_move, clf_move_count, clf_proxy,
+                          clf_rest_acc, clf_side_acc, clogc, cut_proxy, entropy_side_acc,
+                          fenwick_add, fenwick_loss, fenwick_reset, fenwick_value,
+                          gini_binary_key, gini_binary_proxy, is_classification, is_quantile,
+                          is_squared_error, monotonic_ok, mse_outputs_proxy, multiway_proxy,
+                          node_entropy_terms, node_impurity, pair_begin, pair_offer,
+                          quantile_loss, quantile_stats, random_cut_admissible, rank_add,
+                          rank_add_half, rank_loss, rank_reset, rank_value, record_children,
+                          reg_proxy, reg_proxy_outputs, rest_begin, rest_remove,
+                          rest_remove_half, sklearn_mse_score, sklearn_score, stats_size,
+                          sums_each_side)
 from ._criterion import xlogx_table
+from ._route cimport side
 from ._subsets cimport Groups, SubsetRules, order_groups, record_category_split, search_subsets
 
 
@@ -57,17 +58,6 @@ cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_
     # the cut after position p; past the last number it is "numbers | missing"
     record_candidate(best, num, den, f, missing_left, False, False)
     best.threshold = midpoint(v[p], v[p + 1]) if p + 1 < end_known else INFINITY
-
-
-cdef inline double binary_gini_key(double l1, double wl, double ones,
-                                   double weight) noexcept nogil:
-    # the tie key of a two-class gini cut from its left side's class-1 weight
-    cdef double sides[4]      # (l0, l1) and (r0, r1)
-    sides[0] = wl - l1
-    sides[1] = l1
-    sides[2] = (weight - wl) - (ones - l1)
-    sides[3] = ones - l1
-    return sklearn_score(CRIT_GINI, sides, sides + 2, 2, 1, wl, weight - wl)
 
 
 cdef inline double regression_key(int crit, double sl, double wl, double total,
@@ -93,14 +83,10 @@ cdef inline Py_ssize_t last_cut(Py_ssize_t end_known, Py_ssize_t n_missing,
 
 
 cdef inline bint routes_left(const SplitRecord* split, DTYPE_t x) noexcept nogil:
-    """The side a value goes to: the one rule fit (partition) and predict share."""
-    cdef int code
-    if x != x:
-        return split.missing_left
-    if split.categorical:
-        code = <int>x
-        return bit_is_set(split.cat_left, code)
-    return x <= split.threshold
+    """Whether a value goes left at a split: the one rule (``_route.side``) that
+    predict applies to the stored node."""
+    return side(x, split.threshold, not split.missing_left,
+                split.cat_left if split.categorical else NULL) == 0
 
 
 cdef inline void partition_rows(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
@@ -188,7 +174,7 @@ cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const dou
     """``_scan_outputs`` for squared error and K <= SMALL_OUTPUTS outputs, called with
     a literal K: the compiler unrolls the loops over outputs and keeps the sums in
     registers (through memory, each sample's sums would wait for the last one's
-    stores). The proxy is ``reg_proxy_outputs``'s (inlined: its squared-error arm)."""
+    stores). The proxy is squared error's, summed over the outputs (``mse_outputs_proxy``)."""
     cdef double sl[SMALL_OUTPUTS]
     cdef double sr[SMALL_OUTPUTS]
     cdef Py_ssize_t k, p, last, end_known = end - n_missing, n_node = end - start
@@ -218,22 +204,20 @@ cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const dou
             break
         if cut != CUT_SCORE:
             continue
-        num = reg_proxy_outputs(CRIT_SQUARED_ERROR, wl, sl, weight - wl, stats, K, &den)
+        num = mse_outputs_proxy(wl, sl, weight - wl, stats, K, &den)
         order = compare_score(num, den, best)
         if order < 0:
             continue
         for k in range(K):
             sr[k] = stats[2 * k] - sl[k]
-        key = sklearn_score(CRIT_SQUARED_ERROR, sl, sr, 1, K, wl, weight - wl)
+        key = sklearn_mse_score(sl, sr, 1, K, wl, weight - wl)
         if wins(order, key, best):
             record_cut(best, num, den, f, missing_left, v, p, end_known)
             best.tie_key = key
 
 
-def _check_outputs(int criterion, n_categories, bint multiway, monotonic_cst):
-    """What several outputs cannot be combined with (the estimators say it first)."""
-    if criterion == CRIT_GAIN_RATIO:
-        raise ValueError("this criterion supports one output only")
+def _check_outputs(n_categories, bint multiway, monotonic_cst):
+    """What the layout of several outputs cannot hold (the plan refuses it first)."""
     if multiway or monotonic_cst is not None or (
             n_categories is not None and np.any(np.asarray(n_categories) > 0)):
         raise ValueError("several outputs need numeric features, binary splits and no "
@@ -450,7 +434,7 @@ cdef class Splitter:
             y = y[:, 0]
         self.n_outputs = y.shape[1] if y.ndim == 2 else 1
         if self.n_outputs > 1:
-            _check_outputs(criterion, n_categories, multiway, monotonic_cst)
+            _check_outputs(n_categories, multiway, monotonic_cst)
         self.n_samples = n
         self.n_features = d
         self.criterion = criterion
@@ -507,6 +491,7 @@ cdef class Splitter:
             if d > 0:
                 cst_view = self.monotonic_cst
                 self.monotonic = &cst_view[0]
+        self.quantile_criterion = is_quantile(criterion)
         self.yorder = NULL
         self.yrank = NULL
         self.ysorted = NULL
@@ -659,12 +644,12 @@ cdef class Splitter:
         cdef Py_ssize_t i
         cdef double w, total = 0.0
         memset(stats, 0, self.n_stats * sizeof(double))
-        if self.yorder != NULL:
+        if self.quantile_criterion:
             self._quantile_stats(&self.scratch[0], 0, self.n_samples, -1, stats)
         for i in range(self.n_samples):
             w = self.sw[i] if self.sw != NULL else 1.0
             total += w
-            if self.yorder != NULL:
+            if self.quantile_criterion:
                 continue
             add_outputs(stats, self.criterion, self.n_outputs, self.n_stats // self.n_outputs,
                         self.y_by_sample, self.yv_by_sample, i, w)
@@ -779,7 +764,7 @@ cdef class Splitter:
         if self.random_split:
             return self._random_split(start, end, stats, weight, impurity, weight_root, best,
                                       child_stats)
-        if self.yorder != NULL:
+        if self.quantile_criterion:
             self._rank_node(start, end)
 
         if end - start == 2 and self._split_pair(start, stats, weight, best):
@@ -818,7 +803,7 @@ cdef class Splitter:
         for i in range(self.draw.n_visit):
             f = self.draw.visit[i]
             self._draw_cut(f, start, end, &cut)
-            if self.yorder != NULL:
+            if self.quantile_criterion:
                 # a side's quantile needs its targets in order: route the samples
                 self.finish_split(start, end, stats, weight, impurity, weight_root, &cut,
                                   child_stats)
@@ -827,7 +812,7 @@ cdef class Splitter:
                                 child_stats)
             if not self._admissible(f, start, end, &cut, child_stats, weight):
                 continue
-            if self.yorder != NULL:
+            if self.quantile_criterion:
                 cut.num = cut.improvement    # (no running sums give a quantile's proxy)
                 cut.den = 1.0
             else:
@@ -877,7 +862,7 @@ cdef class Splitter:
                 else:
                     hi = mid
             n_left = lo - start + (end - end_known if cut.missing_left else 0)
-            if self.criterion != CRIT_POISSON:
+            if not sums_each_side(self.criterion):
                 d = 0 if lo - start <= end_known - lo else 1     # the smaller side
                 direct = child_stats + d * S
                 rest = child_stats + (1 - d) * S
@@ -1040,7 +1025,7 @@ cdef class Splitter:
             return
         end_known = known_end(v, start, end)
         n_missing = end - end_known
-        if self.n_outputs > 1 and self.yorder != NULL:
+        if self.n_outputs > 1 and self.quantile_criterion:
             self._scan_quantile_outputs(s, f, start, end, n_missing, False, weight, best)
             if n_missing:
                 self._scan_quantile_outputs(s, f, start, end, n_missing, True, weight, best)
@@ -1049,7 +1034,7 @@ cdef class Splitter:
             if n_missing:
                 self._scan_outputs(s, f, start, end, n_missing, True, stats, weight, best)
         elif self.is_classifier and self.sw == NULL and self.n_stats == 2 and \
-                self.criterion == CRIT_GINI:
+                binary_scan(self.criterion):
             self._scan_binary_gini(f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
                 self._scan_binary_gini(f, start, end, n_missing, True, stats, weight, best)
@@ -1057,7 +1042,7 @@ cdef class Splitter:
             self._scan_classification(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
                 self._scan_classification(s, f, start, end, n_missing, True, stats, weight, best)
-        elif self.yorder != NULL:
+        elif self.quantile_criterion:
             self._scan_quantile(s, f, start, end, n_missing, False, weight, best)
             if n_missing:
                 self._scan_quantile(s, f, start, end, n_missing, True, weight, best)
@@ -1175,17 +1160,16 @@ cdef class Splitter:
             l0 = wl - l1
             r1 = ones - l1
             r0 = wr - r1
-            den = wl * wr
-            num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
+            num = gini_binary_proxy(l0, l1, r0, r1, wl, wr, &den)
             order = compare_score(num, den, best)
             if order < 0 or not (mono == 0 or monotonic_ok(
                     mono, self.lower, self.upper, l0 / wl, r0 / wr)):
                 continue
             if order == 0:
                 if pending_l1 >= 0.0:
-                    best.tie_key = binary_gini_key(pending_l1, pending_wl, ones, weight)
+                    best.tie_key = gini_binary_key(pending_l1, pending_wl, ones, weight)
                     pending_l1 = -1.0
-                key = binary_gini_key(l1, wl, ones, weight)
+                key = gini_binary_key(l1, wl, ones, weight)
                 if wins(order, key, best):
                     record_cut(best, num, den, f, missing_left, v, p, end_known)
                     best.tie_key = key
@@ -1194,7 +1178,7 @@ cdef class Splitter:
                 pending_l1 = l1
                 pending_wl = wl
         if pending_l1 >= 0.0:
-            best.tie_key = binary_gini_key(pending_l1, pending_wl, ones, weight)
+            best.tie_key = gini_binary_key(pending_l1, pending_wl, ones, weight)
 
     # ------------------------------------------------------------ quantile criteria
     # A side's loss needs its weighted quantile, which no running sum gives. The
@@ -1390,7 +1374,7 @@ cdef class Splitter:
         cdef DTYPE_t tol = self.tol
         cdef Side left, right
         cdef Outputs o
-        if crit == CRIT_SQUARED_ERROR and K <= SMALL_OUTPUTS:
+        if is_squared_error(crit) and K <= SMALL_OUTPUTS:
             rows = self.yval + f * n_samples * K
             # a literal K per call: one unrolled copy each
             if K == 2:
@@ -1502,7 +1486,7 @@ cdef class Splitter:
         groups.order = s.group_order
         groups.stride = 2 if regression else S
         groups.left = s.count_left
-        if self.yorder != NULL:
+        if self.quantile_criterion:
             order_groups(&groups, m, True)
             self._quantile_groups(s, f, m, start, end, weight, best)
             return
@@ -1532,7 +1516,7 @@ cdef class Splitter:
         for g in range(m):
             gstats = s.group_stats + g * K
             wg = s.group_weight[g]
-            acc = clf_side_acc(CRIT_ENTROPY, gstats, K, table)
+            acc = entropy_side_acc(gstats, K, table)
             children += acc - clogc(wg, table)
             split_info -= clogc(wg, table)
             impurity_sum += wg * node_impurity(self.criterion, gstats, K, wg, 1)
@@ -1572,7 +1556,7 @@ cdef class Splitter:
         end_known = known_end(v, start, end)
         best.low = v[start] if end_known > start else NAN
         best.high = v[end_known - 1] if end_known > start else NAN
-        if self.yorder != NULL:
+        if self.quantile_criterion:
             self._quantile_stats(&self.scratch[0], start, end, n_left, child_stats)
         if v[end - 1] == v[end - 1]:
             # no missing value here: at predict NaN follows the larger child
@@ -1640,7 +1624,7 @@ cdef class Splitter:
             for f in range(d):
                 if self._needs_partition(f, start, end, split):
                     self._partition_feature(&self.scratch[0], f, start, end)
-        if self.yorder != NULL:
+        if self.quantile_criterion:
             for k in range(self.n_outputs):
                 partition_ids(self.yorder + k * n_samples, self.goes_left,
                               self.scratch[0].tmp_i, start, end)

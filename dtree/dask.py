@@ -50,6 +50,7 @@ from ._model.fitted import Fitted, install
 from ._model.units import power_of_two_scale, scaled, unscale_tree, weight_units
 from ._plan.constraints import validate_params
 from ._plan.plan import check_choices, choose, make_plan
+from ._plan.registry import CLASSIFICATION, DEFAULT_CRITERION, REGRESSION
 
 __all__ = ["DaskDecisionTreeClassifier", "DaskDecisionTreeRegressor"]
 
@@ -166,8 +167,8 @@ class DaskDecisionTreeClassifier(_DaskTree):
 
     _local_class = DecisionTreeClassifier
 
-    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+    def __init__(self, *, criterion=DEFAULT_CRITERION[CLASSIFICATION], max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, prune_risk="impurity",
                  handle_missing="split", max_bins=255, monotonic_cst=None, client=None):
@@ -184,8 +185,8 @@ class DaskDecisionTreeRegressor(_DaskTree):
 
     _local_class = DecisionTreeRegressor
 
-    def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+    def __init__(self, *, criterion=DEFAULT_CRITERION[REGRESSION], max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, prune_risk="impurity", handle_missing="split", max_bins=255,
                  monotonic_cst=None, client=None):
@@ -351,7 +352,8 @@ def _fit(est, choices, client, parts):
         tree = prune_ccp(tree, float(est.ccp_alpha), est.prune_risk)
         alpha = float(est.ccp_alpha)
     return Fitted(tree_=tree, n_features_in_=d,
-                  categorical_features_=columns.categorical_features_, categories_=categories, n_outputs_=1, max_features_=plan.max_features(),
+                  categorical_features_=columns.categorical_features_, categories_=categories,
+                  n_outputs_=1, max_features_=plan.max_features(),
                   feature_names_in_=parts.names, classes_=classes,
                   n_classes_=n_classes if is_clf else None, ccp_alpha_=alpha)
 

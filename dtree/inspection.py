@@ -8,14 +8,16 @@ refused. ``dtree.inspection.partial_dependence`` takes the same arguments and
 returns the same ``Bunch`` (``grid_values``, ``average``, ``individual``); its
 recursion (Friedman's weighted traversal: a split on a target feature routes
 the grid value, any other split weighs both children by their training
-weights) is one pass over the nodes for the whole grid. Category sets and
-missing values route as at predict. The result plots with
+weights) is compiled over the node arrays for the whole grid and routes the
+grid values by the rule predict applies (category sets and missing values
+included). The result plots with
 ``PartialDependenceDisplay(pd_results=[...], features=..., feature_names=...,
 target_idx=0, deciles={})``.
 """
 import numpy as np
 
-from ._estimators.params import PathResult as Bunch      # (scikit-learn's Bunch: keys as attributes)
+from ._estimators.params import PathResult as Bunch   # scikit-learn's Bunch: keys as attributes
+from ._route import partial_dependence as partial_dependence_recursion
 
 __all__ = ["partial_dependence"]
 
@@ -190,47 +192,14 @@ def _output_values(estimator, value):
 
 
 def _recursion(tree, grid, targets, values):
-    """Friedman's weighted traversal for every grid point at once: (n_grid, n_outputs).
-
-    Children are numbered after their parents (both growth orders), so one pass
-    in node order carries each node's weight (per grid point) down.
-    """
-    n_nodes = tree.node_count
-    weight = np.zeros((n_nodes, grid.shape[0]))
-    weight[0] = 1.0
-    out = np.zeros((grid.shape[0], values.shape[1]))
-    left, right = tree.children_left, tree.children_right
-    position = {f: j for j, f in enumerate(targets)}
-    n = tree.weighted_n_node_samples
-    for node in range(n_nodes):
-        w = weight[node]
-        if left[node] < 0:
-            out += w[:, None] * values[node][None, :]
-            continue
-        f = int(tree.feature[node])
-        if f in position:
-            goes_left = _routes_left(tree, node, grid[:, position[f]])
-            weight[left[node]] = w * goes_left
-            weight[right[node]] = w * ~goes_left
-        else:
-            share = n[left[node]] / n[node] if n[node] > 0 else 0.5
-            weight[left[node]] = w * share
-            weight[right[node]] = w * (1.0 - share)
-        weight[node] = 0.0
-    return out
-
-
-def _routes_left(tree, node, x):
-    """The side grid values take at a split (the rule predict applies)."""
-    missing = np.isnan(x)
-    if tree.categorical_set[node] >= 0:
-        words = tree.category_sets[tree.categorical_set[node]]
-        codes = np.where(missing, 0, x).astype(np.int64)
-        inside = (words[codes >> 6] >> (codes & 63).astype(np.uint64)) & np.uint64(1)
-        go = inside.astype(bool)
-    else:
-        go = x <= tree.threshold[node]
-    return np.where(missing, bool(tree.missing_go_to_left[node]), go)
+    """Friedman's weighted traversal for every grid point at once: (n_grid, n_outputs),
+    compiled (``_route.partial_dependence``), a split on a target feature routed by
+    the rule predict applies."""
+    return partial_dependence_recursion(
+        tree._packed, tree.category_sets,
+        np.ascontiguousarray(tree.weighted_n_node_samples, dtype=np.float64),
+        np.ascontiguousarray(values, dtype=np.float64), np.ascontiguousarray(grid),
+        np.asarray(targets, dtype=np.intp))
 
 
 def _brute(estimator, codes, grid, targets):

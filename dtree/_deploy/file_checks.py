@@ -1,9 +1,11 @@
-"""Checks of a model file's parts that ``_io`` reads: category sets, and the
-competitor and surrogate splits (``other_*`` members); and the error they raise."""
+"""Checks of a model file's parts that ``model_file`` reads: category sets, the
+competitor and surrogate splits (``other_*`` members), training ranges and leaf
+targets; and the error they raise."""
 import numpy as np
 
-from .._model.tree import CAT_WORDS, TREE_LEAF
 from .._model.other_splits import COLUMNS as OTHER_COLUMNS, SURROGATE, OtherSplits
+from .._model.routing import codes_in_set
+from .._model.tree import TREE_LEAF
 
 
 class ModelFileError(ValueError):
@@ -14,9 +16,9 @@ def check_set(bits, known):
     """A category set of a feature whose categories are ``known`` (None: numeric)."""
     if known is None:
         raise ModelFileError("a category-set split on a numeric feature")
-    for word in range(CAT_WORDS):
-        if bits[word] and word * 64 + int(bits[word]).bit_length() > len(known):
-            raise ModelFileError("a category set names codes beyond the categories")
+    codes = codes_in_set(bits)
+    if codes and codes[-1] >= len(known):
+        raise ModelFileError("a category set names codes beyond the categories")
 
 
 def check_other_splits(arrays, tree, categories):

@@ -13,6 +13,7 @@ feed categorical columns as codes (``dtree.export.onnx_input`` builds the input)
 import numpy as np
 
 from .._input.encode import check_fitted
+from .._model.routing import node_rule
 from .._model.tree import TREE_LEAF
 
 ML_DOMAIN = "ai.onnx.ml"
@@ -123,34 +124,35 @@ def to_onnx(estimator, *, name="dtree", opset=17):
     extra = n  # ids for the chain nodes of category-set splits
     for node in range(n):
         left, right = tree.children_left[node], tree.children_right[node]
-        f = tree.feature[node]
         if is_leaf[node]:
             add(node, 0, "LEAF", 0.0, 0, 0)
-        elif tree.categorical_set[node] < 0:
+            continue
+        rule = node_rule(tree, node)    # one test: surrogates were refused above
+        test = rule.tests[0]
+        if test.codes is None:
             # NaN compares false in every mode and takes the false branch. A
             # node that sends NaN left becomes "x > t" with its children
             # swapped, so no runtime has to honour missing-value tracking.
-            if tree.missing_go_to_left[node]:
-                add(node, f, "BRANCH_GT", thresholds[node], right, left)
+            if rule.missing_left:
+                add(node, test.feature, "BRANCH_GT", thresholds[node], right, left)
             else:
-                add(node, f, "BRANCH_LEQ", thresholds[node], left, right)
+                add(node, test.feature, "BRANCH_LEQ", thresholds[node], left, right)
+            continue
+        # A category set becomes a chain of "x == code" tests. NaN (and any
+        # code outside the chain) falls through to the last false branch,
+        # so the chain lists the codes of the side NaN does not take.
+        k = len(estimator.categories_[test.feature])
+        if rule.missing_left:
+            codes, hit, fall = [c for c in range(k) if c not in test.codes], right, left
         else:
-            # A category set becomes a chain of "x == code" tests. NaN (and any
-            # code outside the chain) falls through to the last false branch,
-            # so the chain lists the codes of the side NaN does not take.
-            in_left = set(tree.left_categories(node))
-            k = len(estimator.categories_[f])
-            if tree.missing_go_to_left[node]:
-                codes, hit, fall = [c for c in range(k) if c not in in_left], right, left
-            else:
-                codes, hit, fall = sorted(in_left), left, right
-            if not codes:  # every code falls through: one always-false test
-                codes = [-1]
-            chain = [node] + list(range(extra, extra + len(codes) - 1))
-            extra += len(codes) - 1
-            for i, code in enumerate(codes):
-                nxt = chain[i + 1] if i + 1 < len(chain) else fall
-                add(chain[i], f, "BRANCH_EQ", code, hit, nxt)
+            codes, hit, fall = list(test.codes), left, right
+        if not codes:  # every code falls through: one always-false test
+            codes = [-1]
+        chain = [node] + list(range(extra, extra + len(codes) - 1))
+        extra += len(codes) - 1
+        for i, code in enumerate(codes):
+            nxt = chain[i + 1] if i + 1 < len(chain) else fall
+            add(chain[i], test.feature, "BRANCH_EQ", code, hit, nxt)
     common = dict(
         nodes_treeids=[0] * len(node_ids),
         nodes_nodeids=node_ids,

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from .._model.tree import TREE_LEAF
-from .._model.other_splits import SURROGATE
+from .._model.routing import node_rule
 from ..export.labels import _fitted_and_named
 
 DOUBLE = {"sqlite": "REAL", "duckdb": "DOUBLE", "postgres": "DOUBLE PRECISION",
@@ -121,41 +121,36 @@ class _Writer:
         cats = self.est.categories_[f]
         return [value_literal(cats[c], self.dialect) for c in codes]
 
-    def test(self, f, threshold, category_set, decided_set=-1):
-        """(present, passes): SQL for "the value is usable" and "it passes the test"
-        (a category surrogate's usable values: the codes it decides)."""
-        col = self.column(f)
-        if category_set < 0:
-            if threshold == math.inf:
+    def test(self, test):
+        """(present, passes): SQL for "the test decides the row" and "it passes" (one
+        ``Test`` of the node's rule: a category surrogate decides the codes its
+        node held)."""
+        col = self.column(test.feature)
+        if test.codes is None:
+            if test.threshold == math.inf:
                 return f"{col} IS NOT NULL", _TRUE
-            bound, inclusive = float32_bound(threshold)
+            bound, inclusive = float32_bound(test.threshold)
             if bound == math.inf:
                 return f"{col} IS NOT NULL", _TRUE
             op = "<=" if inclusive else "<"
             return f"{col} IS NOT NULL", f"{col} {op} {exact_number(bound, self.dialect)}"
-        n = len(self.est.categories_[f])
-        inside = set(self.tree.left_categories_of(category_set))
-        left = self.category_literals(f, sorted(inside))
-        known = self.category_literals(
-            f, range(n) if decided_set < 0 else self.tree.left_categories_of(decided_set))
+        n = len(self.est.categories_[test.feature])
+        left = self.category_literals(test.feature, test.codes)
+        known = self.category_literals(test.feature,
+                                       range(n) if test.decided is None else test.decided)
         present = f"{col} IN ({', '.join(known)})" if known else _FALSE
         passes = f"{col} IN ({', '.join(left)})" if left else _FALSE
         return present, passes
 
     def goes_left(self, node):
-        tree = self.tree
-        present, passes = self.test(tree.feature[node], tree.threshold[node],
-                                    tree.categorical_set[node])
-        branches = [(present, passes)]
-        other = tree.other_splits
-        if tree.surrogate_missing and other is not None:
-            for k in other.rows(node, SURROGATE):
-                s_present, s_passes = self.test(other.feature[k], other.threshold[k],
-                                                other.category_set[k], other.decided_set[k])
-                if not other.goes_left[k]:
-                    s_passes = f"NOT ({s_passes})"
-                branches.append((s_present, s_passes))
-        fallback = _TRUE if tree.missing_go_to_left[node] else _FALSE
+        """SQL for "the row goes left" at ``node``: its rule (``node_rule``), test by
+        test, then its missing side."""
+        rule = node_rule(self.tree, node)
+        branches = []
+        for test in rule.tests:
+            present, passes = self.test(test)
+            branches.append((present, passes if test.passes_left else f"NOT ({passes})"))
+        fallback = _TRUE if rule.missing_left else _FALSE
         whens = " ".join(f"WHEN {p} THEN ({q})" for p, q in branches)
         return f"CASE {whens} ELSE {fallback} END"
 

@@ -1,17 +1,10 @@
 """The audit's computation: every split node's competitor and surrogate splits."""
 import numpy as np
 
+from .._model.other_splits import COLUMNS, OtherSplits
+from .._model.routing import bitset
 from .._route import CATEGORY_SET_WORDS as CAT_WORDS
 from .._splitter import Splitter
-from .._model.other_splits import COLUMNS, OtherSplits
-
-
-def bitset(codes):
-    """One row of ``category_sets``: bit c of word c // 64 set for each code."""
-    words = np.zeros(CAT_WORDS, dtype=np.uint64)
-    for c in codes:
-        words[c // 64] |= np.uint64(1) << np.uint64(c % 64)
-    return words
 
 
 def attach(tree, X, y, w, *, search, n_categories, n_competitors, n_surrogates,
@@ -41,5 +34,5 @@ def attach(tree, X, y, w, *, search, n_categories, n_competitors, n_surrogates,
     tree.other_splits = OtherSplits(**{
         name: [r[name] for r in records] for name in COLUMNS})
     tree.surrogate_missing = bool(surrogate_missing)
-    tree.__dict__.pop("_packed_nodes", None)   # missing_go_to_left may have changed
+    tree.forget_routing()      # missing_go_to_left may have changed
     return tree

@@ -96,7 +96,7 @@ def _grow_c45(plan, X, y, weights, growth, seed, w_exp):
                       plan.n_categories, max_depth=growth.max_depth,
                       min_samples_split=growth.min_samples_split, min_objs=float(min_objs),
                       min_impurity_decrease=growth.min_impurity_decrease,
-                      use_ratio=plan.choices.criterion.name == "gain_ratio")
+                      use_ratio=plan.choices.criterion.split_information)
     tree = tree_from_arrays(plan, arrays)
     tree.fractional_missing = True
     return tree
@@ -121,7 +121,7 @@ def tree_from_arrays(plan, arrays, ranges=False):
     if plan.max_classes > 0:
         # weighted class counts -> fractions (scikit-learn >= 1.4 layout)
         value = stats / safe
-    elif plan.choices.criterion.value == "quantile":
+    elif plan.choices.criterion.value == "weighted_quantile":
         value = stats[:, :, :1].copy()
     else:
         value = stats[:, :, :1] / safe

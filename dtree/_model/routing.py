@@ -1,73 +1,100 @@
-"""Where a row goes at a node, for rows in numpy (surrogates included)."""
+"""The routing rule as Python reads it: category sets, and each split node's rule as data.
+
+The rule itself is compiled once (``_route.pxd``'s ``side``: a number goes
+left when at or below the threshold, a category code when it is in the node's
+set, a missing value the way the split learnt, or by the node's surrogates).
+This module holds what Python needs of it:
+
+- the category-set bit test and its inverse (``codes_in_set``, ``bitset``),
+  written once for Python;
+- ``node_rule``: a split node's rule as data (its tests in order, then the
+  missing side), the one description the SQL and ONNX emitters translate;
+- ``surrogate_table``: the surrogates laid out for the compiled routing.
+"""
+import dataclasses
+
 import numpy as np
 
 from .._route import CATEGORY_SET_WORDS as CAT_WORDS
 from .other_splits import SURROGATE
 
-TREE_LEAF = -1
+# codes a category set can hold
+MAX_CODES = 64 * CAT_WORDS
 
 
-def passes(tree, values, threshold, category_set):
-    """Which present ``values`` pass a test (``x <= threshold``, or the code in the
-    set's row of ``tree.category_sets``); NaN never passes."""
-    if category_set < 0:
-        return values <= threshold
-    words = tree.category_sets[category_set]
-    codes = np.where(np.isnan(values), 0, values).astype(np.int64)
-    inside = (codes >= 0) & (codes < 64 * CAT_WORDS)
-    codes = np.clip(codes, 0, 64 * CAT_WORDS - 1)
-    bits = (words[codes // 64] >> (codes % 64).astype(np.uint64)) & np.uint64(1)
-    return inside & (bits == 1) & ~np.isnan(values)
+def bitset(codes):
+    """One row of ``category_sets``: bit c of word c // 64 set for each code."""
+    words = np.zeros(CAT_WORDS, dtype=np.uint64)
+    for c in codes:
+        words[c // 64] |= np.uint64(1) << np.uint64(c % 64)
+    return words
 
 
-def goes_left(tree, node, X, rows, use_surrogates):
-    """For ``rows`` of X at an internal ``node``: whether each goes left.
+def codes_in_set(words):
+    """The category codes a row of ``category_sets`` holds, ascending."""
+    bits = np.unpackbits(np.asarray(words, dtype="<u8").view(np.uint8), bitorder="little")
+    return np.flatnonzero(bits).tolist()
 
-    A missing primary value follows the first present surrogate when
-    ``use_surrogates`` (and the tree keeps them), else ``missing_go_to_left``.
+
+@dataclasses.dataclass(frozen=True)
+class Test:
+    """One test of a node's rule.
+
+    A row the test decides (its ``feature`` present; for a category surrogate,
+    a code among ``decided``) passes when its value is at most ``threshold``
+    (``codes`` None) or is one of ``codes``; passing rows go left when
+    ``passes_left`` (a surrogate can send them right).
     """
-    values = X[rows, tree.feature[node]]
-    left = passes(tree, values, tree.threshold[node], tree.categorical_set[node])
-    missing = np.isnan(values)
-    if not missing.any():
-        return left
-    undecided = missing.copy()
+
+    feature: int
+    threshold: float
+    codes: tuple = None
+    decided: tuple = None
+    passes_left: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeRule:
+    """Where a row goes at a split node: by the first of ``tests`` that decides it,
+    else to the left child when ``missing_left``."""
+
+    tests: tuple
+    missing_left: bool
+
+
+def node_rule(tree, node):
+    """The rule of split ``node``: its own test, then (``handle_missing="surrogate"``)
+    its surrogates in order, then its missing side."""
+    tests = [Test(int(tree.feature[node]), float(tree.threshold[node]),
+                  _codes(tree, tree.categorical_set[node]))]
     other = tree.other_splits
-    if use_surrogates and other is not None:
+    if tree.surrogate_missing and other is not None:
         for k in other.rows(node, SURROGATE):
-            if not undecided.any():
-                break
-            sv = X[rows[undecided], other.feature[k]]
-            present = ~np.isnan(sv)
-            if other.decided_set[k] >= 0:
-                present &= passes(tree, sv, np.nan, other.decided_set[k])
-            test = passes(tree, sv, other.threshold[k], other.category_set[k])
-            decided = np.flatnonzero(undecided)[present]
-            left[decided] = test[present] == bool(other.goes_left[k])
-            undecided[decided] = False
-    left[undecided] = bool(tree.missing_go_to_left[node])
-    return left
+            tests.append(Test(int(other.feature[k]), float(other.threshold[k]),
+                              _codes(tree, other.category_set[k]),
+                              _codes(tree, other.decided_set[k]),
+                              bool(other.goes_left[k])))
+    return NodeRule(tuple(tests), bool(tree.missing_go_to_left[node]))
 
 
-def rows_by_node(tree, X, use_surrogates=False):
-    """``{node: row indices of X reaching it}`` for every node, routing as ``route``."""
-    out = {}
-    stack = [(0, np.arange(X.shape[0]))]
-    while stack:
-        node, rows = stack.pop()
-        out[node] = rows
-        if tree.children_left[node] == TREE_LEAF:
-            continue
-        left = goes_left(tree, node, X, rows, use_surrogates)
-        stack.append((tree.children_right[node], rows[~left]))
-        stack.append((tree.children_left[node], rows[left]))
-    return out
+def _codes(tree, row):
+    return None if row < 0 else tuple(codes_in_set(tree.category_sets[row]))
 
 
-def route(tree, X):
-    """Leaf id of each row of a dense float32 X, missing primaries routed by surrogates."""
-    leaves = np.empty(X.shape[0], dtype=np.intp)
-    for node, rows in rows_by_node(tree, X, use_surrogates=True).items():
-        if tree.children_left[node] == TREE_LEAF:
-            leaves[rows] = node
-    return leaves
+def surrogate_table(tree):
+    """The surrogates as ``_route.apply_surrogates`` reads them: per node the range
+    ``start[node]:start[node + 1]`` of rows (best first) of feature, threshold,
+    category set, decided set and direction."""
+    other = tree.other_splits
+    if other is None:
+        empty_i, empty_f = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64)
+        return (np.zeros(tree.node_count + 1, dtype=np.intp), empty_i, empty_f, empty_i,
+                empty_i, np.zeros(0, dtype=np.uint8))
+    rows = np.flatnonzero(other.kind == SURROGATE)      # sorted by node, then rank
+    counts = np.bincount(other.node[rows], minlength=tree.node_count)
+    start = np.zeros(tree.node_count + 1, dtype=np.intp)
+    np.cumsum(counts, out=start[1:])
+    return (start, other.feature[rows].astype(np.intp),
+            other.threshold[rows].astype(np.float64),
+            other.category_set[rows].astype(np.intp), other.decided_set[rows].astype(np.intp),
+            other.goes_left[rows].astype(np.uint8))

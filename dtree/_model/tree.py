@@ -7,10 +7,11 @@ export and serialization (later layers) will read them too.
 """
 import numpy as np
 
-from .units import unscaled
-from .._route import (CATEGORY_SET_WORDS, apply_csr, apply_packed, decision_paths,
-                      pack_nodes, predict_fractional)
 from .._input.validation import SparseRows, check_sparse_X, is_sparse
+from .._route import (CATEGORY_SET_WORDS, apply_csr, apply_packed, apply_surrogates,
+                      decision_paths, pack_nodes, predict_fractional)
+from .routing import codes_in_set, surrogate_table
+from .units import unscaled
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -221,6 +222,20 @@ class Tree:
         return packed
 
     @property
+    def _surrogates(self):
+        # the surrogates laid out for the compiled routing of missing values
+        table = self.__dict__.get("_surrogate_table")
+        if table is None:
+            table = surrogate_table(self)
+            self.__dict__["_surrogate_table"] = table
+        return table
+
+    def forget_routing(self):
+        """Drop what traversal derived from the arrays (after they changed in place)."""
+        for name in ("_packed_nodes", "_parent_nodes", "_surrogate_table"):
+            self.__dict__.pop(name, None)
+
+    @property
     def _parents(self):
         # each node's parent (-1 at the root): decision paths are read leaf up
         parents = self.__dict__.get("_parent_nodes")
@@ -234,8 +249,8 @@ class Tree:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.pop("_packed_nodes", None)  # derived: rebuilt on first use
-        state.pop("_parent_nodes", None)
+        for name in ("_packed_nodes", "_parent_nodes", "_surrogate_table"):
+            state.pop(name, None)     # derived: rebuilt on first use
         return state
 
     def apply(self, X, n_threads=1):
@@ -254,8 +269,8 @@ class Tree:
         if self.surrogate_missing:
             missing = np.flatnonzero(np.isnan(X).any(axis=1))
             if missing.size:
-                from .routing import route
-                leaves[missing] = route(self, X[missing])
+                leaves[missing] = apply_surrogates(self._packed, self.category_sets,
+                                                   *self._surrogates, X[missing])
         return leaves
 
     def decision_path(self, X):
@@ -278,8 +293,7 @@ class Tree:
         """Category codes in row ``row`` of ``category_sets`` (empty for -1)."""
         if row < 0:
             return []
-        words = self.category_sets[row]
-        return [c for c in range(64 * CAT_WORDS) if (int(words[c // 64]) >> (c % 64)) & 1]
+        return codes_in_set(self.category_sets[row])
 
     def mixes_leaves(self, X):
         """Whether some row of X reaches several leaves (C4.5's missing values)."""

@@ -49,12 +49,14 @@ class Criterion(Row):
     code : the kernels' number for it (one section of ``_criterion``).
     task : ``CLASSIFICATION`` or ``REGRESSION``.
     value : what a leaf predicts: "fractions" (class fractions), "mean" or
-        "quantile" (a weighted quantile of the targets).
+        "weighted_quantile" (a weighted quantile of the targets).
     degree : the power of the target's unit in the impurity (2 for squared
         error; classifiers' impurities have no unit: 0).
     targets : what the criterion asks of y (None, or "counts": y >= 0 with a
         positive sum).
     sparse : the sparse splitter searches it (else a sparse X is laid out densely).
+    split_information : its score is divided by the split's information (the
+        gain ratio: C4.5's grower asks).
     """
 
     code: int = -1
@@ -63,6 +65,7 @@ class Criterion(Row):
     degree: int = 0
     targets: str = None
     sparse: bool = True
+    split_information: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,6 +116,7 @@ CRITERIA = (
     Criterion("entropy", "criterion", "criterion='entropy'", code=1),
     Criterion("log_loss", "criterion", "criterion='log_loss'", code=1),    # entropy's alias
     Criterion("gain_ratio", "criterion", "criterion='gain_ratio'", code=2,
+              split_information=True,
               lacks={"outputs": "the gain ratio is for one output"}),
     Criterion("squared_error", "criterion", "criterion='squared_error'", code=3,
               task=REGRESSION, value="mean", degree=2,
@@ -122,11 +126,11 @@ CRITERIA = (
               lacks={"cv": _HELD_OUT_WHY, "reduced_error": _HELD_OUT_WHY,
                      "pessimistic": _FOR_CLASSIFIERS}),
     Criterion("absolute_error", "criterion", "criterion='absolute_error'", code=5,
-              task=REGRESSION, value="quantile", degree=1, sparse=False,
+              task=REGRESSION, value="weighted_quantile", degree=1, sparse=False,
               lacks={"hist": _QUANTILE_WHY, "dask": _QUANTILE_WHY, "cv": _HELD_OUT_WHY,
                      "reduced_error": _HELD_OUT_WHY, "pessimistic": _FOR_CLASSIFIERS}),
     Criterion("quantile", "criterion", "criterion='quantile'", code=6, task=REGRESSION,
-              value="quantile", degree=1, sparse=False,
+              value="weighted_quantile", degree=1, sparse=False,
               lacks={"hist": _QUANTILE_WHY, "dask": _QUANTILE_WHY, "cv": _HELD_OUT_WHY,
                      "reduced_error": _HELD_OUT_WHY, "pessimistic": _FOR_CLASSIFIERS}),
 )
