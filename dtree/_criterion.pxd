@@ -66,13 +66,14 @@ cdef inline int check_criterion(int crit) except -1:
 # The properties are sets of codes, looked up as bits of a mask (one shift and
 # one test in a scan's loop, whatever the order of the codes).
 cdef enum:
+    CODE_BITS = 31          # bits of a mask: codes 0..30
     CLASSIFICATION_CODES = (1 << CRIT_GINI) | (1 << CRIT_ENTROPY) | (1 << CRIT_GAIN_RATIO)
     ENTROPY_ACC_CODES = (1 << CRIT_ENTROPY) | (1 << CRIT_GAIN_RATIO)
     QUANTILE_CODES = (1 << CRIT_ABSOLUTE_ERROR) | (1 << CRIT_QUANTILE)
 
 
 cdef inline bint in_codes(int mask, int crit) noexcept nogil:
-    return 0 <= crit < 31 and (mask >> crit) & 1
+    return 0 <= crit and crit < CODE_BITS and (mask >> crit) & 1
 
 
 cdef inline bint is_classification(int crit) noexcept nogil:

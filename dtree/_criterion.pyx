@@ -119,3 +119,10 @@ def node_impurity_of(int crit, counts, double quantile=0.5):
         raise ValueError("counts must be non-negative with a positive sum")
     v = values
     return node_impurity(crit, &v[0], v.shape[0], values.sum(), 1)
+
+
+def kernel_codes():
+    """``{code: (classification, quantile)}`` for every code a section implements:
+    what the registry's rows are checked against."""
+    return {code: (bool(is_classification(code)), bool(is_quantile(code)))
+            for code in range(32) if known_criterion(code)}

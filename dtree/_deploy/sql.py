@@ -25,7 +25,7 @@ import numpy as np
 
 from .._model.tree import TREE_LEAF
 from .._model.routing import node_rule
-from ..export.labels import _fitted_and_named
+from .._model.names import fitted_and_named
 
 DOUBLE = {"sqlite": "REAL", "duckdb": "DOUBLE", "postgres": "DOUBLE PRECISION",
           "ansi": "DOUBLE PRECISION"}
@@ -233,7 +233,7 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
     """
     if dialect not in DOUBLE:
         raise ValueError(f"dialect must be one of {sorted(DOUBLE)}; got {dialect!r}")
-    tree, names, classes = _fitted_and_named(estimator, feature_names, None)
+    tree, names, classes = fitted_and_named(estimator, feature_names, None)
     if estimator.n_outputs_ > 1:
         raise ValueError("export_sql writes one prediction column: fit one tree per "
                          f"output (this one has {estimator.n_outputs_})")

@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from .._route import decision_paths, split_ranges
+from .tree import TREE_LEAF
 
-TREE_LEAF = -1          # (as _nodes, which imports this module's readers)
 _CHUNK = 1 << 16        # rows per block: paths of a block are held at once
 
 

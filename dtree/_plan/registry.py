@@ -108,6 +108,9 @@ _HELD_OUT_WHY = "held-out data is scored by squared error or misclassification"
 _AUDIT_WHY = "competitor and surrogate splits replay the exact CART search on dense X"
 _ONE_CLASS_VARIABLE = "Quinlan's trees have one class variable"
 _FOR_CLASSIFIERS = "C4.5's error estimate is for classifiers"
+_QUINLAN_CLASSIFIES = "Quinlan's presets grow classifiers"
+_REGRESSION_LACKS = {"pessimistic": _FOR_CLASSIFIERS, "id3": _QUINLAN_CLASSIFIES,
+                     "c4.5": _QUINLAN_CLASSIFIES}
 
 CRITERIA = (
     Criterion("gini", "criterion", "criterion='gini'", code=0,
@@ -119,20 +122,18 @@ CRITERIA = (
               split_information=True,
               lacks={"outputs": "the gain ratio is for one output"}),
     Criterion("squared_error", "criterion", "criterion='squared_error'", code=3,
-              task=REGRESSION, value="mean", degree=2,
-              lacks={"pessimistic": _FOR_CLASSIFIERS}),
+              task=REGRESSION, value="mean", degree=2, lacks=_REGRESSION_LACKS),
     Criterion("poisson", "criterion", "criterion='poisson'", code=4, task=REGRESSION,
               value="mean", degree=1, targets="counts",
-              lacks={"cv": _HELD_OUT_WHY, "reduced_error": _HELD_OUT_WHY,
-                     "pessimistic": _FOR_CLASSIFIERS}),
+              lacks=dict(_REGRESSION_LACKS, cv=_HELD_OUT_WHY, reduced_error=_HELD_OUT_WHY)),
     Criterion("absolute_error", "criterion", "criterion='absolute_error'", code=5,
               task=REGRESSION, value="weighted_quantile", degree=1, sparse=False,
-              lacks={"hist": _QUANTILE_WHY, "dask": _QUANTILE_WHY, "cv": _HELD_OUT_WHY,
-                     "reduced_error": _HELD_OUT_WHY, "pessimistic": _FOR_CLASSIFIERS}),
+              lacks=dict(_REGRESSION_LACKS, hist=_QUANTILE_WHY, dask=_QUANTILE_WHY,
+                         cv=_HELD_OUT_WHY, reduced_error=_HELD_OUT_WHY)),
     Criterion("quantile", "criterion", "criterion='quantile'", code=6, task=REGRESSION,
               value="weighted_quantile", degree=1, sparse=False,
-              lacks={"hist": _QUANTILE_WHY, "dask": _QUANTILE_WHY, "cv": _HELD_OUT_WHY,
-                     "reduced_error": _HELD_OUT_WHY, "pessimistic": _FOR_CLASSIFIERS}),
+              lacks=dict(_REGRESSION_LACKS, hist=_QUANTILE_WHY, dask=_QUANTILE_WHY,
+                         cv=_HELD_OUT_WHY, reduced_error=_HELD_OUT_WHY)),
 )
 # names kept for scikit-learn's sake: (the criterion it means, the warning it gives)
 DEPRECATED_CRITERIA = {
@@ -182,7 +183,8 @@ INPUTS = (
     Row("categories", "input", "X with categorical features"),
     Row("missing", "input", "X with missing values"),
     Row("dask", "input", "dtree.dask's distributed fit",
-        lacks={"cv": "it would refit the tree on folds; prune to_local()'s tree",
+        lacks={"id3": "it grows CART trees", "c4.5": "it grows CART trees",
+               "cv": "it would refit the tree on folds; prune to_local()'s tree",
                "audit": "surrogates are computed from the training rows in memory"}),
 )
 
@@ -254,3 +256,23 @@ def conflicts(used):
             if b.name in a.lacks or a.name in b.lacks:
                 out.append((a, b))
     return out
+
+
+def compatibility_table():
+    """What works with what, as a Markdown table: a row per criterion, splitter and
+    preset, a column per input kind and option (and the splitters and presets);
+    "no" where the pair is refused. The README shows it."""
+    columns = [row for row in SPLITTERS + PRESETS + INPUTS + OPTIONS
+               if row.name not in ("missing", "categories")]
+    rows = CRITERIA + SPLITTERS + PRESETS
+    head = ["", *[c.label for c in columns]]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        cells = []
+        for col in columns:
+            if col.kind == row.kind:
+                cells.append("")
+            else:
+                cells.append("no" if conflicts([row, col]) else "yes")
+        lines.append("| " + " | ".join([row.label] + cells) + " |")
+    return "\n".join(lines)

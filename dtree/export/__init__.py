@@ -10,8 +10,8 @@ from .._input.encode import encode_predict_X
 from .._model.tree import TREE_LEAF
 from .drawing import export_graphviz, plot_tree
 from .._deploy.sql import export_sql
-from .labels import (_axes, _category_names, _fitted_and_named, _fitted_tree, _names,
-                     other_split_lines)
+from .._model.names import feature_names_of, fitted_and_named, fitted_tree
+from .labels import _axes, _category_names, other_split_lines
 
 __all__ = ["export_text", "export_sql", "export_compact", "export_rules", "export_graphviz",
            "plot_tree", "plot_decision_boundary", "roc_curve", "roc_auc", "plot_roc",
@@ -89,7 +89,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     -------
     str
     """
-    tree, names, classes = _fitted_and_named(estimator, feature_names, class_names)
+    tree, names, classes = fitted_and_named(estimator, feature_names, class_names)
     if not isinstance(max_depth, int) or max_depth < 0:
         raise ValueError(f"max_depth must be an int >= 0; got {max_depth!r}")
     if not isinstance(decimals, int) or decimals < 0:
@@ -146,7 +146,7 @@ def export_compact(estimator):
     -------
     str
     """
-    tree = _fitted_tree(estimator)
+    tree = fitted_tree(estimator)
     lines = []
     stack = [(0, 0)]
     while stack:
@@ -182,7 +182,7 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2)
         Lines such as ``if petal_width <= 0.80 then class = setosa
         (proba 1.00) [samples 50]``.
     """
-    tree, names, classes = _fitted_and_named(estimator, feature_names, class_names)
+    tree, names, classes = fitted_and_named(estimator, feature_names, class_names)
     rules = []
     path = _PathBounds(tree)
     # pops in this order for a split: test left, left subtree, undo, test right,
@@ -341,7 +341,7 @@ def plot_decision_boundary(estimator, X, y=None, *, ax=None, alpha=0.35):
     """
     from matplotlib.patches import Rectangle
 
-    tree = _fitted_tree(estimator)
+    tree = fitted_tree(estimator)
     _one_output(estimator, "plot_decision_boundary")
     if estimator.n_features_in_ != 2:
         raise ValueError("plot_decision_boundary needs a tree fitted on exactly 2 features; "
@@ -364,7 +364,7 @@ def plot_decision_boundary(estimator, X, y=None, *, ax=None, alpha=0.35):
     elif y is not None:
         colours = np.asarray(y, dtype=float)
     ax.scatter(X[:, 0], X[:, 1], c=colours, s=12, edgecolors="black", linewidths=0.3)
-    names = _names(estimator, None)
+    names = feature_names_of(estimator, None)
     ax.set_xlabel(names[0])
     ax.set_ylabel(names[1])
     ax.set_xlim(lows[0], highs[0])
@@ -424,7 +424,7 @@ def plot_roc(estimator, X, y, *, pos_label=None, ax=None):
     -------
     matplotlib Axes
     """
-    _fitted_tree(estimator)
+    fitted_tree(estimator)
     _one_output(estimator, "plot_roc")
     if not hasattr(estimator, "classes_") or len(estimator.classes_) != 2:
         raise ValueError("plot_roc needs a fitted binary classifier")

@@ -9,8 +9,8 @@ regressor's: by value; several outputs: by impurity).
 import numpy as np
 
 from .._model.tree import TREE_LEAF
-from .labels import (_axes, _category_names, _class_names, _dot_escape, _fitted_tree,
-                     other_split_lines)
+from .._model.names import class_names_of, fitted_tree
+from .labels import _axes, _category_names, _dot_escape, other_split_lines
 
 
 def class_colours(n):
@@ -60,7 +60,7 @@ class _NodeLabels:
                  proportion, precision, show_missing=False, special_characters=False,
                  br="\n"):
         self.estimator = decision_tree
-        self.tree = tree = _fitted_tree(decision_tree)
+        self.tree = tree = fitted_tree(decision_tree)
         if label not in ("all", "root", "none"):
             raise ValueError(f"label must be 'all', 'root' or 'none'; got {label!r}")
         if not isinstance(precision, (int, np.integer)) or isinstance(precision, bool) \
@@ -85,7 +85,7 @@ class _NodeLabels:
             self.classes = [f"y<SUB>{k}</SUB>" if special_characters else f"y[{k}]"
                             for k in range(int(tree.n_classes[0]))]
         elif class_names is not None and class_names is not False and tree.is_classifier:
-            self.classes = _class_names(decision_tree, class_names)[0]
+            self.classes = class_names_of(decision_tree, class_names)[0]
         self.criterion = str(getattr(decision_tree, "criterion", "impurity"))
         self.label, self.impurity, self.node_ids = label, impurity, node_ids
         self.proportion, self.precision, self.show_missing = proportion, precision, show_missing

@@ -12,12 +12,12 @@ import numpy as np
 
 from .._model.tree import TREE_LEAF
 from .._model.other_splits import COMPETITOR, SURROGATE
-from .labels import _fitted_and_named
+from .._model.names import fitted_and_named
 
 
 def summary_text(estimator, feature_names=None):
     """The report ``summary`` prints."""
-    tree, names, classes = _fitted_and_named(estimator, feature_names, None)
+    tree, names, classes = fitted_and_named(estimator, feature_names, None)
     width = max(len(n) for n in names)
     total = tree.weighted_n_node_samples[0]
     lines = [f"n= {int(tree.n_node_samples[0])}", ""]
