@@ -26,8 +26,8 @@ cnp.import_array()
 
 from libc.string cimport memcpy, memset
 
-from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, SplitRecord, bit_is_set,
-                      clear_split, compare_score, midpoint, put_bit, set_bit, word_t)
+from ._common cimport bit_is_set, CAT_WORDS, clear_split, compare_score, DTYPE_t, MAX_CATEGORIES
+from ._common cimport midpoint, put_bit, set_bit, SplitRecord, word_t
 from ._criterion cimport node_impurity
 from ._splitter cimport Splitter
 
@@ -38,6 +38,15 @@ cdef inline Py_ssize_t numbers_end(const DTYPE_t* v, Py_ssize_t start,
     while end > start and v[end - 1] != v[end - 1]:
         end -= 1
     return end
+
+
+cdef inline void add_to_side(const word_t* goes_left, Py_ssize_t i, double w, double* left,
+                             double* right) noexcept nogil:
+    # row i's weight to the side the primary split sent it
+    if bit_is_set(goes_left, i):
+        left[0] += w
+    else:
+        right[0] += w
 
 
 cdef struct Agreement:
@@ -90,11 +99,8 @@ cdef class _Replay:
             put_bit(self.primary_missing, i, p >= known)
             put_bit(self.decided, i, False)
             if p < known:
-                w = self.sp.sw[i] if self.sp.sw != NULL else 1.0
-                if bit_is_set(self.sp.goes_left, i):
-                    wl[0] += w
-                else:
-                    wr[0] += w
+                add_to_side(self.sp.goes_left, i, self.sp.sw[i] if self.sp.sw != NULL else 1.0,
+                            wl, wr)
 
     cdef void numeric_agreement(self, Py_ssize_t g, Py_ssize_t start, Py_ssize_t end,
                                 Agreement* out) noexcept nogil:
@@ -113,12 +119,9 @@ cdef class _Replay:
             i = ix[p]
             if bit_is_set(self.primary_missing, i):
                 continue
-            w = self.sp.sw[i] if self.sp.sw != NULL else 1.0
             n_all += 1
-            if bit_is_set(self.sp.goes_left, i):
-                w_left += w
-            else:
-                w_right += w
+            add_to_side(self.sp.goes_left, i, self.sp.sw[i] if self.sp.sw != NULL else 1.0,
+                        &w_left, &w_right)
         best = w_left if w_left > w_right else w_right     # the majority's agreement
         out.agree = best
         for p in range(start, known):
@@ -141,12 +144,9 @@ cdef class _Replay:
             last = v[p]
             usable = not bit_is_set(self.primary_missing, i)
             if usable:
-                w = self.sp.sw[i] if self.sp.sw != NULL else 1.0
                 n_low += 1
-                if bit_is_set(self.sp.goes_left, i):
-                    low_left += w
-                else:
-                    low_right += w
+                add_to_side(self.sp.goes_left, i, self.sp.sw[i] if self.sp.sw != NULL else 1.0,
+                            &low_left, &low_right)
         out.agree = best
 
     cdef void category_agreement(self, Py_ssize_t g, Py_ssize_t start, Py_ssize_t end,

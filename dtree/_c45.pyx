@@ -171,17 +171,11 @@ cdef class _Grower:
     def __init__(self, X, y, is_cat, n_codes, intp_t n_classes, intp_t max_depth,
                  intp_t min_samples_split, double min_objs, double min_decrease,
                  bint use_ratio):
-        self.X = X
-        self.y = y
-        self.K = n_classes
-        self.n_features = X.shape[1]
-        self.is_cat = is_cat
-        self.n_codes = n_codes
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_objs = min_objs
-        self.min_decrease = min_decrease
-        self.use_ratio = use_ratio
+        self.X, self.y, self.K, self.n_features = X, y, n_classes, X.shape[1]
+        self.is_cat, self.n_codes = is_cat, n_codes
+        # the limits, and the score (gain ratio, or information gain)
+        self.max_depth, self.min_samples_split = max_depth, min_samples_split
+        self.min_objs, self.min_decrease, self.use_ratio = min_objs, min_decrease, use_ratio
         self.max_codes = max(1, int(np.max(n_codes, initial=0)))
         slots = np.full(self.n_features, -1, dtype=np.intp)
         numeric = np.flatnonzero(np.asarray(is_cat) == 0)

@@ -80,26 +80,18 @@ cdef struct Node:
     Py_ssize_t n_constant       # depth-first growth: features known constant here (the
                                 # splitter's constant_features[:n_constant]), from its parent
     void* seg                   # sparse splitter: its segments of the features' non-zeros
-                                # (``_sparse.Segments``), NULL for the other splitters
+                                # (``_sparse_splitter.Segments``), NULL for the other splitters
 
 
 cdef inline void init_node(Node* node, Py_ssize_t start, Py_ssize_t end, Py_ssize_t depth,
                            Py_ssize_t parent, bint is_left, double impurity,
                            double weight) noexcept nogil:
-    # (kept duplicate, by shape only: field-by-field like record_candidate below)
-    node.start = start
-    node.end = end
-    node.depth = depth
-    node.parent = parent
-    node.is_left = is_left
-    node.impurity = impurity
-    node.weight = weight
-    node.hist = NULL
-    node.seg = NULL
-    node.forced_feature = -1
-    node.lower = -INFINITY
-    node.upper = INFINITY
-    node.n_constant = 0
+    node.start, node.end = start, end                        # its segment
+    node.depth, node.parent, node.is_left = depth, parent, is_left
+    node.impurity, node.weight = impurity, weight
+    node.hist, node.seg = NULL, NULL                         # what a splitter attaches
+    node.forced_feature, node.n_constant = -1, 0             # no cascade, no constants
+    node.lower, node.upper = -INFINITY, INFINITY             # no monotonic bounds
 
 
 cdef inline int compare_score(double num, double den, const SplitRecord* best) noexcept nogil:
@@ -144,13 +136,9 @@ cdef inline void record_candidate(SplitRecord* best, double num, double den, Py_
                                   bint missing_left, bint categorical,
                                   bint multiway) noexcept nogil:
     """Make a candidate the best so far (the scan then sets where it cuts)."""
-    best.num = num
-    best.den = den
-    best.feature = f
-    best.missing_left = missing_left
-    best.categorical = categorical
-    best.multiway = multiway
-    best.tie_key = 0.0
+    best.num, best.den, best.tie_key = num, den, 0.0             # its score
+    best.feature, best.missing_left = f, missing_left           # its test
+    best.categorical, best.multiway = categorical, multiway
 
 
 cdef inline void clear_split(SplitRecord* best, Py_ssize_t end) noexcept nogil:
@@ -244,6 +232,23 @@ cdef inline const double* keep_doubles(object array, list owners):
     owners.append(array)
     view = array
     return &view[0] if view.shape[0] > 0 else NULL
+
+
+cdef inline object by_output(object y):
+    """Targets as the splitters hold them: one column of a 2-D y is one output (1-D)."""
+    return y[:, 0] if y.ndim == 2 and y.shape[1] == 1 else y
+
+
+cdef inline const signed char* constraints_of(object array, Py_ssize_t d) except? NULL:
+    """A pointer to the monotonic constraints' data (a contiguous int8 array, one per
+    feature; NULL for None). The splitters keep the array (``monotonic_cst``)."""
+    cdef const signed char[::1] view
+    if array is None:
+        return NULL
+    view = array
+    if view.shape[0] != d:
+        raise ValueError("monotonic_cst must give one constraint per feature")
+    return &view[0] if d > 0 else NULL
 
 
 cdef enum:

@@ -34,8 +34,8 @@ from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, NAN, log
 from libc.string cimport memset
 
-from ._common cimport (CUT_SCORE, SplitRecord, check_cut, compare_score, record_candidate,
-                      tiny_weight, wins, word_t)
+from ._common cimport check_cut, compare_score, CUT_SCORE, record_candidate, SearchSettings
+from ._common cimport SplitRecord, tiny_weight, wins, word_t
 
 # Criterion codes, fixed: the registry (``_plan.registry``) maps names to these numbers.
 cdef enum:
@@ -165,20 +165,11 @@ cdef inline double gini_binary_proxy(double l0, double l1, double r0, double r1,
 
 cdef inline double gini_impurity(const double* counts, Py_ssize_t n_classes,
                                  double w) noexcept nogil:
+    # (also scikit-learn's for its score of a cut: the same sums in the same order)
     cdef double sq = 0.0
     cdef Py_ssize_t k
     for k in range(n_classes):
         sq += counts[k] * counts[k]
-    return 1.0 - sq / (w * w)
-
-
-cdef inline double gini_sklearn_term(const double* counts, Py_ssize_t n_classes,
-                                     double w) noexcept nogil:
-    # one output's impurity as scikit-learn computes it for its score
-    cdef double sq = 0.0
-    cdef Py_ssize_t c
-    for c in range(n_classes):
-        sq += counts[c] * counts[c]
     return 1.0 - sq / (w * w)
 
 
@@ -192,7 +183,7 @@ cdef inline double gini_binary_key(double l1, double wl, double ones,
     sides[1] = l1
     sides[2] = wr - (ones - l1)
     sides[3] = ones - l1
-    return -wr * gini_sklearn_term(sides + 2, 2, wr) - wl * gini_sklearn_term(sides, 2, wl)
+    return -wr * gini_impurity(sides + 2, 2, wr) - wl * gini_impurity(sides, 2, wl)
 
 
 # ================================================================ entropy (information gain)
@@ -894,8 +885,8 @@ cdef inline double sklearn_clf_score(int crit, const double* cl, const double* c
         return 0.0
     for k in range(n_outputs):
         if crit == CRIT_GINI:
-            il += gini_sklearn_term(cl + k * stride, stride, wl)
-            ir += gini_sklearn_term(cr + k * stride, stride, wr)
+            il += gini_impurity(cl + k * stride, stride, wl)
+            ir += gini_impurity(cr + k * stride, stride, wr)
         else:
             entropy_sklearn_terms(&il, cl + k * stride, stride, wl)
             entropy_sklearn_terms(&ir, cr + k * stride, stride, wr)
@@ -944,6 +935,15 @@ cdef inline double pair_proxy(int crit, double w0, double w1, const double* y0,
         key[0] = sklearn_score(crit, &sl0, &sr0, 1, 1, w0, weight - w0)
         return reg_proxy(crit, w0, sl0, w1, w1 * y1[0], den)
     return reg_proxy(crit, w0, sl0, weight - w0, stats[0] - sl0, den)
+
+
+cdef inline bint pairs_decide(bint classes, const SearchSettings* settings,
+                              const signed char* monotonic) noexcept nogil:
+    """Whether a regression node of two samples is split by its pair's two
+    orientations alone (``pair_offer``): no leaf-size limit or constraint can
+    then refuse either."""
+    return not (classes or settings.min_samples_leaf > 1 or settings.min_weight_leaf > 0.0
+                or monotonic != NULL)
 
 
 cdef struct PairScan:

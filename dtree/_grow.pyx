@@ -1,9 +1,10 @@
 # cython: language_level=3
-"""Tree growth, written once: depth-first and best-first over either splitter.
+"""Tree growth, written once: depth-first and best-first over any of the three splitters.
 
-A grower asks its splitter (the exact ``_splitter.Splitter`` or the histogram
-``_hist.HistSplitter``; a fused type, so each growth loop is compiled once per
-splitter with direct calls) for a node's split, decides by the limits which
+A grower asks its splitter (the exact ``_splitter.Splitter``, the sparse
+``_sparse_splitter.SparseSplitter`` or the histogram
+``_hist_splitter.HistSplitter``; a fused type, so each growth loop is compiled
+once per splitter with direct calls) for a node's split, decides by the limits which
 nodes are leaves, and writes every node into a ``NodeStore``. The splitter's
 side of the bargain, per node:
 
@@ -332,7 +333,7 @@ cdef inline void frontier_pop(FrontierRecord* heap, Py_ssize_t* size,
 
 cdef class Frontier:
     """The best-first frontier of the growers (the heap and its tie order), for a
-    grower written in Python (``_levelwise``): node ids by improvement."""
+    grower written in Python (``_fit.levelwise``): node ids by improvement."""
     cdef FrontierRecord* heap
     cdef Py_ssize_t size, cap
 

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Histogram splitter on binned features (see _hist.pyx)."""
+"""Histogram splitter on binned features (see _hist_splitter.pyx)."""
 
 from ._common cimport FeatureDraw, Node, SplitRecord
 from ._subsets cimport Groups, SubsetRules

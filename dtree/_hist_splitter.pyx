@@ -25,14 +25,13 @@ from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from ._common cimport (CUT_SCORE, CUT_STOP, CAT_WORDS, SearchSettings, bit_is_set, check_cut, clear_split,
-                      compare_score, draw_begin,
-                      draw_begin_fit, draw_end, draw_next, draw_take, keep_better,
-                      keep_doubles, midpoint, record_candidate, tiny_weight, wins)
-from ._criterion cimport (add_sample, check_criterion, monotonic_ok, clf_proxy, clf_rest_acc, clf_side_acc,
-                          middle_value, node_impurity, sklearn_score,
-                          is_classification, node_entropy_terms, reg_proxy, record_children,
-                          stats_size)
+from ._common cimport bit_is_set, CAT_WORDS, check_cut, clear_split, compare_score, constraints_of
+from ._common cimport CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit, draw_end, draw_next
+from ._common cimport draw_take, keep_better, keep_doubles, midpoint, record_candidate
+from ._common cimport SearchSettings, tiny_weight, wins
+from ._criterion cimport add_sample, check_criterion, clf_proxy, clf_rest_acc, clf_side_acc
+from ._criterion cimport is_classification, middle_value, monotonic_ok, node_entropy_terms
+from ._criterion cimport node_impurity, record_children, reg_proxy, sklearn_score, stats_size
 from ._criterion import xlogx_table
 from ._subsets cimport search_subsets
 
@@ -179,18 +178,11 @@ cdef class HistSplitter:
         check_criterion(settings.criterion)
         cdef int criterion = settings.criterion
         cdef intp_t f, t
-        cdef const signed char[::1] cst_view
-        self.monotonic = NULL
-        self.monotonic_cst = None
         self.lower = -INFINITY
         self.upper = INFINITY
-        if monotonic_cst is not None:
-            self.monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
-            if self.monotonic_cst.shape != (codes.shape[1],):
-                raise ValueError("monotonic_cst must give one constraint per feature")
-            if codes.shape[1] > 0:
-                cst_view = self.monotonic_cst
-                self.monotonic = &cst_view[0]
+        self.monotonic_cst = None if monotonic_cst is None else \
+            np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+        self.monotonic = constraints_of(self.monotonic_cst, codes.shape[1])
         cat = np.zeros(codes.shape[1], dtype=np.uint8) if categorical is None else \
             np.ascontiguousarray(categorical, dtype=np.uint8)
         if cat.shape != (codes.shape[1],):
@@ -796,7 +788,7 @@ cdef class HistSplitter:
             right[0] = small
 
     # ------------------------------------------------------------ histograms from elsewhere
-    # For growers whose rows live elsewhere (``_levelwise``): a node is given by its
+    # For growers whose rows live elsewhere (``_fit.levelwise``): a node is given by its
     # histogram (``node_histograms``' layout), the second statistic of each bin for
     # regression (else an empty array), its statistics, weight, row count and
     # impurity, the root's weight, and the bounds of its value (monotonic

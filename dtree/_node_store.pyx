@@ -38,7 +38,7 @@ cdef void* _data(a):
 
 
 cdef class NodeStore:
-    """Node columns plus a row of node statistics per node (see _tree.pxd)."""
+    """Node columns plus a row of node statistics per node (see _node_store.pxd)."""
 
     def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64, bint pending=False,
                   bint bounds=False):

@@ -21,6 +21,22 @@ cdef struct PackedNode:
     int pad
 
 
+cdef inline int numeric_side(DTYPE_t x, double threshold, int missing_right) noexcept nogil:
+    # a number goes right when above the threshold; NaN (which compares false
+    # everywhere) where the split learnt to send it
+    return (x > threshold) | ((x != x) & missing_right)
+
+
+cdef inline int category_side(DTYPE_t x, int missing_right, const word_t* cat_set) noexcept nogil:
+    # a code goes left when its bit is set in the split's set; a value that is
+    # no code at all goes right; NaN where the split learnt to send it
+    if x != x:
+        return missing_right
+    if not (x >= 0 and x < MAX_CATEGORIES):
+        return 1
+    return 1 - <int>bit_is_set(cat_set, <int>x)
+
+
 cdef inline int side(DTYPE_t x, double threshold, int missing_right,
                      const word_t* cat_set) noexcept nogil:
     """The child ``x`` takes at a split: 0 (left) or 1 (right).
@@ -32,12 +48,8 @@ cdef inline int side(DTYPE_t x, double threshold, int missing_right,
     false everywhere) goes where the split learnt to send it (``missing_right``).
     """
     if cat_set == NULL:
-        return (x > threshold) | ((x != x) & missing_right)
-    if x != x:
-        return missing_right
-    if not (x >= 0 and x < MAX_CATEGORIES):
-        return 1
-    return 1 - <int>bit_is_set(cat_set, <int>x)
+        return numeric_side(x, threshold, missing_right)
+    return category_side(x, missing_right, cat_set)
 
 
 cdef inline const word_t* node_set(const PackedNode* node, const word_t* sets) noexcept nogil:
@@ -46,5 +58,8 @@ cdef inline const word_t* node_set(const PackedNode* node, const word_t* sets) n
 
 
 cdef inline int step(const PackedNode* node, DTYPE_t x, const word_t* sets) noexcept nogil:
-    # the node a value moves to from ``node`` (the node itself at a leaf)
-    return node.child[side(x, node.threshold, node.missing_right, node_set(node, sets))]
+    # the node a value moves to from ``node`` (the node itself at a leaf): ``side``
+    # by the node's kind of split
+    if node.cat >= 0:
+        return node.child[category_side(x, node.missing_right, sets + node.cat * CAT_WORDS)]
+    return node.child[numeric_side(x, node.threshold, node.missing_right)]

@@ -1,7 +1,7 @@
 # cython: language_level=3
-"""Exact splitter over sparse columns (see _sparse.pyx)."""
+"""Exact splitter over sparse columns (see _sparse_splitter.pyx)."""
 
-from ._common cimport DTYPE_t, FeatureDraw, Node, SplitRecord
+from ._common cimport DTYPE_t, FeatureDraw, Node, SearchSettings, SplitRecord
 from ._criterion cimport Side
 
 
@@ -25,8 +25,7 @@ cdef class SparseSplitter:
     cdef readonly object monotonic_cst
     cdef const signed char* monotonic
     # --- constraints ---
-    cdef Py_ssize_t min_samples_leaf
-    cdef double min_weight_leaf
+    cdef SearchSettings settings           # the plan's record: leaf limits, draw, ...
     cdef double lower, upper              # the bounds of the node being split
     cdef DTYPE_t tol
     cdef FeatureDraw draw
@@ -43,7 +42,7 @@ cdef class SparseSplitter:
                                           # ascending within each
     cdef Segments* root_seg               # the root's list (NULL: the root is unlisted)
     cdef bint oom                         # a list could not be allocated
-    # --- unlisted nodes (see _sparse.pyx), when few features are drawn per node ---
+    # --- unlisted nodes (see _sparse_splitter.pyx): few features drawn per node ---
     cdef bint hybrid
     cdef double filter_cost               # a node's expected cost of filtering columns
     cdef double list_factor

@@ -29,10 +29,10 @@ elsewhere up to the rounding of the zero block's sums, which decides only
 near-ties).
 
 Supported: the dense splitter's numeric search and its random cuts
-(splitter="random", the same draws), with every criterion except the quantile
-ones, several outputs, sample weights, missing values (stored NaN), monotonic
-constraints and ``value_tolerance``. ``_fit`` lays other configurations out
-densely.
+(splitter="random", the same draws), with the criteria whose registry rows say
+``sparse`` (not the quantile ones), several outputs, sample weights, missing
+values (stored NaN), monotonic constraints and ``value_tolerance``. Other
+configurations lay a sparse X out densely (``_plan.plan.Choices.sparse``).
 """
 import numpy as np
 
@@ -41,18 +41,17 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport (CUT_PASS, CUT_STOP, RADIX_SIZE, SearchSettings, check_cut, class_t, clear_split,
-                      compare_score, draw_begin, draw_begin_fit, draw_end, draw_next,
-                      draw_numeric_cut, draw_take, float_key, keep_better, keep_doubles,
-                      midpoint, partition_ids, partition_segment, put_bit, radix_passes,
-                      radix_sort_keys,
-                      record_candidate, tiny_weight, wins)
+from ._common cimport by_output, check_cut, class_t, clear_split, compare_score, constraints_of, CUT_PASS
+from ._common cimport CUT_STOP, draw_begin, draw_begin_fit, draw_end, draw_next, draw_numeric_cut
+from ._common cimport draw_take, float_key, keep_better, keep_doubles, midpoint, partition_ids
+from ._common cimport partition_segment, put_bit, radix_passes, RADIX_SIZE, radix_sort_keys
+from ._common cimport record_candidate, SearchSettings, tiny_weight, wins
 from ._route cimport side
-from ._criterion cimport (Side, add_outputs, check_criterion, clf_move_count, clf_proxy, clf_side_acc,
-                          cut_proxy, is_classification, is_quantile, monotonic_ok,
-                          PairScan, node_entropy_terms, pair_begin, pair_offer,
-                          random_cut_admissible,
-                          record_children, reg_proxy_outputs, sklearn_score, stats_size)
+from ._criterion cimport add_outputs, check_criterion, clf_move_count, clf_proxy, clf_side_acc
+from ._criterion cimport cut_proxy, is_classification, is_quantile, monotonic_ok
+from ._criterion cimport node_entropy_terms, pair_begin, pair_offer, pairs_decide, PairScan
+from ._criterion cimport random_cut_admissible, record_children, reg_proxy_outputs, Side
+from ._criterion cimport sklearn_score, stats_size
 from ._criterion import xlogx_table
 
 
@@ -109,22 +108,19 @@ cdef class SparseSplitter:
 
     def __cinit__(self, X, y, sample_weight, SearchSettings settings, monotonic_cst=None):
         check_criterion(settings.criterion)
+        self.settings = settings
         cdef int criterion = settings.criterion, n_threads = settings.n_threads
         cdef Py_ssize_t n_classes = settings.n_classes, max_features = settings.max_features
         if is_quantile(criterion):
             raise ValueError("the sparse splitter has no quantile criteria")
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
+        y = by_output(np.asarray(y))
         self.n_outputs = y.shape[1] if y.ndim == 2 else 1
         self.n_samples = n
         self.n_features = d
         self.criterion = criterion
         self.is_classifier = is_classification(criterion)
         self.n_stats = self.n_outputs * stats_size(criterion, n_classes)
-        self.min_samples_leaf = settings.min_samples_leaf
-        self.min_weight_leaf = settings.min_weight_leaf
         self.tol = <DTYPE_t>settings.value_tolerance
         self.draw.seed = settings.seed
         self.draw.n_features = d
@@ -181,16 +177,9 @@ cdef class SparseSplitter:
         owned = [vals, ids, col_start, samples, y, doubles, bounds, features, goes_left, mark,
                  tmp_v, tmp_i, records]
 
-        self.monotonic = NULL
-        self.monotonic_cst = None
-        cdef const signed char[::1] cst_view
-        if monotonic_cst is not None:
-            self.monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
-            if self.monotonic_cst.shape != (d,):
-                raise ValueError("monotonic_cst must give one constraint per feature")
-            if d > 0:
-                cst_view = self.monotonic_cst
-                self.monotonic = &cst_view[0]
+        self.monotonic_cst = None if monotonic_cst is None else \
+            np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+        self.monotonic = constraints_of(self.monotonic_cst, d)
 
         cdef DTYPE_t[::1] vv = vals, tv = tmp_v
         cdef int[::1] iv = ids, sv = samples, ti = tmp_i
@@ -731,8 +720,8 @@ cdef class SparseSplitter:
                     continue
             elif not missing_right:
                 break
-            cut = check_cut(n_left, n_node, left.w, weight - left.w, self.min_samples_leaf,
-                            self.min_weight_leaf, tiny)
+            cut = check_cut(n_left, n_node, left.w, weight - left.w, self.settings.min_samples_leaf,
+                            self.settings.min_weight_leaf, tiny)
             if cut == CUT_STOP:
                 break
             if cut == CUT_PASS:
@@ -795,8 +784,8 @@ cdef class SparseSplitter:
             if not random_cut_admissible(&cut, n_left, n_node, child_stats, self.n_stats,
                                          self.criterion,
                                          self.monotonic[f] if self.monotonic != NULL else 0,
-                                         self.lower, self.upper, self.min_samples_leaf,
-                                         self.min_weight_leaf, node.weight):
+                                         self.lower, self.upper, self.settings.min_samples_leaf,
+                                         self.settings.min_weight_leaf, node.weight):
                 continue
             cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
                                 cut.weight_left, self.n_stats, self.n_outputs,
@@ -849,12 +838,14 @@ cdef class SparseSplitter:
                           SplitRecord* best) noexcept nogil:
         """The dense ``_split_pair``: a regression node of two samples scores its two
         orientations once each, the features competing in visiting order."""
+        # (kept duplicate: this splitter is the dense one's search over a sparse X's
+        # non-zeros; its imports and this visiting loop read as the dense one's, and
+        # only the reading of the pair's values, from the segments, differs)
         cdef Py_ssize_t i, f, p
         cdef int a = self.samples[start], b = self.samples[start + 1]
         cdef DTYPE_t va, vb
         cdef PairScan ps
-        if self.is_classifier or self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
-                self.monotonic != NULL:
+        if not pairs_decide(self.is_classifier, &self.settings, self.monotonic):
             return False
         pair_begin(&ps)
         for i in range(self.draw.n_visit):

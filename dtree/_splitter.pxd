@@ -1,8 +1,8 @@
 # cython: language_level=3
 """Exact splitter over presorted feature columns (see _splitter.pyx)."""
 
-from ._common cimport (CAT_WORDS, MAX_CATEGORIES, DTYPE_t, FeatureDraw, Node, SplitRecord,
-                      class_t, word_t)
+from ._common cimport CAT_WORDS, class_t, DTYPE_t, FeatureDraw, MAX_CATEGORIES, Node
+from ._common cimport SearchSettings, SplitRecord, word_t
 from ._criterion cimport Fenwick, QuantileLoss
 
 cdef enum:
@@ -63,8 +63,7 @@ cdef class Splitter:
     cdef readonly int criterion           # CRIT_* code from _criterion.pxd
     cdef readonly bint is_classifier
     # --- constraints ---
-    cdef Py_ssize_t min_samples_leaf
-    cdef double min_weight_leaf
+    cdef SearchSettings settings           # the plan's record: leaf limits, draw, ...
     cdef bint multiway                    # categorical features split one child per category
     cdef readonly object monotonic_cst    # per feature -1, 0, 1 (int8), or None
     cdef const signed char* monotonic     # ... its data, NULL without constraints
@@ -103,7 +102,7 @@ cdef class Splitter:
     cdef SplitRecord* feature_best        # parallel search: best split of each feature
     cdef object _owned                    # numpy arrays that own the memory above
 
-    # --- the growers' protocol (the same methods as _hist.HistSplitter's; see _grow) ---
+    # --- the growers' protocol (the same methods as _hist_splitter.HistSplitter's; see _grow) ---
     # (kept duplicate: declared in each splitter, not in a shared base class, so that
     # _grow's fused type compiles one loop per splitter with direct calls)
     cdef void begin(self, bint best_first) noexcept nogil

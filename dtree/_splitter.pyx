@@ -28,25 +28,23 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport (CUT_SCORE, CUT_STOP, RADIX_SIZE, SearchSettings, better, bit_is_set, check_cut,
-                      clear_bit, clear_split, compare_score, count_bits, draw_begin,
-                      draw_begin_fit, draw_end, draw_next, draw_numeric_cut, draw_take,
-                      float_key, keep_better, keep_doubles, lowest_bit, midpoint,
-                      partition_ids, partition_segment, payload_t, put_bit, radix_sort_keys,
-                      rand_int, record_candidate, scan_cut, set_bit, tiny_weight,
-                      wins)
-from ._criterion cimport (PairScan, RankWalk, Side, add_outputs, add_sample, below_count,
-                          binary_scan, check_criterion, clf_move, clf_move_count, clf_proxy,
-                          clf_rest_acc, clf_side_acc, clogc, cut_proxy, entropy_side_acc,
-                          fenwick_add, fenwick_loss, fenwick_reset, fenwick_value,
-                          gini_binary_key, gini_binary_proxy, is_classification, is_quantile,
-                          is_squared_error, monotonic_ok, mse_outputs_proxy, multiway_proxy,
-                          node_entropy_terms, node_impurity, pair_begin, pair_offer,
-                          quantile_loss, quantile_stats, random_cut_admissible, rank_add,
-                          rank_add_half, rank_loss, rank_reset, rank_value, record_children,
-                          reg_proxy, reg_proxy_outputs, rest_begin, rest_remove,
-                          rest_remove_half, sklearn_mse_score, sklearn_score, stats_size,
-                          sums_each_side)
+from ._common cimport by_output, better, bit_is_set, check_cut, clear_bit, clear_split, compare_score
+from ._common cimport constraints_of, count_bits, CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit
+from ._common cimport draw_end, draw_next, draw_numeric_cut, draw_take, float_key, keep_better
+from ._common cimport keep_doubles, lowest_bit, midpoint, partition_ids, partition_segment
+from ._common cimport payload_t, put_bit, RADIX_SIZE, radix_sort_keys, rand_int, record_candidate
+from ._common cimport scan_cut, SearchSettings, set_bit, tiny_weight, wins
+from ._criterion cimport add_outputs, add_sample, below_count, binary_scan, check_criterion
+from ._criterion cimport clf_move, clf_move_count, clf_proxy, clf_rest_acc, clf_side_acc, clogc
+from ._criterion cimport cut_proxy, entropy_side_acc, fenwick_add, fenwick_loss, fenwick_reset
+from ._criterion cimport fenwick_value, gini_binary_key, gini_binary_proxy, is_classification
+from ._criterion cimport is_quantile, is_squared_error, monotonic_ok, mse_outputs_proxy
+from ._criterion cimport multiway_proxy, node_entropy_terms, node_impurity, pair_begin, pair_offer
+from ._criterion cimport pairs_decide, PairScan, quantile_loss, quantile_stats
+from ._criterion cimport random_cut_admissible, rank_add, rank_add_half, rank_loss, rank_reset
+from ._criterion cimport rank_value, RankWalk, record_children, reg_proxy, reg_proxy_outputs
+from ._criterion cimport rest_begin, rest_remove, rest_remove_half, Side, sklearn_mse_score
+from ._criterion cimport sklearn_score, stats_size, sums_each_side
 from ._criterion import xlogx_table
 from ._route cimport side
 from ._subsets cimport Groups, SubsetRules, order_groups, record_category_split, search_subsets
@@ -424,14 +422,13 @@ cdef class Splitter:
     def __cinit__(self, X, y, sample_weight, SearchSettings settings, n_categories=None,
                   monotonic_cst=None):
         check_criterion(settings.criterion)
+        self.settings = settings
         cdef int criterion = settings.criterion, n_threads = settings.n_threads
         cdef Py_ssize_t n_classes = settings.n_classes
         cdef bint multiway = settings.multiway
         X = np.asarray(X, dtype=np.float32)
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
+        y = by_output(np.asarray(y))
         self.n_outputs = y.shape[1] if y.ndim == 2 else 1
         if self.n_outputs > 1:
             _check_outputs(n_categories, multiway, monotonic_cst)
@@ -440,8 +437,6 @@ cdef class Splitter:
         self.criterion = criterion
         self.is_classifier = is_classification(criterion)
         self.n_stats = self.n_outputs * stats_size(criterion, n_classes)
-        self.min_samples_leaf = settings.min_samples_leaf
-        self.min_weight_leaf = settings.min_weight_leaf
         self.multiway = multiway
         self.draw.seed = settings.seed
         self.draw.n_features = d
@@ -479,18 +474,11 @@ cdef class Splitter:
                              f"{MAX_CATEGORIES}")
         owned = [vals, idx, payload, goes_left, features, visit_mark, y, n_categories]
         self.tol = <DTYPE_t>settings.value_tolerance   # float32 sums, as scikit-learn's
-        self.monotonic = NULL
-        self.monotonic_cst = None
         self.lower = -INFINITY
         self.upper = INFINITY
-        cdef const signed char[::1] cst_view
-        if monotonic_cst is not None:
-            self.monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
-            if self.monotonic_cst.shape != (d,):
-                raise ValueError("monotonic_cst must give one constraint per feature")
-            if d > 0:
-                cst_view = self.monotonic_cst
-                self.monotonic = &cst_view[0]
+        self.monotonic_cst = None if monotonic_cst is None else \
+            np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+        self.monotonic = constraints_of(self.monotonic_cst, d)
         self.quantile_criterion = is_quantile(criterion)
         self.yorder = NULL
         self.yrank = NULL
@@ -952,8 +940,8 @@ cdef class Splitter:
         return random_cut_admissible(cut, cut.pos - start, end - start, child_stats,
                                      self.n_stats, self.criterion,
                                      self.monotonic[f] if self.monotonic != NULL else 0,
-                                     self.lower, self.upper, self.min_samples_leaf,
-                                     self.min_weight_leaf, weight)
+                                     self.lower, self.upper, self.settings.min_samples_leaf,
+                                     self.settings.min_weight_leaf, weight)
 
     cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil:
@@ -971,8 +959,7 @@ cdef class Splitter:
         """
         cdef Py_ssize_t i, f, p, n = self.n_samples
         cdef PairScan ps
-        if self.is_classifier or self.min_samples_leaf > 1 or self.min_weight_leaf > 0.0 or \
-                self.monotonic != NULL:
+        if not pairs_decide(self.is_classifier, &self.settings, self.monotonic):
             return False
         pair_begin(&ps)
         for i in range(self.draw.n_visit):
@@ -1066,8 +1053,8 @@ cdef class Splitter:
         cdef double* cl = s.count_left
         cdef double* cr = s.count_right
         cdef int crit = self.criterion
-        cdef Py_ssize_t min_leaf = self.min_samples_leaf
-        cdef double min_wleaf = self.min_weight_leaf
+        cdef Py_ssize_t min_leaf = self.settings.min_samples_leaf
+        cdef double min_wleaf = self.settings.min_weight_leaf
         # Both children need a weight clearly above rounding noise to be real.
         cdef double tiny = tiny_weight(weight)
         cdef double w = 1.0, wr, num, den, key
@@ -1128,8 +1115,8 @@ cdef class Splitter:
         cdef Py_ssize_t end_known = end - n_missing, n_node = end - start
         cdef const DTYPE_t* v = self.vals + f * n_samples
         cdef const class_t* yc = self.ycode + f * n_samples
-        cdef Py_ssize_t min_leaf = self.min_samples_leaf
-        cdef double min_wleaf = self.min_weight_leaf
+        cdef Py_ssize_t min_leaf = self.settings.min_samples_leaf
+        cdef double min_wleaf = self.settings.min_weight_leaf
         cdef double tiny = tiny_weight(weight)
         cdef double ones = stats[1]
         cdef int cut
@@ -1286,8 +1273,8 @@ cdef class Splitter:
         a.upper = self.upper
         a.tol = self.tol
         a.weight = weight
-        a.min_leaf = self.min_samples_leaf
-        a.min_wleaf = self.min_weight_leaf
+        a.min_leaf = self.settings.min_samples_leaf
+        a.min_wleaf = self.settings.min_weight_leaf
 
     cdef void _scan_regression(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                Py_ssize_t n_missing, bint missing_left,
@@ -1300,8 +1287,8 @@ cdef class Splitter:
         cdef const double* yv = self.yval + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
         cdef const double* sw = self.sw
-        cdef Py_ssize_t min_leaf = self.min_samples_leaf
-        cdef double min_wleaf = self.min_weight_leaf
+        cdef Py_ssize_t min_leaf = self.settings.min_samples_leaf
+        cdef double min_wleaf = self.settings.min_weight_leaf
         cdef double tiny = tiny_weight(weight)
         cdef double total = stats[0]
         cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den, key
@@ -1369,8 +1356,8 @@ cdef class Splitter:
         cdef int crit = self.criterion, cut, order
         cdef bint classes = self.is_classifier
         # (locals: the stores to the running sums could alias the object's fields)
-        cdef Py_ssize_t min_leaf = self.min_samples_leaf
-        cdef double min_wleaf = self.min_weight_leaf
+        cdef Py_ssize_t min_leaf = self.settings.min_samples_leaf
+        cdef double min_wleaf = self.settings.min_weight_leaf
         cdef DTYPE_t tol = self.tol
         cdef Side left, right
         cdef Outputs o
@@ -1493,8 +1480,8 @@ cdef class Splitter:
         rules.criterion = self.criterion
         rules.n_classes = 0 if regression else K
         rules.xlogx_table = self.xlogx_table
-        rules.min_samples_leaf = self.min_samples_leaf
-        rules.min_weight_leaf = self.min_weight_leaf
+        rules.min_samples_leaf = self.settings.min_samples_leaf
+        rules.min_weight_leaf = self.settings.min_weight_leaf
         search_subsets(&groups, &rules, f, m, stats, weight, end - start, in_left, best)
 
     cdef void _consider_multiway(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const double* stats,
@@ -1682,7 +1669,7 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
                min_samples_leaf=1, min_weight_leaf=0.0, n_categories=None, quantile=0.5,
                value_tolerance=0.0):
     """Best split of the root of (X, y): the brute-force oracle's test hook, and each
-    feature's best split at a node for the competitor splits (``_other_splits``).
+    feature's best split at a node for the audit's competitor splits (``_fit.audit``).
 
     Returns
     -------

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The search for the set of categories a binary split sends left: written once for
 the exact splitter (``_splitter``, groups from a sorted column) and the histogram
-splitter (``_hist``, groups from bins).
+splitter (``_hist_splitter``, groups from bins).
 
 A categorical feature's samples in a node fall into groups: one per category
 present (in code order), then the missing values. Up to SUBSETS_EXHAUSTIVE groups
@@ -15,8 +15,8 @@ stays.
 """
 from libc.string cimport memset
 
-from ._common cimport (CUT_SCORE, better, check_cut, record_candidate, set_bit,
-                       tiny_weight, SplitRecord, CAT_WORDS)
+from ._common cimport better, CAT_WORDS, check_cut, CUT_SCORE, record_candidate, set_bit
+from ._common cimport SplitRecord, tiny_weight
 from ._criterion cimport clf_proxy, clf_rest_acc, clf_side_acc, node_entropy_terms, reg_proxy
 
 from libc.math cimport NAN

@@ -3,7 +3,7 @@
 
 The tree is ``splitter="hist"``'s, grown without gathering the data:
 
-1. each partition summarizes its columns (``_binning``'s mergeable summaries:
+1. each partition summarizes its columns (``_fit.binning``'s mergeable summaries:
    exact while a feature has at most 4096 distinct values, a fixed grid of
    buckets beyond) and the summaries are merged by a tree reduction into every
    feature's bin thresholds; text and category columns of a DataFrame are
@@ -12,7 +12,7 @@ The tree is ``splitter="hist"``'s, grown without gathering the data:
    beside its targets, weights and each row's node (the float data is not
    kept);
 3. per round (a tree level, where no tie makes a node wait for the local
-   depth-first order: ``_levelwise``), each worker moves its rows through the
+   depth-first order: ``_fit.levelwise``), each worker moves its rows through the
    splits just chosen and builds the histograms of its rows for the nodes
    asked for (the smaller child of each split; the larger is its parent's
    minus it), the histograms are summed by a tree reduction, and the splits

@@ -10,6 +10,7 @@ import numpy as np
 from ..export.summary import summary_text
 from .._model.editing import merged_leaves, snip_leaves
 from .._model.leaves import check_confidence, outside_range, wilson_interval
+from .params import documented
 
 
 class AnalystMixin:
@@ -74,37 +75,19 @@ class AnalystMixin:
         return edited
 
 
+    @documented("Training samples in the leaf each row reaches.",
+                "ndarray of shape (n_samples,), int\n"
+                "    ``tree_.n_node_samples`` of the leaf (positive-weight training rows).")
     def leaf_support(self, X):
-        """Training samples in the leaf each row reaches.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), int
-            ``tree_.n_node_samples`` of the leaf (positive-weight training rows).
-        """
         return self.tree_.n_node_samples[self.apply(X)]
 
+    @documented("Rows whose value at some split on their path lies outside the training "
+                "range of that split's feature at that node.\n\nEach split node records "
+                "the smallest and largest value of its numeric feature among the training "
+                "rows it split; a row is flagged when its (present) value at such a node "
+                "is below or above them, that is where the tree extrapolates. Missing "
+                "values and category splits never flag.", "ndarray of shape (n_samples,), bool")
     def outside_training_range(self, X):
-        """Rows whose value at some split on their path lies outside the training
-        range of that split's feature at that node.
-
-        Each split node records the smallest and largest value of its numeric
-        feature among the training rows it split; a row is flagged when its
-        (present) value at such a node is below or above them, that is where
-        the tree extrapolates. Missing values and category splits never flag.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), bool
-        """
         self._check_fitted()
         tree = self.tree_
         if tree.feature_range is None:

@@ -5,7 +5,7 @@ from .._input.encode import classifier_data
 from .._plan.constraints import CLASSIFIER
 from .._plan.registry import CLASSIFICATION, DEFAULT_CRITERION
 from .base import BaseDecisionTree
-from .params import documented, register
+from .params import documented, register, with_defaults
 
 
 def _common_dtype(arrays):
@@ -21,9 +21,11 @@ class DecisionTreeClassifier(BaseDecisionTree):
     """Exact CART decision tree classifier.
 
     Every split is the exact best of its criterion among the midpoints of
-    consecutive distinct values of every feature (ties go to the smallest
-    feature index, then to the smallest threshold). On data without such ties the
-    tree equals scikit-learn's node by node.
+    consecutive distinct values of every feature. Ties go to the feature
+    visited first (the order ``random_state`` draws, as scikit-learn's; by index
+    for ID3 and C4.5), where scikit-learn's own rounding tells tied candidates
+    apart its choice, then to the smallest threshold. So the tree equals
+    scikit-learn's node by node for the same ``random_state``.
 
     Parameters
     ----------
@@ -42,8 +44,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         node at the midpoint of their nearest values; nodes under 512 samples
         sort them instead. Where every feature has at most ``max_bins``
         distinct values (and at most 200,000 rows), it finds the exact tree,
-        depth-first or best-first (``max_leaf_nodes``). Not yet with
-        categorical features or the ID3 / C4.5 presets.
+        depth-first or best-first (``max_leaf_nodes``). Categorical features
+        take one bin per category (at most 255). Not with the ID3 / C4.5 presets.
     max_depth : int or None, default=None
         Maximum depth; None grows until the other limits stop it.
     min_samples_split : int or float, default=2
@@ -229,6 +231,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
     _is_classifier = True
     _parameter_constraints = CLASSIFIER
 
+    # (kept duplicate, by shape: each estimator spells its parameters out in its
+    # signature, as scikit-learn's do: get_params, clone and the docs read it)
     def __init__(self, *, criterion=DEFAULT_CRITERION[CLASSIFICATION], splitter="best",
                  max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -291,6 +295,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
 
 @register
+@with_defaults(splitter="random", max_features="sqrt")
 class ExtraTreeClassifier(DecisionTreeClassifier):
     """Extremely randomized tree classifier (scikit-learn's ``ExtraTreeClassifier``).
 
@@ -312,15 +317,3 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     >>> clf.predict([[0.2], [2.8]]).tolist()
     [0, 1]
     """
-
-    def __init__(self, *, criterion=DEFAULT_CRITERION[CLASSIFICATION], splitter="random",
-                 max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features="sqrt", random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
-                 prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
-                 validation_fraction=0.1, handle_missing="split", categorical_features="auto",
-                 handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
-                 monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None):
-        self._store_params(locals())

@@ -45,6 +45,36 @@ def register(cls):
     return cls
 
 
+def with_defaults(**defaults):
+    """Class decorator: an estimator that is its base class with other defaults
+    (scikit-learn's ``ExtraTree*`` are its trees with ``splitter="random"`` and
+    their own ``max_features``). Its ``__init__`` takes the base's keyword
+    parameters and its signature shows the new defaults, which ``get_params``,
+    ``clone``, the repr and the documentation read."""
+    def decorate(cls):
+        base_init = cls.__mro__[1].__init__
+        signature = inspect.signature(base_init)
+        unknown = set(defaults) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"{cls.__name__}: no parameters {sorted(unknown)} to default")
+        signature = signature.replace(parameters=[
+            p.replace(default=defaults[name]) if name in defaults else p
+            for name, p in signature.parameters.items()])
+
+        def __init__(self, **params):
+            bound = signature.bind(self, **params)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            del arguments["self"]
+            base_init(self, **arguments)
+
+        __init__.__signature__ = signature
+        __init__.__qualname__ = f"{cls.__name__}.__init__"
+        cls.__init__ = __init__
+        return cls
+    return decorate
+
+
 def parameter_names(cls):
     """The constructor parameters of an estimator class, sorted."""
     return cls._param_names()

@@ -8,7 +8,7 @@ from .._model.units import power_of_two_scale, scaled
 from .._plan.constraints import REGRESSOR
 from .._plan.registry import DEFAULT_CRITERION, REGRESSION, current_criterion
 from .base import BaseDecisionTree
-from .params import documented, register
+from .params import documented, register, with_defaults
 
 
 @register
@@ -74,6 +74,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
     _is_classifier = False
     _parameter_constraints = REGRESSOR
 
+    # (kept duplicate, by shape: each estimator spells its parameters out in its
+    # signature, as scikit-learn's do: get_params, clone and the docs read it)
     def __init__(self, *, criterion=DEFAULT_CRITERION[REGRESSION], splitter="best",
                  max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -123,6 +125,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
 
 
 @register
+@with_defaults(splitter="random", max_features=1.0)
 class ExtraTreeRegressor(DecisionTreeRegressor):
     """Extremely randomized tree regressor (scikit-learn's ``ExtraTreeRegressor``).
 
@@ -139,16 +142,3 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     >>> reg.predict([[0.0], [2.0]]).tolist()
     [1.0, 3.0]
     """
-
-    def __init__(self, *, criterion=DEFAULT_CRITERION[REGRESSION], splitter="random",
-                 max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features=1.0, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
-                 pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
-                 handle_missing="split", categorical_features="auto",
-                 handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
-                 monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None, keep_leaf_targets=False):
-        criterion = current_criterion(criterion)
-        self._store_params(locals())

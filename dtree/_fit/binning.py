@@ -1,4 +1,4 @@
-"""Bin thresholds for the histogram splitter (see ``_hist``)."""
+"""Bin thresholds for the histogram splitter (see ``_hist_splitter``)."""
 import numpy as np
 
 MAX_BINS = 255

@@ -8,9 +8,9 @@ side of that exchange, independent of where the rows are:
 
 - ``grow_levelwise(rows, ...)`` grows the tree. ``rows`` answers one request,
   ``rows.histograms(routes, slots)``: move every row from its node to the
-  child its node's split sends it to (``routes``, see ``_hist.route_rows``),
+  child its node's split sends it to (``routes``, see ``_hist_splitter.route_rows``),
   then return the histograms, summed over all rows, of the nodes ``slots``
-  names (see ``_hist.node_histograms``).
+  names (see ``_hist_splitter.node_histograms``).
 - ``LocalRows`` answers it from parts held in this process (tests, and a
   reference for the distributed answer).
 

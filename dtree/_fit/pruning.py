@@ -66,7 +66,7 @@ class PruningSequence:
     ``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``, the smallest node id on ties; this is
     scikit-learn's order, with its arithmetic, so paths agree to the last bit.
     Risks and alphas are in the tree's scaled impurity units (a user's alpha
-    is ``ldexp(alpha, exponent)``; see ``_scaling``), so they stay finite for
+    is ``ldexp(alpha, exponent)``; see ``_model.units``), so they stay finite for
     targets near 1e308.
 
     Attributes

@@ -1,7 +1,7 @@
 """Data frames other than pandas: polars frames become arrays, keeping what they knew.
 
-pandas frames are read column by column where they are used (``_validation``,
-``_categorical``). A polars frame is turned once into a numpy array (float64
+pandas frames are read column by column where they are used (``validation``,
+``categorical``). A polars frame is turned once into a numpy array (float64
 when every column is numeric, else an object array with None for nulls), and
 its column names and which of its columns hold text (String, Categorical,
 Enum) are kept, so ``feature_names_in_`` and ``categorical_features="auto"``

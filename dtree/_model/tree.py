@@ -63,7 +63,7 @@ class Tree:
         In the units of the target (squared, for regression).
     scaled_impurity : ndarray of shape (node_count,)
         ``impurity * 2**-impurity_exponent``: what the builder computed on
-        targets scaled near 1 (see ``_scaling``). Always finite; ``impurity``
+        targets scaled near 1 (see ``_model.units``). Always finite; ``impurity``
         is infinite only where the true value exceeds float64 (targets near
         1e308).
     impurity_exponent : int
@@ -90,25 +90,20 @@ class Tree:
                  category_sets=None, fractional_missing=False, impurity_exponent=0,
                  weight_unit=1.0, other_splits=None, surrogate_missing=False,
                  feature_range=None, leaf_targets=None):
+        # how missing values route: C4.5's fractional cases, or surrogates
+        # (competitor and surrogate splits: ``_model.other_splits``)
         self.fractional_missing = bool(fractional_missing)
-        # competitor and surrogate splits (``_other_splits``), and whether a
-        # missing value follows the surrogates at predict
-        self.other_splits = other_splits
-        self.surrogate_missing = bool(surrogate_missing)
-        # honest leaves (``_leaves``): split nodes' training ranges, leaf targets
-        self.feature_range = feature_range
-        self.leaf_targets = leaf_targets
-        self.impurity_exponent = int(impurity_exponent)
-        self.weight_unit = float(weight_unit)
-        self.children_left = children_left
-        self.children_right = children_right
-        self.feature = feature
-        self.threshold = threshold
-        self.value = value
-        self.scaled_impurity = impurity
-        self.n_node_samples = n_node_samples
+        self.other_splits, self.surrogate_missing = other_splits, bool(surrogate_missing)
+        # honest leaves (``_model.leaves``): split nodes' training ranges, leaf targets
+        self.feature_range, self.leaf_targets = feature_range, leaf_targets
+        # the node arrays, scikit-learn's; impurities and weighted counts as the
+        # builder computed them, their units beside (``_model.units``)
+        self.children_left, self.children_right = children_left, children_right
+        self.feature, self.threshold, self.value = feature, threshold, value
+        self.scaled_impurity, self.impurity_exponent = impurity, int(impurity_exponent)
         self.scaled_weighted_n_node_samples = weighted_n_node_samples
-        self.node_depth = node_depth
+        self.weight_unit = float(weight_unit)
+        self.n_node_samples, self.node_depth = n_node_samples, node_depth
         if missing_go_to_left is None:
             missing_go_to_left = np.zeros(children_left.shape[0], dtype=np.uint8)
         self.missing_go_to_left = np.asarray(missing_go_to_left, dtype=np.uint8)
@@ -212,7 +207,7 @@ class Tree:
 
     @property
     def _packed(self):
-        # Traversal reads one 24-byte record per level instead of four arrays.
+        # Traversal reads one 32-byte record per level instead of six arrays.
         packed = self.__dict__.get("_packed_nodes")
         if packed is None:
             packed = pack_nodes(self.children_left, self.children_right, self.feature,

@@ -236,11 +236,19 @@ def names(kind):
     return tuple(row.name for row in ROWS.values() if row.kind == kind)
 
 
+def ordered(first, second):
+    """A pair of rows as messages name them: by kind (``KINDS``), then as the
+    registry lists them."""
+    names = list(ROWS)
+    return tuple(sorted((first, second),
+                        key=lambda row: (KINDS.index(row.kind), names.index(row.name))))
+
+
 def refusal(first, second, labels=None):
     """The one wording of a refused pair of rows (whichever of them declared it),
     the earlier kind first; ``labels``: {row name: a label of this fit's own}
     (the parameter that asked for an option, the shape of y)."""
-    a, b = sorted((first, second), key=lambda row: KINDS.index(row.kind))
+    a, b = ordered(first, second)
     why = a.lacks.get(b.name) or b.lacks.get(a.name)
     labels = labels or {}
     subject, what = labels.get(a.name, a.label), labels.get(b.name, b.label)
