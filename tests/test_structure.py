@@ -284,3 +284,17 @@ def test_docstrings_and_the_readme_list_what_the_registry_holds():
     assert set(registry.names("algorithm")) <= table["algorithm"]
     # the README's table of what works with what is the registry's own
     assert registry.compatibility_table() in readme
+
+
+def test_the_readme_layout_lists_every_module():
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout")[1].split("\n## ")[0]
+    files = [p for pattern in ("*.py", "*.pyx", "*.pxd") for p in PACKAGE.rglob(pattern)
+             if "datasets" not in p.parts and not (p.name == "__init__.py"
+                                                     and p.parent.name.startswith("_"))]
+    folders = {p.parent.name for p in files if p.parent != PACKAGE}
+    # (a .pxd declares its .pyx: listing either lists both)
+    missing = [str(p.relative_to(PACKAGE)) for p in files
+               if p.name not in layout and f"{p.stem}.pyx" not in layout]
+    assert missing == []
+    assert all(f"dtree/{folder}/" in layout for folder in folders)
