@@ -2,6 +2,7 @@
 """Shared by every kernel: types, records, tolerances, and the small inlines.
 
 - types of feature values, class codes and bitset words, and the size limits;
+- ``SearchSettings``: what every splitter's search takes (the fit plan's record);
 - ``SplitRecord`` (a split as the splitters find it and the growers store it)
   and ``Node`` (a node waiting to be grown), with the rule comparing splits;
 - the tolerances (``below_min_decrease``, ``tiny_weight``) and the cut check

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Flat node storage: the nodes every grower writes, in scikit-learn's layout.
 
-The growers (``_grow``'s for the exact and histogram splitters, and C4.5's)
+The growers (``_grow``'s over the exact, sparse and histogram splitters, and C4.5's)
 append nodes and record splits here; ``to_arrays`` hands the numpy columns to
 Python without copying.
 """

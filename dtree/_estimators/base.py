@@ -143,7 +143,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         """Write this fitted estimator to a model file (read it with ``dtree.load``).
 
         The file is a versioned archive of plain arrays and a JSON header:
-        loading it never executes code. See ``dtree._io``.
+        loading it never executes code. See ``dtree._deploy.model_file``.
 
         Parameters
         ----------

@@ -72,7 +72,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
     Weights and targets may have any scale: uniform sample weights give the
     unit-weight tree, and weights anywhere in float64 or targets up to
     ±1e308 give the tree of the same data in moderate units (see
-    ``dtree._scaling``).
+    ``dtree._model.units``).
     max_leaf_nodes : int or None, default=None
         Grow best-first with at most this many leaves.
     min_impurity_decrease : float, default=0.0
@@ -209,7 +209,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         Only when X had string column names.
     max_features_ : int
     tree_ : Tree
-        Node arrays (see ``dtree._nodes.Tree``).
+        Node arrays (see ``dtree._model.tree.Tree``).
     feature_importances_ : ndarray of shape (n_features,)
     categorical_features_ : ndarray of bool, shape (n_features,)
         Which columns were treated as categorical.

@@ -1,9 +1,11 @@
 """Input encoding: what users pass becomes the arrays the builders read, once.
 
-X (arrays, pandas and polars frames) becomes a float32 matrix with category
-codes, y becomes class codes or float64 targets, and class weights are folded
-into the sample weights. The fitted estimator keeps what predict needs to
-encode new X the same way (its columns, categories and names).
+X (arrays, pandas and polars frames, sparse matrices) becomes a float32 matrix
+with category codes (a sparse X stays sparse where the choices grow it from its
+non-zeros), y becomes class codes or float64 targets, and class weights are
+folded into the sample weights: one ``TrainingData``. What predict needs to
+encode new X the same way (the ``Columns``: names, categories) is installed on
+the estimator with the fit.
 """
 import dataclasses
 import math

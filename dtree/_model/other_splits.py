@@ -18,7 +18,9 @@ threshold, then the lower feature index.
 
 ``handle_missing="surrogate"`` routes a row whose primary feature is missing
 through the first surrogate whose feature is present, else the majority
-direction (rpart's ``usesurrogate=2``); ``route`` does that for any X.
+direction (rpart's ``usesurrogate=2``): the compiled routing does
+(``_route.apply_surrogates``, over ``_model.routing.surrogate_table``). This module
+holds the table; the audit computes it (``_fit.audit``).
 """
 import numpy as np
 

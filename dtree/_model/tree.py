@@ -2,8 +2,9 @@
 
 ``Tree`` mirrors scikit-learn's ``tree_`` attribute: parallel arrays indexed by
 node id, leaves marked by ``children_left == children_right == -1``. Predict,
-apply, decision paths and feature importances all read these arrays; pruning,
-export and serialization (later layers) will read them too.
+apply, decision paths and feature importances read these arrays through the
+compiled routing rule (``_route``); pruning, the exports, model files, SQL and
+ONNX read them too, and never a builder.
 """
 import numpy as np
 
@@ -46,7 +47,7 @@ class Tree:
         (``apply`` and ``decision_path`` follow ``missing_go_to_left``).
     other_splits : OtherSplits or None
         Competitor and surrogate splits of the split nodes (``keep_competitors``,
-        ``n_surrogates``): see ``dtree._other_splits``.
+        ``n_surrogates``): see ``dtree._model.other_splits``.
     surrogate_missing : bool
         ``handle_missing="surrogate"``: a missing value follows the node's first
         present surrogate, then ``missing_go_to_left`` (the majority side).
