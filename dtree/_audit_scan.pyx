@@ -274,15 +274,14 @@ def replay(Splitter sp, tree, Py_ssize_t k, Py_ssize_t s):
         stats_v = stats
         f = feature[node]
         impurity = node_impurity(sp.criterion, &stats_v[0], S, weight, sp.n_outputs)
-        if sp.quantile_criterion:
-            sp._rank_node(start, end)
+        sp.prepare_node(start, end)
         # competitors: every other feature's best, the k best of them routed
         if k > 0:
             for g in range(d):
                 clear_split(&rec[g], end)
                 taken[g] = g == f
                 if g != f and not sp.is_constant(g, start, end):
-                    sp._scan(&sp.scratch[0], g, start, end, &stats_v[0], weight, &rec[g])
+                    sp.scan_feature(g, start, end, &stats_v[0], weight, &rec[g])
                 taken[g] = taken[g] or rec[g].feature < 0
             for j in range(k):
                 best_f = -1
@@ -355,7 +354,7 @@ def replay(Splitter sp, tree, Py_ssize_t k, Py_ssize_t s):
         left_stats = child[:S].copy()
         right_stats = child[S:].copy()
         wl, wr = primary.weight_left, primary.weight_right
-        sp._partition(start, end, &primary)
+        sp.partition_node(start, end, &primary)
         stack.append((right_of[node], primary.pos, end, right_stats, wr))
         stack.append((left_of[node], start, primary.pos, left_stats, wl))
     return {"rows": rows, "majority_left": majority_left}

@@ -114,6 +114,14 @@ cdef class Splitter:
                         bint right_grows, Node* left, Node* right) noexcept nogil
     cdef void release(self, Node* node) noexcept nogil
     cdef void finish(self) noexcept nogil
+    # --- the audit's replay of a growth (``_audit_scan``): a node's segment
+    # [start, end) scanned on one feature, made ready (a quantile criterion's ranks)
+    # and partitioned as growth does; it reads the layout declared below too ---
+    cdef void scan_feature(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                           const double* stats, double weight, SplitRecord* best) noexcept nogil
+    cdef void prepare_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef void partition_node(self, Py_ssize_t start, Py_ssize_t end,
+                             const SplitRecord* split) noexcept nogil
     # --- the search ---
     cdef Py_ssize_t draw_features(self, Py_ssize_t start, Py_ssize_t end,
                                   Py_ssize_t n_known) noexcept nogil

@@ -1167,6 +1167,23 @@ cdef class Splitter:
         if pending_l1 >= 0.0:
             best.tie_key = gini_binary_key(pending_l1, pending_wl, ones, weight)
 
+    # ------------------------------------------------------------ the audit's replay
+    cdef void scan_feature(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                           const double* stats, double weight, SplitRecord* best) noexcept nogil:
+        """Feature f's best split of the segment [start, end) by the growth's own scan."""
+        self._scan(&self.scratch[0], f, start, end, stats, weight, best)
+
+    cdef void prepare_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+        """What a node's scans need beyond its segments: a quantile criterion's ranks."""
+        if self.quantile_criterion:
+            self._rank_node(start, end)
+
+    cdef void partition_node(self, Py_ssize_t start, Py_ssize_t end,
+                             const SplitRecord* split) noexcept nogil:
+        """Partition the segment [start, end) by ``split``, sides marked by
+        ``finish_split``, as growth does."""
+        self._partition(start, end, split)
+
     # ------------------------------------------------------------ quantile criteria
     # A side's loss needs its weighted quantile, which no running sum gives. The
     # node's samples are kept in ascending target order too (``yorder``), so their
