@@ -124,3 +124,27 @@ def test_partial_dependence_compiled_equals_the_numpy_traversal(features):
     values = reg.tree_.value[:, 0, :]
     np.testing.assert_array_equal(_recursion(reg.tree_, grid, features, values),
                                   _numpy_recursion(reg.tree_, grid, features, values))
+
+
+def test_a_value_on_the_threshold_goes_left_everywhere():
+    # x <= threshold goes left: dense and CSR apply, paths, predict, and C4.5's
+    # fractional routing alike (thresholds of integer features are exact halves)
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(3)
+    X = rng.randint(1, 8, size=(200, 3)).astype(float)
+    y = (X[:, 0] > 3).astype(int)
+    for est in (dtree.DecisionTreeClassifier(max_depth=1, random_state=0),
+                dtree.DecisionTreeClassifier(max_depth=1, algorithm="c4.5", pruning="none",
+                                             categorical_features=None)):
+        tree = est.fit(X, y).tree_
+        f, t = tree.feature[0], tree.threshold[0]
+        assert t == 3.5
+        on = X[:4].copy()
+        on[:, f] = t
+        left = tree.children_left[0]
+        assert (tree.apply(on.astype(np.float32)) == left).all()
+        assert (tree.apply(sp.csr_matrix(on.astype(np.float32))) == left).all()
+        assert (est.decision_path(on)[:, left].toarray() == 1).all()
+        np.testing.assert_array_equal(est.predict_proba(on),
+                                      np.repeat(tree.value[left, 0][None, :], 4, axis=0))
