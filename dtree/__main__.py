@@ -24,6 +24,7 @@ import zlib
 import numpy as np
 
 from . import export
+from ._plan import registry
 from . import DecisionTreeClassifier, DecisionTreeRegressor
 from ._deploy.model_file import ModelFileError, load
 
@@ -221,8 +222,9 @@ def build_parser():
     fit.add_argument("--task", choices=["auto", "classification", "regression"],
                      default="auto", help="auto: regression for a numeric target with "
                      "more than 20 distinct values")
-    fit.add_argument("--criterion", help="gini, entropy, gain_ratio (classification) or "
-                     "squared_error (regression)")
+    fit.add_argument("--criterion", help=(
+        ", ".join(registry.criteria(registry.CLASSIFICATION)) + " (classification) or "
+        + ", ".join(registry.criteria(registry.REGRESSION)) + " (regression)"))
     fit.add_argument("--max-depth", type=int, default=None)
     fit.add_argument("--min-samples-leaf", type=int, default=1)
     fit.add_argument("--min-samples-split", type=int, default=2)
@@ -230,7 +232,7 @@ def build_parser():
     fit.add_argument("--categorical", choices=["none", "auto"], default="auto",
                      help="auto (default): split text columns by sets of categories; "
                           "none: refuse them")
-    fit.add_argument("--algorithm", choices=["cart", "id3", "c4.5"], default="cart",
+    fit.add_argument("--algorithm", choices=registry.names("algorithm"), default="cart",
                      help="preset (see DecisionTreeClassifier); id3 and c4.5 split text "
                           "columns by category")
     fit.add_argument("--random-state", type=int, default=0)

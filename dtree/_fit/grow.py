@@ -55,6 +55,8 @@ def scaled_growth(plan, n_samples, total_weight, impurity_exp):
     ``2**-impurity_exp`` (targets scaled for the builders: impurities are in
     their units, squared for squared error)."""
     growth = plan.growth(n_samples, total_weight)
+    if impurity_exp == 0 or growth.min_impurity_decrease == 0.0:
+        return growth
     return dataclasses.replace(growth, min_impurity_decrease=scale_limit(
         growth.min_impurity_decrease, impurity_exp))
 
@@ -75,7 +77,7 @@ def _grow_hist(plan, X, y, weights, growth, seed, w_exp):
     """The histogram splitter's tree (``_hist_splitter``): features binned, then grown."""
     thresholds = fit_bins(X, int(plan.params["max_bins"]))
     for f in np.flatnonzero(plan.categorical):
-        thresholds[f] = category_thresholds(int(plan.n_categories[f]), plan.column_labels[f])
+        thresholds[f] = category_thresholds(int(plan.n_categories[f]), plan.column_label(f))
     codes, lo, hi = bin_codes(X, thresholds, plan.n_threads)
     splitter = HistSplitter(codes, lo, hi, y, weights, plan.search(growth, seed),
                             plan.monotonic, categorical=plan.categorical)

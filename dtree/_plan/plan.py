@@ -140,12 +140,14 @@ class FitPlan:
     n_features, n_outputs : int
     n_classes : int or list of int
         0 for regression; with several outputs one count per output.
+    max_classes : int
+        The builders' class count: the most of any output (0 for regression).
     categorical : ndarray of bool
         Which columns hold category codes.
     n_categories : ndarray of int32
         Per column 0 (numeric) or its number of categories.
-    column_labels : tuple of str
-        How messages name the columns.
+    feature_names : ndarray of str or None
+        The columns' names, where X had them (messages name columns by them).
     monotonic : ndarray of int8 or None
         The kernels' constraints (class 0's fraction for a classifier).
     params : dict
@@ -158,18 +160,18 @@ class FitPlan:
     n_features: int
     n_outputs: int
     n_classes: object
+    max_classes: int
     categorical: np.ndarray
     n_categories: np.ndarray
-    column_labels: tuple
+    feature_names: object
     monotonic: object
     n_threads: int
     random_state: object
     params: dict
 
-    @property
-    def max_classes(self):
-        """The builders' class count: the most of any output (0 for regression)."""
-        return int(np.max(self.n_classes))
+    def column_label(self, j):
+        """How messages name column j."""
+        return _column_label(j, self.feature_names)
 
     @property
     def strata(self):
@@ -256,16 +258,17 @@ def make_plan(est, choices, data, *, distributed=False):
     columns = data.columns
     categorical = np.asarray(columns.categorical_features_, dtype=bool)
     n_features, n_outputs = int(columns.n_features_in_), data.n_outputs
-    labels = tuple(_column_label(j, columns.feature_names_in_) for j in range(n_features))
-    max_classes = int(np.max(data.n_classes))
+    max_classes = max(data.n_classes) if isinstance(data.n_classes, list) else \
+        int(data.n_classes)
     monotonic = monotonic_constraints(params["monotonic_cst"], n_features, n_outputs,
                                       max_classes, categorical)
     sparse = choices.sparse and data.is_sparse
     plan = FitPlan(choices=choices, builder=_builder(choices, sparse), n_features=n_features,
-                   n_outputs=n_outputs, n_classes=data.n_classes, categorical=categorical,
+                   n_outputs=n_outputs, n_classes=data.n_classes, max_classes=max_classes,
+                   categorical=categorical,
                    n_categories=np.array([0 if c is None else max(1, len(c))
                                           for c in columns.categories_], dtype=np.int32),
-                   column_labels=labels, monotonic=monotonic,
+                   feature_names=columns.feature_names_in_, monotonic=monotonic,
                    n_threads=n_threads(params["n_jobs"]), random_state=est.random_state,
                    params=params)
     _check_max_features(params["max_features"], n_features)
@@ -286,7 +289,9 @@ def check_choices(est, choices, *, distributed=False):
 
 
 def _params_of(est):
-    return {name: getattr(est, name, default) for name, default in _PARAMS.items()}
+    # (the parameters are the instance's attributes: __init__ stores them)
+    given = vars(est)
+    return {name: given.get(name, default) for name, default in _PARAMS.items()}
 
 
 def _used(choices, params, distributed, data_rows):
@@ -417,8 +422,10 @@ def check_leaf_budget(max_leaf_nodes):
     before anything is allocated. Smaller values act as "unlimited" when the
     data allow fewer leaves.
     """
+    if max_leaf_nodes is None:
+        return
     memory = physical_memory()
-    if max_leaf_nodes is None or memory is None:
+    if memory is None:
         return
     needed = (2 * int(max_leaf_nodes) - 1) * NODE_BYTES
     if needed > memory:
