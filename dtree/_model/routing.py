@@ -18,10 +18,6 @@ import numpy as np
 from .._route import CATEGORY_SET_WORDS as CAT_WORDS
 from .other_splits import SURROGATE
 
-# codes a category set can hold
-MAX_CODES = 64 * CAT_WORDS
-
-
 def bitset(codes):
     """One row of ``category_sets``: bit c of word c // 64 set for each code."""
     words = np.zeros(CAT_WORDS, dtype=np.uint64)

@@ -178,10 +178,6 @@ class FitPlan:
         """Classes that stratify hold-outs and folds: one output's only."""
         return self.n_classes if self.n_outputs == 1 else 0
 
-    @property
-    def multiway(self):
-        return self.choices.preset.multiway
-
     def max_features(self):
         """Features drawn per node (scikit-learn's ``max_features_``)."""
         return features_drawn(self.params["max_features"], self.n_features)
