@@ -16,6 +16,7 @@ exit status 2.
 import argparse
 import csv
 import gzip
+import io
 import os
 import sys
 import warnings
@@ -24,6 +25,7 @@ import zlib
 import numpy as np
 
 from . import export
+from ._input.files import NotRegularFileError, open_regular
 from ._plan import registry
 from . import DecisionTreeClassifier, DecisionTreeRegressor
 from ._deploy.model_file import ModelFileError, load
@@ -35,9 +37,10 @@ class CLIError(Exception):
 
 # ------------------------------------------------------------------ CSV
 def _open_text(path):
+    raw = open_regular(path, "the data file")
     if str(path).endswith(".gz"):
-        return gzip.open(path, "rt", newline="", encoding="utf-8")
-    return open(path, newline="", encoding="utf-8")
+        return gzip.open(raw, "rt", newline="", encoding="utf-8")
+    return io.TextIOWrapper(raw, newline="", encoding="utf-8")
 
 
 def read_csv(path):
@@ -48,13 +51,17 @@ def read_csv(path):
         pd = None
     try:
         if pd is not None:
-            frame = pd.read_csv(path)
+            with open_regular(path, "the data file") as fh:
+                frame = pd.read_csv(fh, compression="gzip" if str(path).endswith(".gz")
+                                    else None)
             return list(map(str, frame.columns)), {str(c): frame[c].to_numpy()
                                                    for c in frame.columns}
         with _open_text(path) as fh:
             rows = list(csv.reader(fh))
     except FileNotFoundError:
         raise CLIError(f"no such file: {path}") from None
+    except NotRegularFileError as exc:
+        raise CLIError(str(exc)) from None
     except (OSError, EOFError, zlib.error, csv.Error, UnicodeDecodeError, ValueError) as exc:
         # truncated or corrupt gzip, bad encoding, malformed CSV
         raise CLIError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
@@ -190,6 +197,9 @@ def cmd_show(args):
 
 def cmd_eval(args):
     model = _load(args.model)
+    if model.n_outputs_ > 1:
+        raise CLIError(f"eval compares one target column; {args.model} predicts "
+                       f"{model.n_outputs_} outputs (use predict and compare each)")
     X, names, columns = _model_inputs(model, args.data, target=args.target)
     if args.target not in columns:
         raise CLIError(f"target column {args.target!r} is not in {args.data}")

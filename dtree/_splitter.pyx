@@ -1636,13 +1636,13 @@ cdef class Splitter:
     cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                       const SplitRecord* split) noexcept nogil:
         # The split feature is already in order unless missing values go left;
-        # a feature constant here (no NaN) stays constant in both children and
-        # is never scanned again.
-        cdef Py_ssize_t offset = f * self.n_samples
+        # a feature that offers no cut here offers none in either child and is
+        # never scanned again. One test (``is_constant``) decides both: a
+        # category column is constant only when its codes are equal, whatever
+        # value_tolerance says, so it must be partitioned as long as it is scanned.
         if f == split.feature and not (split.missing_left or split.categorical):
             return False
-        return not (self.vals[offset + end - 1]
-                    <= <DTYPE_t>(self.vals[offset + start] + self.tol))
+        return not self.is_constant(f, start, end)
 
     cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil:

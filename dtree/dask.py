@@ -30,7 +30,7 @@ try:
     import dask
     import dask.array as da
     import dask.dataframe as dd
-    from distributed import default_client
+    from distributed import Client, default_client
 except ImportError as exc:   # pragma: no cover - the extra is not installed
     raise ImportError("dtree.dask needs Dask: pip install 'dtree-exact[dask]' "
                       "(dask[distributed])") from exc
@@ -80,7 +80,7 @@ class _DaskTree(ParamsMixin):
         -------
         self
         """
-        client = self.client if self.client is not None else _current_client()
+        client = _resolve_client(self.client)
         local = self._local_estimator()
         validate_params(local)
         choices = choose(local)
@@ -203,12 +203,21 @@ def _predict_block(block, local, method):
     return getattr(local, method)(block)
 
 
-def _current_client():
-    try:
-        return default_client()
-    except ValueError:
-        raise ValueError("no Dask client: start one (distributed.Client(...), or a "
-                         "LocalCluster) before fit, or pass client=") from None
+def _resolve_client(client):
+    """The ``client`` parameter as a connected ``distributed.Client``: the current one
+    for None; anything else (a scheduler's address, say) is refused by name."""
+    if client is None:
+        try:
+            return default_client()
+        except ValueError:
+            raise ValueError("no Dask client: start one (distributed.Client(...), or a "
+                             "LocalCluster) before fit, or pass client=") from None
+    if not isinstance(client, Client):
+        hint = (f": connect first, client=distributed.Client({client!r})"
+                if isinstance(client, str) else "")
+        raise TypeError("client must be a distributed.Client or None; got "
+                        f"{type(client).__name__} {client!r}{hint}")
+    return client
 
 
 # ---------------------------------------------------------------- inputs

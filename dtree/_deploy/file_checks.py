@@ -1,11 +1,18 @@
-"""Checks of a model file's parts that ``model_file`` reads: category sets, the
-competitor and surrogate splits (``other_*`` members), training ranges and leaf
-targets; and the error they raise."""
+"""Checks of a model file's parts that ``model_file`` reads, and the error they raise.
+
+The header's outputs, classes, units and categories; the node arrays (structure,
+then values as a fit could have produced them: finite, fractions that sum to
+one, impurities within the criterion's range, importances that stay finite);
+category sets, the competitor and surrogate splits (``other_*`` members),
+training ranges and leaf targets.
+"""
+import math
+
 import numpy as np
 
 from .._model.other_splits import COLUMNS as OTHER_COLUMNS, SURROGATE, OtherSplits
 from .._model.routing import codes_in_set
-from .._model.tree import TREE_LEAF
+from .._model.tree import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
 
 
 class ModelFileError(ValueError):
@@ -127,3 +134,230 @@ def check_leaf_targets(arrays, tree):
     if not np.isfinite(y).all() or not np.isfinite(w).all() or (w <= 0).any():
         raise ModelFileError("leaf targets must be finite with weights > 0")
     return node, y, w
+
+
+# array name -> (dtype it is stored as, number of dimensions)
+ARRAYS = {
+    "children_left": (np.int64, 1),
+    "children_right": (np.int64, 1),
+    "feature": (np.int64, 1),
+    "threshold": (np.float64, 1),
+    "value": (np.float64, 3),
+    "impurity": (np.float64, 1),
+    "n_node_samples": (np.int64, 1),
+    "weighted_n_node_samples": (np.float64, 1),
+    "node_depth": (np.int64, 1),
+    "missing_go_to_left": (np.uint8, 1),
+    "categorical_set": (np.int64, 1),
+}
+
+
+# ------------------------------------------------------------ header and node arrays
+def decode_labels(spec, allow_empty=False):
+    # (a categorical column seen only missing at fit has no categories: allow_empty)
+    if not isinstance(spec, dict) or spec.get("kind") not in ("str", "bool", "int", "float"):
+        raise ModelFileError("classes must be a dict with kind str, bool, int or float")
+    values = spec.get("values")
+    if not isinstance(values, list) or not (values or allow_empty):
+        raise ModelFileError("classes must list at least one label")
+    expected = {"str": str, "bool": bool, "int": int, "float": (int, float)}[spec["kind"]]
+    for v in values:
+        if not isinstance(v, expected) or (spec["kind"] == "int" and isinstance(v, bool)):
+            raise ModelFileError(f"class label {v!r} is not of kind {spec['kind']}")
+    if spec["kind"] == "float" and not all(math.isfinite(v) for v in values):
+        # fit refuses NaN and infinite labels (and a category is never NaN)
+        raise ModelFileError("labels must be finite numbers")
+    if len(set(values)) != len(values):
+        raise ModelFileError("class labels must be distinct")
+    if spec["kind"] == "int":
+        return _int_labels(values)
+    dtype = {"str": None, "bool": bool, "float": np.float64}[spec["kind"]]
+    return np.asarray(values, dtype=dtype)
+
+
+def _int_labels(values):
+    """Integer labels in the narrowest of int64, uint64 (labels above 2**63) or object."""
+    low, high = min(values), max(values)
+    if -2**63 <= low and high < 2**63:
+        return np.asarray(values, dtype=np.int64)
+    if 0 <= low and high < 2**64:
+        return np.asarray(values, dtype=np.uint64)
+    return np.asarray(values, dtype=object)
+
+
+def check_outputs(header, version, value):
+    """The number of outputs the header declares (1 unless version 3 says more)."""
+    n_outputs = header.get("n_outputs", 1)
+    if not isinstance(n_outputs, int) or isinstance(n_outputs, bool) or n_outputs < 1:
+        raise ModelFileError("n_outputs must be a positive integer")
+    if n_outputs > 1 and version < 3:
+        raise ModelFileError(f"several outputs need format version 3; the file says {version}")
+    if value.ndim == 3 and value.shape[1] != n_outputs:
+        raise ModelFileError(f"value has {value.shape[1]} outputs; the header says {n_outputs}")
+    return n_outputs
+
+
+def check_classes(header, is_classifier, n_outputs):
+    """A classifier's classes as a list with one array per output (None for regressors)."""
+    spec = header.get("classes")
+    if not is_classifier:
+        if spec is not None:
+            raise ModelFileError("a regressor has no classes")
+        return None
+    if n_outputs == 1:
+        return [decode_labels(spec)]
+    if not isinstance(spec, list) or len(spec) != n_outputs:
+        raise ModelFileError(f"classes must list one set of labels per output ({n_outputs})")
+    return [decode_labels(s) for s in spec]
+
+
+def check_units(header, is_classifier):
+    """(impurity exponent, weight unit): what the stored columns are to be scaled by."""
+    exponent = header.get("impurity_exponent", 0)
+    unit = header.get("weight_unit", 1.0)
+    if not isinstance(exponent, int) or isinstance(exponent, bool) or abs(exponent) > 4300:
+        raise ModelFileError("impurity_exponent must be an integer of at most 4300 in size")
+    if is_classifier and exponent != 0:
+        raise ModelFileError("a classifier's impurities are not rescaled")
+    if not isinstance(unit, (int, float)) or isinstance(unit, bool) or \
+            not math.isfinite(unit) or unit <= 0:
+        raise ModelFileError("weight_unit must be a finite number > 0")
+    return int(exponent), float(unit)
+
+
+def check_categories(header, n_features):
+    # the lists are required: they bound n_features_in by the header's own size
+    # before anything of that size is allocated
+    mask = header.get("categorical_features")
+    cats = header.get("categories")
+    if not isinstance(mask, list) or len(mask) != n_features or \
+            not all(isinstance(v, bool) for v in mask):
+        raise ModelFileError("categorical_features must list one bool per feature")
+    if not isinstance(cats, list) or len(cats) != n_features:
+        raise ModelFileError("categories must list one entry per feature")
+    categories = []
+    for is_cat, spec in zip(mask, cats):
+        if not is_cat:
+            if spec is not None:
+                raise ModelFileError("a numeric feature has categories")
+            categories.append(None)
+            continue
+        values = decode_labels(spec, allow_empty=True)
+        if values.shape[0] > CAT_WORDS * 64:
+            raise ModelFileError("too many categories")
+        categories.append(values.astype(object))
+    return np.asarray(mask, dtype=bool), categories
+
+
+def _check_values(arrays, n_classes, is_classifier, inner, left, right):
+    """Numbers a fitted tree can hold: what predictions and importances read."""
+    for name in ("value", "impurity", "weighted_n_node_samples"):
+        if not np.isfinite(arrays[name]).all():
+            raise ModelFileError(f"tree array {name!r} has non-finite entries")
+    value = arrays["value"]
+    if is_classifier:
+        if (value < 0).any() or (value > 1).any():
+            raise ModelFileError("class fractions in value must lie in [0, 1]")
+        if not np.allclose(value.sum(axis=2), 1.0, rtol=0, atol=1e-6):
+            raise ModelFileError("the class fractions of a node must sum to 1")
+    if (arrays["impurity"] < 0).any():
+        raise ModelFileError("impurities must be >= 0")
+    if is_classifier:
+        # gini is below 1 and entropy (in bits) at most log2 of the classes, for
+        # every classification criterion dtree has (gain ratio nodes report entropy)
+        bound = max(1.0, math.log2(max(n_classes))) * (1.0 + 1e-9)
+        if (arrays["impurity"] > bound).any():
+            raise ModelFileError(f"a classifier's impurities lie in [0, {bound:.6g}] "
+                                 f"for {max(n_classes)} classes; the file has "
+                                 f"{float(arrays['impurity'].max())!r}")
+    counts, weights = arrays["n_node_samples"], arrays["weighted_n_node_samples"]
+    if (counts < 1).any():
+        raise ModelFileError("every node holds at least one sample (n_node_samples >= 1)")
+    if (weights <= 0).any():
+        raise ModelFileError("every node has a positive weighted_n_node_samples")
+    # children split their parent: neither holds more than it
+    if (counts[left] > counts[inner]).any() or (counts[right] > counts[inner]).any():
+        raise ModelFileError("a child has more samples than its parent")
+    heavier = (weights[left] > weights[inner] * (1 + 1e-9)) | \
+        (weights[right] > weights[inner] * (1 + 1e-9))
+    if heavier.any():
+        raise ModelFileError("a child weighs more than its parent")
+
+
+def check_tree(arrays, n_features, n_classes, is_classifier, categories, units):
+    """The Tree of validated arrays (``n_classes``: per output, 1 for regression)."""
+    n = arrays["children_left"].shape[0]
+    if n < 1:
+        raise ModelFileError("a tree needs at least one node")
+    for name, (dtype, ndim) in ARRAYS.items():
+        arr = arrays[name]
+        if arr.ndim != ndim:
+            raise ModelFileError(f"tree array {name!r} has {arr.ndim} dimensions, "
+                                 f"expected {ndim}")
+        if arr.shape[0] != n:
+            raise ModelFileError(f"tree array {name!r} has {arr.shape[0]} rows, "
+                                 f"children_left has {n}")
+    left, right = arrays["children_left"], arrays["children_right"]
+    is_leaf = left == TREE_LEAF
+    if not np.array_equal(is_leaf, right == TREE_LEAF):
+        raise ModelFileError("a node has exactly one child")
+    inner = np.flatnonzero(~is_leaf)
+    for child in (left[inner], right[inner]):
+        # children point forward: no cycles, and every walk from the root ends
+        if ((child <= inner) | (child >= n)).any():
+            raise ModelFileError("child index out of range or not after its parent")
+    referenced = np.bincount(np.r_[left[inner], right[inner]], minlength=n)
+    if referenced[0] != 0 or (referenced[1:] != 1).any():
+        raise ModelFileError("every node but the root must have exactly one parent")
+    feature = arrays["feature"]
+    if ((feature[inner] < 0) | (feature[inner] >= n_features)).any():
+        raise ModelFileError(f"split feature out of range [0, {n_features})")
+    sets = arrays["category_sets"]
+    if sets.ndim != 2 or sets.shape[1] != CAT_WORDS:
+        raise ModelFileError(f"category_sets must have {CAT_WORDS} words per row")
+    cat_row = arrays["categorical_set"]
+    is_cat = cat_row >= 0
+    if (cat_row[is_leaf] != -1).any() or (cat_row < -1).any() or \
+            (cat_row >= sets.shape[0]).any():
+        raise ModelFileError("categorical_set rows out of range or on leaves")
+    for node in np.flatnonzero(is_cat):
+        check_set(sets[cat_row[node]], categories[feature[node]])
+    threshold = arrays["threshold"]
+    numeric = inner[~is_cat[inner]]
+    # +inf is the split "all numbers | all missing"
+    if np.isnan(threshold[numeric]).any() or (threshold[numeric] == -np.inf).any():
+        raise ModelFileError("split thresholds must be numbers or +inf")
+    value = arrays["value"]
+    expected = (n, len(n_classes), max(n_classes))
+    if value.shape != expected:
+        raise ModelFileError(f"value has shape {value.shape}, expected {expected}")
+    for k, count in enumerate(n_classes):
+        if (value[:, k, count:] != 0).any():
+            raise ModelFileError(f"output {k} has {count} classes; value has fractions "
+                                 "beyond them")
+    _check_values(arrays, n_classes, is_classifier, inner, left[inner], right[inner])
+    if (arrays["missing_go_to_left"] > 1).any():
+        raise ModelFileError("missing_go_to_left must hold 0 or 1")
+    depth = arrays["node_depth"]
+    if depth[0] != 0 or (depth[left[inner]] != depth[inner] + 1).any() or \
+            (depth[right[inner]] != depth[inner] + 1).any():
+        raise ModelFileError("node_depth does not match the tree structure")
+    tree = Tree(children_left=left.astype(np.intp), children_right=right.astype(np.intp),
+                feature=np.where(is_leaf, TREE_UNDEFINED, feature).astype(np.intp),
+                threshold=np.where(is_leaf, float(TREE_UNDEFINED), threshold),
+                value=value, impurity=arrays["impurity"], impurity_exponent=units[0],
+                n_node_samples=arrays["n_node_samples"].astype(np.intp),
+                weighted_n_node_samples=arrays["weighted_n_node_samples"],
+                weight_unit=units[1],
+                node_depth=depth.astype(np.intp), n_features=n_features,
+                n_classes=n_classes if is_classifier else 0,
+                missing_go_to_left=arrays["missing_go_to_left"],
+                categorical_set=cat_row.astype(np.intp), category_sets=sets)
+    # impurities and weights each finite can still multiply past float64: the
+    # importances a fit computes from them must stay finite
+    with np.errstate(over="ignore", invalid="ignore"):
+        importances = tree.compute_feature_importances()
+    if not np.isfinite(importances).all():
+        raise ModelFileError("the impurities and weights give non-finite feature "
+                             "importances: values no fit produces")
+    return tree

@@ -15,20 +15,20 @@ estimator is built.
 """
 import io
 import json
-import math
 import os
-import stat
 import zipfile
 
 import numpy as np
 
 from .._estimators.params import ESTIMATORS, parameter_names
 from .._input.encode import check_fitted
-from .._model.tree import CAT_WORDS, TREE_LEAF, TREE_UNDEFINED, Tree
+from .._input.files import NotRegularFileError, open_regular
+from .._model.tree import CAT_WORDS
 from .._model.fitted import Fitted, install
 from .._model.leaves import LeafTargets
-from .file_checks import (ModelFileError, check_leaf_targets, check_other_splits,
-                          check_ranges, check_set)
+from .file_checks import (ARRAYS, ModelFileError, check_categories, check_classes,
+                          check_leaf_targets, check_other_splits, check_outputs, check_ranges,
+                          check_tree, check_units)
 from .._model.other_splits import COLUMNS as OTHER_COLUMNS
 from .._plan.constraints import InvalidParameterError, validate_params
 from .._version import __version__
@@ -46,20 +46,6 @@ FORMAT_VERSION = 4
 MAX_FILE_BYTES = 1 << 31
 MAX_MEMBER_BYTES = MAX_FILE_BYTES
 
-# array name -> (dtype it is stored as, number of dimensions)
-ARRAYS = {
-    "children_left": (np.int64, 1),
-    "children_right": (np.int64, 1),
-    "feature": (np.int64, 1),
-    "threshold": (np.float64, 1),
-    "value": (np.float64, 3),
-    "impurity": (np.float64, 1),
-    "n_node_samples": (np.int64, 1),
-    "weighted_n_node_samples": (np.float64, 1),
-    "node_depth": (np.int64, 1),
-    "missing_go_to_left": (np.uint8, 1),
-    "categorical_set": (np.int64, 1),
-}
 # columns stored as the builder's (always finite) numbers; the header keeps their units
 STORED_SCALED = {"impurity": "scaled_impurity",
                  "weighted_n_node_samples": "scaled_weighted_n_node_samples"}
@@ -88,7 +74,8 @@ def _extra_members(tree):
 
 
 # ------------------------------------------------------------------ dict
-def _encode_labels(classes):
+def _encode_labels(classes, what="classes"):
+    """Labels (classes, or a column's categories: ``what`` names them for errors) as JSON."""
     values = classes.tolist()
     kinds = {type(v).__name__ for v in values}
     if kinds <= {"str"}:
@@ -99,37 +86,13 @@ def _encode_labels(classes):
         return {"kind": "int", "values": values}
     if kinds <= {"float", "int"}:
         return {"kind": "float", "values": [float(v) for v in values]}
-    raise TypeError(f"classes of kinds {sorted(kinds)} cannot be saved: labels must be "
-                    "str, int, float or bool")
+    raise TypeError(f"{what} of kinds {sorted(kinds)} cannot be saved: labels must be "
+                    "str, int, float or bool (convert them, e.g. to str, before fit)")
 
 
-def _decode_labels(spec, allow_empty=False):
-    # (a categorical column seen only missing at fit has no categories: allow_empty)
-    if not isinstance(spec, dict) or spec.get("kind") not in ("str", "bool", "int", "float"):
-        raise ModelFileError("classes must be a dict with kind str, bool, int or float")
-    values = spec.get("values")
-    if not isinstance(values, list) or not (values or allow_empty):
-        raise ModelFileError("classes must list at least one label")
-    expected = {"str": str, "bool": bool, "int": int, "float": (int, float)}[spec["kind"]]
-    for v in values:
-        if not isinstance(v, expected) or (spec["kind"] == "int" and isinstance(v, bool)):
-            raise ModelFileError(f"class label {v!r} is not of kind {spec['kind']}")
-    if len(set(values)) != len(values):
-        raise ModelFileError("class labels must be distinct")
-    if spec["kind"] == "int":
-        return _int_labels(values)
-    dtype = {"str": None, "bool": bool, "float": np.float64}[spec["kind"]]
-    return np.asarray(values, dtype=dtype)
-
-
-def _int_labels(values):
-    """Integer labels in the narrowest of int64, uint64 (labels above 2**63) or object."""
-    low, high = min(values), max(values)
-    if -2**63 <= low and high < 2**63:
-        return np.asarray(values, dtype=np.int64)
-    if 0 <= low and high < 2**64:
-        return np.asarray(values, dtype=np.uint64)
-    return np.asarray(values, dtype=object)
+def _column_name(estimator, j):
+    names = getattr(estimator, "feature_names_in_", None)
+    return repr(str(names[j])) if names is not None else str(j)
 
 
 def to_dict(estimator):
@@ -175,8 +138,10 @@ def to_dict(estimator):
                     _encode_labels(estimator.classes_) if estimator.n_outputs_ == 1 else
                     [_encode_labels(c) for c in estimator.classes_]),
         "categorical_features": [bool(v) for v in estimator.categorical_features_],
-        "categories": [None if c is None else _encode_labels(np.asarray(c))
-                       for c in estimator.categories_],
+        "categories": [None if c is None else
+                       _encode_labels(np.asarray(c), f"the categories of column "
+                                                     f"{_column_name(estimator, j)}")
+                       for j, c in enumerate(estimator.categories_)],
         "tree": {name: _stored_column(tree, name).tolist() for name in ARRAYS},
         "impurity_exponent": int(tree.impurity_exponent),
         **({"n_outputs": int(estimator.n_outputs_)} if estimator.n_outputs_ > 1 else {}),
@@ -304,12 +269,12 @@ def _build(header, arrays):
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
         raise ModelFileError("n_features_in must be a positive integer")
     is_classifier = cls._is_classifier
-    n_outputs = _check_outputs(header, version, arrays["value"])
-    classes = _check_classes(header, is_classifier, n_outputs)
+    n_outputs = check_outputs(header, version, arrays["value"])
+    classes = check_classes(header, is_classifier, n_outputs)
     n_classes = [c.shape[0] for c in classes] if is_classifier else [1] * n_outputs
-    categorical, categories = _check_categories(header, n_features)
-    units = _check_units(header, is_classifier) if version >= 2 else (0, 1.0)
-    tree = _check_tree(arrays, n_features, n_classes, is_classifier, categories, units)
+    categorical, categories = check_categories(header, n_features)
+    units = check_units(header, is_classifier) if version >= 2 else (0, 1.0)
+    tree = check_tree(arrays, n_features, n_classes, is_classifier, categories, units)
 
     params = header.get("params")
     if not isinstance(params, dict):
@@ -379,168 +344,6 @@ def _build(header, arrays):
         tree_=tree, n_features_in_=n_features, categorical_features_=categorical,
         categories_=categories, n_outputs_=n_outputs, max_features_=max_features,
         feature_names_in_=names, classes_=labels, n_classes_=counts, ccp_alpha_=alpha))
-
-
-def _check_outputs(header, version, value):
-    """The number of outputs the header declares (1 unless version 3 says more)."""
-    n_outputs = header.get("n_outputs", 1)
-    if not isinstance(n_outputs, int) or isinstance(n_outputs, bool) or n_outputs < 1:
-        raise ModelFileError("n_outputs must be a positive integer")
-    if n_outputs > 1 and version < 3:
-        raise ModelFileError(f"several outputs need format version 3; the file says {version}")
-    if value.ndim == 3 and value.shape[1] != n_outputs:
-        raise ModelFileError(f"value has {value.shape[1]} outputs; the header says {n_outputs}")
-    return n_outputs
-
-
-def _check_classes(header, is_classifier, n_outputs):
-    """A classifier's classes as a list with one array per output (None for regressors)."""
-    spec = header.get("classes")
-    if not is_classifier:
-        if spec is not None:
-            raise ModelFileError("a regressor has no classes")
-        return None
-    if n_outputs == 1:
-        return [_decode_labels(spec)]
-    if not isinstance(spec, list) or len(spec) != n_outputs:
-        raise ModelFileError(f"classes must list one set of labels per output ({n_outputs})")
-    return [_decode_labels(s) for s in spec]
-
-
-def _check_units(header, is_classifier):
-    """(impurity exponent, weight unit): what the stored columns are to be scaled by."""
-    exponent = header.get("impurity_exponent", 0)
-    unit = header.get("weight_unit", 1.0)
-    if not isinstance(exponent, int) or isinstance(exponent, bool) or abs(exponent) > 4300:
-        raise ModelFileError("impurity_exponent must be an integer of at most 4300 in size")
-    if is_classifier and exponent != 0:
-        raise ModelFileError("a classifier's impurities are not rescaled")
-    if not isinstance(unit, (int, float)) or isinstance(unit, bool) or \
-            not math.isfinite(unit) or unit <= 0:
-        raise ModelFileError("weight_unit must be a finite number > 0")
-    return int(exponent), float(unit)
-
-
-def _check_categories(header, n_features):
-    # the lists are required: they bound n_features_in by the header's own size
-    # before anything of that size is allocated
-    mask = header.get("categorical_features")
-    cats = header.get("categories")
-    if not isinstance(mask, list) or len(mask) != n_features or \
-            not all(isinstance(v, bool) for v in mask):
-        raise ModelFileError("categorical_features must list one bool per feature")
-    if not isinstance(cats, list) or len(cats) != n_features:
-        raise ModelFileError("categories must list one entry per feature")
-    categories = []
-    for is_cat, spec in zip(mask, cats):
-        if not is_cat:
-            if spec is not None:
-                raise ModelFileError("a numeric feature has categories")
-            categories.append(None)
-            continue
-        values = _decode_labels(spec, allow_empty=True)
-        if values.shape[0] > CAT_WORDS * 64:
-            raise ModelFileError("too many categories")
-        categories.append(values.astype(object))
-    return np.asarray(mask, dtype=bool), categories
-
-
-def _check_values(arrays, is_classifier, inner, left, right):
-    """Numbers a fitted tree can hold: what predictions and importances read."""
-    for name in ("value", "impurity", "weighted_n_node_samples"):
-        if not np.isfinite(arrays[name]).all():
-            raise ModelFileError(f"tree array {name!r} has non-finite entries")
-    value = arrays["value"]
-    if is_classifier:
-        if (value < 0).any() or (value > 1).any():
-            raise ModelFileError("class fractions in value must lie in [0, 1]")
-        if not np.allclose(value.sum(axis=2), 1.0, rtol=0, atol=1e-6):
-            raise ModelFileError("the class fractions of a node must sum to 1")
-    if (arrays["impurity"] < 0).any():
-        raise ModelFileError("impurities must be >= 0")
-    counts, weights = arrays["n_node_samples"], arrays["weighted_n_node_samples"]
-    if (counts < 1).any():
-        raise ModelFileError("every node holds at least one sample (n_node_samples >= 1)")
-    if (weights <= 0).any():
-        raise ModelFileError("every node has a positive weighted_n_node_samples")
-    # children split their parent: neither holds more than it
-    if (counts[left] > counts[inner]).any() or (counts[right] > counts[inner]).any():
-        raise ModelFileError("a child has more samples than its parent")
-    heavier = (weights[left] > weights[inner] * (1 + 1e-9)) | \
-        (weights[right] > weights[inner] * (1 + 1e-9))
-    if heavier.any():
-        raise ModelFileError("a child weighs more than its parent")
-
-
-def _check_tree(arrays, n_features, n_classes, is_classifier, categories, units):
-    """The Tree of validated arrays (``n_classes``: per output, 1 for regression)."""
-    n = arrays["children_left"].shape[0]
-    if n < 1:
-        raise ModelFileError("a tree needs at least one node")
-    for name, (dtype, ndim) in ARRAYS.items():
-        arr = arrays[name]
-        if arr.ndim != ndim:
-            raise ModelFileError(f"tree array {name!r} has {arr.ndim} dimensions, "
-                                 f"expected {ndim}")
-        if arr.shape[0] != n:
-            raise ModelFileError(f"tree array {name!r} has {arr.shape[0]} rows, "
-                                 f"children_left has {n}")
-    left, right = arrays["children_left"], arrays["children_right"]
-    is_leaf = left == TREE_LEAF
-    if not np.array_equal(is_leaf, right == TREE_LEAF):
-        raise ModelFileError("a node has exactly one child")
-    inner = np.flatnonzero(~is_leaf)
-    for child in (left[inner], right[inner]):
-        # children point forward: no cycles, and every walk from the root ends
-        if ((child <= inner) | (child >= n)).any():
-            raise ModelFileError("child index out of range or not after its parent")
-    referenced = np.bincount(np.r_[left[inner], right[inner]], minlength=n)
-    if referenced[0] != 0 or (referenced[1:] != 1).any():
-        raise ModelFileError("every node but the root must have exactly one parent")
-    feature = arrays["feature"]
-    if ((feature[inner] < 0) | (feature[inner] >= n_features)).any():
-        raise ModelFileError(f"split feature out of range [0, {n_features})")
-    sets = arrays["category_sets"]
-    if sets.ndim != 2 or sets.shape[1] != CAT_WORDS:
-        raise ModelFileError(f"category_sets must have {CAT_WORDS} words per row")
-    cat_row = arrays["categorical_set"]
-    is_cat = cat_row >= 0
-    if (cat_row[is_leaf] != -1).any() or (cat_row < -1).any() or \
-            (cat_row >= sets.shape[0]).any():
-        raise ModelFileError("categorical_set rows out of range or on leaves")
-    for node in np.flatnonzero(is_cat):
-        check_set(sets[cat_row[node]], categories[feature[node]])
-    threshold = arrays["threshold"]
-    numeric = inner[~is_cat[inner]]
-    # +inf is the split "all numbers | all missing"
-    if np.isnan(threshold[numeric]).any() or (threshold[numeric] == -np.inf).any():
-        raise ModelFileError("split thresholds must be numbers or +inf")
-    value = arrays["value"]
-    expected = (n, len(n_classes), max(n_classes))
-    if value.shape != expected:
-        raise ModelFileError(f"value has shape {value.shape}, expected {expected}")
-    for k, count in enumerate(n_classes):
-        if (value[:, k, count:] != 0).any():
-            raise ModelFileError(f"output {k} has {count} classes; value has fractions "
-                                 "beyond them")
-    _check_values(arrays, is_classifier, inner, left[inner], right[inner])
-    if (arrays["missing_go_to_left"] > 1).any():
-        raise ModelFileError("missing_go_to_left must hold 0 or 1")
-    depth = arrays["node_depth"]
-    if depth[0] != 0 or (depth[left[inner]] != depth[inner] + 1).any() or \
-            (depth[right[inner]] != depth[inner] + 1).any():
-        raise ModelFileError("node_depth does not match the tree structure")
-    return Tree(children_left=left.astype(np.intp), children_right=right.astype(np.intp),
-                feature=np.where(is_leaf, TREE_UNDEFINED, feature).astype(np.intp),
-                threshold=np.where(is_leaf, float(TREE_UNDEFINED), threshold),
-                value=value, impurity=arrays["impurity"], impurity_exponent=units[0],
-                n_node_samples=arrays["n_node_samples"].astype(np.intp),
-                weighted_n_node_samples=arrays["weighted_n_node_samples"],
-                weight_unit=units[1],
-                node_depth=depth.astype(np.intp), n_features=n_features,
-                n_classes=n_classes if is_classifier else 0,
-                missing_go_to_left=arrays["missing_go_to_left"],
-                categorical_set=cat_row.astype(np.intp), category_sets=sets)
 
 
 # ------------------------------------------------------------------ files
@@ -616,6 +419,8 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
         header = json.loads(header_bytes.tobytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFileError(f"the model header is not JSON: {exc}") from None
+    except RecursionError:
+        raise ModelFileError("the model header is nested too deeply") from None
     if not isinstance(header, dict):
         raise ModelFileError("the model header must be a JSON object")
     missing = [name for name in ARRAYS if name not in members]
@@ -639,14 +444,19 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
 def _read_bounded(path, max_bytes):
     """The bytes of a model file, refusing anything over ``max_bytes`` unread."""
     if hasattr(path, "read"):
-        raw = path.read(max_bytes + 1)
+        try:
+            raw = path.read(max_bytes + 1)
+        except UnicodeDecodeError:      # a file opened in text mode
+            raw = None
         if not isinstance(raw, bytes):
             raise ModelFileError("a model file must be opened in binary mode")
     else:
-        with open(path, "rb") as fh:  # FileNotFoundError etc. propagate as they are
+        try:
+            fh = open_regular(path, "the model file")
+        except NotRegularFileError as exc:   # a FIFO, a device: refused unread
+            raise ModelFileError(str(exc)) from None
+        with fh:  # FileNotFoundError etc. propagate as they are
             info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise ModelFileError(f"{str(path)!r} is not a regular file")
             if info.st_size > max_bytes:
                 raise ModelFileError(f"{str(path)!r} has {info.st_size} bytes, more than "
                                      f"max_bytes={max_bytes}")
@@ -680,7 +490,8 @@ def _read_member(archive, info):
         raise ModelFileError(f"member {info.filename!r} has a bad header: {exc}") from None
     if dtype.hasobject or dtype.kind not in "biuf" or dtype.fields is not None:
         raise ModelFileError(f"member {info.filename!r} has unsupported dtype {dtype}")
-    if fortran or not all(isinstance(s, int) and s >= 0 for s in shape):
+    if fortran or not shape or not all(type(s) is int and s >= 0 for s in shape):
+        # (a 0-d member, or a shape of booleans, is no node array)
         raise ModelFileError(f"member {info.filename!r} has an unsupported layout")
     count = 1
     for s in shape:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..export.summary import summary_text
 from .._model.editing import merged_leaves, snip_leaves
+from .._model.fitted import one_fit
 from .._model.leaves import check_confidence, outside_range, wilson_interval
 from .params import documented
 
@@ -18,6 +19,7 @@ class AnalystMixin:
     and what each leaf rests on."""
 
 
+    @one_fit
     def summary(self, *, feature_names=None, file=None):
         """Print and return a node-by-node report (rpart's ``summary.rpart``).
 
@@ -39,6 +41,7 @@ class AnalystMixin:
         return text
 
 
+    @one_fit
     def snip(self, nodes):
         """A copy with the subtrees under the given nodes removed (rpart's ``snip.rpart``).
 
@@ -55,6 +58,7 @@ class AnalystMixin:
         self._check_fitted()
         return self._with_tree(self.tree_.subtree(snip_leaves(self.tree_, nodes)))
 
+    @one_fit
     def simplify(self):
         """A copy where sibling leaves that predict the same are merged into their parent,
         repeatedly: the same ``predict`` for every input, with fewer nodes.
@@ -78,6 +82,7 @@ class AnalystMixin:
     @documented("Training samples in the leaf each row reaches.",
                 "ndarray of shape (n_samples,), int\n"
                 "    ``tree_.n_node_samples`` of the leaf (positive-weight training rows).")
+    @one_fit
     def leaf_support(self, X):
         return self.tree_.n_node_samples[self.apply(X)]
 
@@ -87,6 +92,7 @@ class AnalystMixin:
                 "rows it split; a row is flagged when its (present) value at such a node "
                 "is below or above them, that is where the tree extrapolates. Missing "
                 "values and category splits never flag.", "ndarray of shape (n_samples,), bool")
+    @one_fit
     def outside_training_range(self, X):
         self._check_fitted()
         tree = self.tree_
@@ -97,6 +103,7 @@ class AnalystMixin:
         Xv = self._validate_X_predict(X)
         return outside_range(tree, Xv, tree.apply(Xv, self._n_threads()))
 
+    @one_fit
     def predict_interval(self, X, confidence=0.95):
         """An interval for each prediction, from the training data of its leaf.
 

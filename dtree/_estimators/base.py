@@ -9,15 +9,14 @@ predict encodes new X the same way and reads the fitted ``Tree``
 that switching is a change of import.
 """
 import copy
-import math
 
 from .._input import validation as val
 from .._input.encode import check_fitted, encode_predict_X
 from .._deploy.model_file import save, to_dict
 from .._fit.fit import fit_tree
 from .._fit.pruning import RISKS, cost_complexity_path, prune_ccp
-from .._model.fitted import Fitted, install
-from .._plan.constraints import is_real, validate_params
+from .._model.fitted import Fitted, install, one_fit
+from .._plan.constraints import Interval, validate_params
 from .._plan.machine import n_threads
 from .._plan.plan import choose, make_plan
 from .analyst import AnalystMixin
@@ -113,6 +112,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         alphas, impurities = cost_complexity_path(unpruned.tree_, self.prune_risk)
         return PathResult(ccp_alphas=alphas, impurities=impurities)
 
+    @one_fit
     def prune(self, ccp_alpha):
         """A copy of this fitted estimator pruned at ``ccp_alpha`` (no refit).
 
@@ -128,7 +128,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
             subtree of this one, with feature importances recomputed from it.
         """
         self._check_fitted()
-        if not is_real(ccp_alpha) or not math.isfinite(ccp_alpha) or ccp_alpha < 0:
+        if not Interval("real", 0.0, None, "left").accepts(ccp_alpha):
             raise ValueError(f"ccp_alpha must be a finite float >= 0; got {ccp_alpha!r}")
         if self.prune_risk not in RISKS:
             raise ValueError(f"prune_risk must be one of {list(RISKS)}; got "
@@ -139,6 +139,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         return pruned
 
     # ------------------------------------------------------- persistence
+    @one_fit
     def save(self, path):
         """Write this fitted estimator to a model file (read it with ``dtree.load``).
 
@@ -151,6 +152,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         """
         save(self, path)
 
+    @one_fit
     def to_dict(self):
         """The fitted estimator as JSON-able Python (read it with ``dtree.from_dict``).
 
@@ -164,6 +166,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
     @documented("Score of the predictions on the given data, as scikit-learn's mixins "
                 "define it.\n\nClassifiers: the mean (weighted) accuracy. Regressors: the "
                 "coefficient of determination R^2.", "float", XY_PARAMETERS)
+    @one_fit
     def score(self, X, y, sample_weight=None):
         pred = self.predict(X)
         y = val.check_y(y, pred.shape[0], estimator_name=type(self).__name__,
@@ -183,6 +186,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
 
     @documented("Index of the leaf each sample ends up in.",
                 "ndarray of shape (n_samples,)\n    Node ids in ``tree_``.")
+    @one_fit
     def apply(self, X):
         X = self._validate_X_predict(X)
         return self.tree_.apply(X, self._n_threads())
@@ -190,10 +194,12 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
     @documented("Nodes each sample passes through.",
                 "scipy.sparse.csr_matrix of shape (n_samples, n_nodes)\n"
                 "    Entry (i, j) is 1 when sample i goes through node j.")
+    @one_fit
     def decision_path(self, X):
         X = self._validate_X_predict(X)
         return self.tree_.decision_path(X)
 
+    @one_fit
     def get_depth(self):
         """Depth of the tree (a single leaf has depth 0).
 
@@ -204,6 +210,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         self._check_fitted()
         return self.tree_.max_depth
 
+    @one_fit
     def get_n_leaves(self):
         """Number of leaves.
 

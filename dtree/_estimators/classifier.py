@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._input.encode import classifier_data
+from .._model.fitted import one_fit
 from .._plan.constraints import CLASSIFIER
 from .._plan.registry import CLASSIFICATION, DEFAULT_CRITERION
 from .base import BaseDecisionTree
@@ -251,6 +252,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
     @documented("Class probabilities: the weighted class fractions of each sample's leaf.",
                 "ndarray of shape (n_samples, n_classes), or a list of n_outputs such\n"
                 "    arrays with several outputs\n    Columns follow ``classes_``.")
+    @one_fit
     def predict_proba(self, X):
         X = self._validate_X_predict(X)
         proba = self.tree_.leaf_values(X, self._n_threads())
@@ -260,6 +262,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     @documented("Logarithm of ``predict_proba`` (-inf for a zero probability).",
                 "ndarray of shape (n_samples, n_classes), or a list of them")
+    @one_fit
     def predict_log_proba(self, X):
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
@@ -269,6 +272,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
 
     @documented("Most probable class of each sample (the first in ``classes_`` on ties).",
                 "ndarray of shape (n_samples,) or (n_samples, n_outputs)")
+    @one_fit
     def predict(self, X):
         X = self._validate_X_predict(X)
         if self.tree_.mixes_leaves(X):

@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from .._input.encode import numeric_target, regressor_data
+from .._model.fitted import one_fit
 from .._model.units import power_of_two_scale, scaled
 from .._plan.constraints import REGRESSOR
 from .._plan.registry import DEFAULT_CRITERION, REGRESSION, current_criterion
@@ -95,6 +96,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     @documented("Each sample's leaf value: its mean target (its quantile for the "
                 "quantile criteria).",
                 "ndarray of shape (n_samples,) or (n_samples, n_outputs)")
+    @one_fit
     def predict(self, X):
         X = self._validate_X_predict(X)
         values = self.tree_.value[:, :, 0]

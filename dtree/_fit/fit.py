@@ -88,7 +88,10 @@ def _annotated(plan, tree, X, y, weights):
         tree.leaf_targets = LeafTargets.from_rows(
             leaves, y, np.ones(X.shape[0]) if weights is None else weights)
     surrogate_missing = plan.params["handle_missing"] == "surrogate"
-    k, s = int(plan.params["keep_competitors"]), n_surrogates(plan)
+    # each feature offers one competitor or surrogate at most: bounding the counts by
+    # the columns keeps any larger request (2**63 and up) out of the kernel's sizes
+    k = min(int(plan.params["keep_competitors"]), X.shape[1])
+    s = min(n_surrogates(plan), X.shape[1])
     if not (k or s or surrogate_missing):
         return tree
     from .audit import attach

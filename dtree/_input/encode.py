@@ -14,7 +14,7 @@ import numpy as np
 
 from . import categorical as cat
 from . import validation as val
-from .frames import is_polars, polars_to_array
+from .frames import as_known_frame, is_polars, polars_to_array
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,6 +106,7 @@ def encode_fit_X(est, choices, X):
     A sparse X stays sparse where the choices grow it from its non-zeros
     (``Choices.sparse``), and is laid out densely otherwise.
     """
+    X = as_known_frame(X)
     names = val.get_feature_names(X)
     allow_nan = missing_allowed(est)
     if val.is_sparse(X) and choices.sparse:
@@ -177,6 +178,7 @@ def encode_predict_X(est, X):
     Checks that the estimator is fitted and that X has its feature names.
     """
     check_fitted(est)
+    X = as_known_frame(X)
     fitted_names = getattr(est, "feature_names_in_", None)
     val.check_feature_names(fitted_names, X, type(est).__name__)
     if val.is_sparse(X):

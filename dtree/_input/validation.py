@@ -180,12 +180,43 @@ def check_sparse_X(X, n_features, allow_nan, feature_names=None, estimator_name=
     return SparseRows(indptr, indices, values, shape)
 
 
+def check_sparse_structure(X):
+    """ValueError unless a sparse X's arrays are consistent with each other and its
+    shape, checked in O(nnz) before anything converts or reads them: scipy does not
+    check arrays edited after construction, and its conversions (and dtree's
+    kernels) would read outside them."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or min(shape) < 0:
+        raise ValueError(f"sparse X has an invalid shape {shape!r}")
+    problem = None
+    if hasattr(X, "indptr") and hasattr(X, "indices"):     # CSR, CSC, BSR
+        try:
+            X.check_format(full_check=True)
+        except (ValueError, TypeError, IndexError) as exc:
+            problem = str(exc)
+    elif hasattr(X, "row") and hasattr(X, "col"):          # COO
+        row, col = np.asarray(X.row), np.asarray(X.col)
+        nnz = np.asarray(X.data).shape[0]
+        if row.ndim != 1 or col.ndim != 1 or row.shape[0] != nnz or col.shape[0] != nnz:
+            problem = "row, col and data must be 1-D arrays of one length"
+        elif row.dtype.kind not in "iu" or col.dtype.kind not in "iu":
+            problem = "row and col must hold integers"
+        elif nnz and (row.min() < 0 or row.max() >= shape[0]):
+            problem = f"row indices must lie in [0, {shape[0]})"
+        elif nnz and (col.min() < 0 or col.max() >= shape[1]):
+            problem = f"column indices must lie in [0, {shape[1]})"
+    if problem is not None:
+        raise ValueError(f"sparse X ({type(X).__name__}) has inconsistent arrays: {problem} "
+                         "(as after editing them in place); rebuild it from valid arrays")
+
+
 def _checked_sparse(X, layout, n_features, allow_nan, feature_names, estimator_name):
     """A sparse X validated in one compressed layout ("csr" or "csc"): its index
     pointers (intp), indices (int32, sorted, no duplicates) and float32 values (one
     canonical NaN), and its shape."""
     if getattr(X, "ndim", 2) != 2:
         raise ValueError(f"Expected a 2-D sparse X, got {X.ndim}-D")
+    check_sparse_structure(X)
     matrix = X.tocsr() if layout == "csr" else X.tocsc()
     if matrix.dtype.kind == "c":
         raise ValueError("Complex data not supported: X contains complex numbers; "
@@ -402,15 +433,23 @@ def check_sample_weight(sample_weight, n_samples):
     """Validate sample weights: finite, non-negative, positive sum. None stays None."""
     if sample_weight is None:
         return None
+    complex_error = TypeError("sample_weight must be real numbers, got complex values")
     if isinstance(sample_weight, numbers.Number):
+        if not isinstance(sample_weight, numbers.Real):
+            raise complex_error
         sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
     try:
-        sw = np.asarray(sample_weight, dtype=np.float64)
+        sw = np.asarray(sample_weight)
+        if sw.dtype.kind == "c":         # casting would drop the imaginary part
+            raise complex_error
+        sw = sw.astype(np.float64)
     except (TypeError, ValueError) as exc:
+        if exc is complex_error:
+            raise
         raise TypeError(f"sample_weight must be numeric: {exc}") from None
     if sw.ndim == 0:
         # a 0-d array (a Python number is a constant weight above): scikit-learn's words
-        raise TypeError("Input should have at least 1 dimension i.e. satisfy "
+        raise TypeError("sample_weight: Input should have at least 1 dimension i.e. satisfy "
                         f"`len(x.shape) > 0`, got scalar `{sw!r}` instead.")
     if sw.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {sw.shape}")

@@ -8,6 +8,7 @@ earlier fit set but this one has not (``feature_names_in_``, ``ccp_alpha_``)
 are gone.
 """
 import dataclasses
+import functools
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,3 +38,20 @@ def install(estimator, fitted):
                   if getattr(fitted, name) is not None})
     estimator.__dict__ = state
     return estimator
+
+
+def one_fit(method):
+    """Decorator: ``method`` reads one fit's state, however many attributes it reads.
+
+    ``install`` replaces the instance's dictionary and never edits it, so the
+    dictionary a call starts with holds one fit's attributes from beginning to
+    end; the method runs on a view of that dictionary. A ``predict`` while
+    another thread refits the same estimator answers with the old model or the
+    new one, never the new classes routed through the old tree.
+    """
+    @functools.wraps(method)
+    def on_one_fit(self, *args, **kwargs):
+        view = object.__new__(type(self))
+        view.__dict__ = self.__dict__
+        return method(view, *args, **kwargs)
+    return on_one_fit

@@ -108,7 +108,13 @@ def check_confidence(confidence):
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating)) \
             or not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must be a number in (0, 1); got {confidence!r}")
-    return float(confidence)
+    confidence = float(confidence)
+    if not (1.0 - confidence) / 2.0 > 0.0 or not (1.0 + confidence) / 2.0 < 1.0:
+        # the interval's end quantiles round to 0 or 1: an interval with no end
+        raise ValueError(f"confidence={confidence!r} is too close to 1: the interval's "
+                         "quantile levels (1 - confidence) / 2 and (1 + confidence) / 2 "
+                         "round to 0 or 1 in float64")
+    return confidence
 
 
 def wilson_interval(p, n, confidence):

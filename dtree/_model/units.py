@@ -54,6 +54,9 @@ def weight_units(w_min, w_max):
     if w_min == w_max:
         return float(w_max), 0, True
     exponent = power_of_two_scale(np.array([w_max], dtype=np.float64), moderate=MODERATE)
+    # weights from 2**1023 on would need a unit of 2**1024, past float64: one less
+    # exponent leaves the largest scaled weight in [1, 2), as exact
+    exponent = min(exponent, 1023)
     return math.ldexp(1.0, exponent), exponent, False
 
 

@@ -36,6 +36,14 @@ def is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+def _fits_float64(value):
+    """Whether a real number converts to a finite float64 (an int beyond ~1.8e308 does not)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def _fmt(bound):
     return "inf" if bound == math.inf else ("-inf" if bound == -math.inf else repr(bound))
 
@@ -60,6 +68,8 @@ class Interval:
         elif not is_real(value):
             return False
         if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+            return False
+        if self.kind != "int" and not _fits_float64(value):  # e.g. 2**1100
             return False
         lo = -math.inf if self.left is None else self.left
         hi = math.inf if self.right is None else self.right

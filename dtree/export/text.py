@@ -30,13 +30,29 @@ def _one_output(estimator, what):
                          "(fit one on the output to draw)")
 
 
-def _condition(estimator, tree, node, name, decimals, left, gt=">"):
-    """Text of the test a sample passes to go left (or right) at ``node``."""
+def _condition(estimator, tree, node, name, decimals, left, gt=">", show_missing=False):
+    """Text of the test a sample passes to go left (or right) at ``node``; with
+    ``show_missing``, where a missing value goes too (``missing_note``)."""
     if tree.categorical_set[node] >= 0:
         listed = _category_names(estimator, tree, node)
-        return f"{name} in {listed}" if left else f"{name} not in {listed}"
-    t = tree.threshold[node]
-    return f"{name} <= {t:.{decimals}f}" if left else f"{name} {gt} {t:.{decimals}f}"
+        text = f"{name} in {listed}" if left else f"{name} not in {listed}"
+    else:
+        t = tree.threshold[node]
+        text = f"{name} <= {t:.{decimals}f}" if left else f"{name} {gt} {t:.{decimals}f}"
+    note = missing_note(tree, node, left) if show_missing else ""
+    return text + (f" ({note})" if note else "")
+
+
+def missing_note(tree, node, left):
+    """Where a row missing ``node``'s feature goes, said on the branch it takes:
+    "or missing" on the learnt (or majority) side, "or missing, unless a surrogate
+    decides" where surrogates route it, C4.5's fractional cases on both sides."""
+    if tree.fractional_missing:
+        return "missing: down both branches, weighted"
+    if bool(tree.missing_go_to_left[node]) != left:
+        return "missing: surrogates decide" if tree.surrogate_missing else ""
+    return "or missing, unless a surrogate decides" if tree.surrogate_missing else \
+        "or missing"
 
 
 def _leaf_text(tree, node, classes, decimals, show_weights):
@@ -56,7 +72,7 @@ def _number_list(values, decimals, form="f"):
 
 
 def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10,
-                spacing=3, decimals=2, show_weights=False):
+                spacing=3, decimals=2, show_weights=False, show_missing=False):
     """The tree as indented text, in scikit-learn's ``export_text`` layout.
 
     Parameters
@@ -73,6 +89,10 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     decimals : int, default=2
     show_weights : bool, default=False
         Show the weighted class counts at each leaf.
+    show_missing : bool, default=False
+        Say on each split which branch a row missing its feature takes ("or
+        missing"; surrogates and C4.5's fractional cases said as such). Off by
+        default: scikit-learn's layout.
 
     Returns
     -------
@@ -106,7 +126,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
         if kind == "right":  # the right branch's heading, once the left one is written
             name = names[tree.feature[node]]
             lines.append(indent + _condition(estimator, tree, node, name, decimals, False,
-                                             gt="> "))
+                                             gt="> ", show_missing=show_missing))
             stack.append(("node", tree.children_right[node], depth + 1))
             continue
         if tree.children_left[node] == TREE_LEAF:
@@ -116,7 +136,8 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
             lines.append(indent + f"truncated branch of depth {subtree_depth(node) + 1}")
             continue
         name = names[tree.feature[node]]
-        lines.append(indent + _condition(estimator, tree, node, name, decimals, True))
+        lines.append(indent + _condition(estimator, tree, node, name, decimals, True,
+                                         show_missing=show_missing))
         lines += [level * (depth + 1) + line
                   for line in other_split_lines(estimator, tree, node, names, decimals)]
         stack.append(("right", node, depth))
@@ -156,7 +177,8 @@ def export_compact(estimator):
     return "\n".join(lines)
 
 
-def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2):
+def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2,
+                 show_missing=True):
     """One if-then rule per leaf, in left-to-right leaf order.
 
     The tests along a leaf's path are merged per feature (the tightest bounds
@@ -165,6 +187,19 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2)
     the text is linear in the number of leaves times features, not quadratic
     in depth.
 
+    Parameters
+    ----------
+    estimator : fitted DecisionTreeClassifier or DecisionTreeRegressor
+    feature_names, class_names : list of str, optional
+    decimals : int, default=2
+        Digits of the thresholds and probabilities.
+    show_missing : bool, default=True
+        Say where rows missing a feature go: ``(x <= 1.50 or x is missing)``
+        where every test of x on the path sends missing values this way, ``x
+        is not missing`` where a category test would otherwise pass them; a
+        tree routing missing values by surrogates, or by C4.5's fractional
+        cases, says so in a first line (its rules are for rows without them).
+
     Returns
     -------
     str
@@ -172,7 +207,16 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2)
         (proba 1.00) [samples 50]``.
     """
     tree, names, classes = fitted_and_named(estimator, feature_names, class_names)
+    if not isinstance(decimals, int) or isinstance(decimals, bool) or decimals < 0:
+        raise ValueError(f"decimals must be an int >= 0; got {decimals!r}")
     rules = []
+    if show_missing and (tree.fractional_missing or tree.surrogate_missing):
+        rules.append("# rows missing a tested feature: "
+                     + ("C4.5 sends them down every branch, weighted; the rules below "
+                        "are for rows without missing values" if tree.fractional_missing
+                        else "surrogate splits route them; the rules below are for rows "
+                        "without missing values"))
+        show_missing = False
     path = _PathBounds(tree)
     # pops in this order for a split: test left, left subtree, undo, test right,
     # right subtree, undo; so the path's bounds are always those of the node
@@ -192,7 +236,7 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2)
                           ("undo", None), ("enter", tree.children_left[node]),
                           ("test", (node, True))])
             continue
-        premise = path.text(estimator, names, decimals) or "true"
+        premise = path.text(estimator, names, decimals, show_missing) or "true"
         n = int(tree.n_node_samples[node])
         if classes is None:
             outcome = f"value = {_joined(_outcomes(tree, node, None, decimals))}"
@@ -209,7 +253,8 @@ class _PathBounds:
 
     A numeric feature keeps (strict lower bound, upper bound); a categorical
     one the categories still allowed (after a left turn) or those excluded
-    (right turns only). Applying a test logs the feature's previous state, so
+    (right turns only); both whether a missing value follows every test of the
+    feature on the path. Applying a test logs the feature's previous state, so
     walking down and back up costs O(1) per node.
     """
 
@@ -223,20 +268,22 @@ class _PathBounds:
         tree = self.tree
         f = int(tree.feature[node])
         previous = self.state.get(f)
+        missing = (previous[2] if previous else True) and \
+            bool(tree.missing_go_to_left[node]) == goes_left
         if tree.categorical_set[node] >= 0:
             codes = frozenset(int(c) for c in tree.left_categories(node))
-            allowed, excluded = previous or (None, frozenset())
+            allowed, excluded = previous[:2] if previous else (None, frozenset())
             if goes_left:
                 allowed = codes if allowed is None else allowed & codes
             elif allowed is not None:
                 allowed = allowed - codes
             else:
                 excluded = excluded | codes
-            new = (allowed, excluded)
+            new = (allowed, excluded, missing)
         else:
-            low, high = previous or (-np.inf, np.inf)
+            low, high = previous[:2] if previous else (-np.inf, np.inf)
             t = float(tree.threshold[node])
-            new = (low, min(high, t)) if goes_left else (max(low, t), high)
+            new = ((low, min(high, t)) if goes_left else (max(low, t), high)) + (missing,)
         if previous is None:
             self.order.append(f)
         self.state[f] = new
@@ -250,21 +297,24 @@ class _PathBounds:
         else:
             self.state[f] = previous
 
-    def text(self, estimator, names, decimals):
+    def text(self, estimator, names, decimals, show_missing=False):
         parts = []
         for f in self.order:
-            bounds = self.state[f]
-            if isinstance(bounds[1], frozenset):
-                allowed, excluded = bounds
+            first, second, missing = self.state[f]
+            if isinstance(second, frozenset):
+                allowed, excluded = first, second
                 listed = allowed if allowed is not None else excluded
                 cats = estimator.categories_[f]
                 shown = "{" + ", ".join(str(cats[c]) for c in sorted(listed)) + "}"
-                parts.append(f"{names[f]} {'in' if allowed is not None else 'not in'} "
-                             f"{shown}")
-                continue
-            low, high = bounds
-            if low > -np.inf:
-                parts.append(f"{names[f]} > {low:.{decimals}f}")
-            if high < np.inf:
-                parts.append(f"{names[f]} <= {high:.{decimals}f}")
+                tests = [f"{names[f]} {'in' if allowed is not None else 'not in'} {shown}"]
+            else:
+                low, high = first, second
+                tests = ([f"{names[f]} > {low:.{decimals}f}"] if low > -np.inf else []) + \
+                    ([f"{names[f]} <= {high:.{decimals}f}"] if high < np.inf else [])
+            if show_missing and missing:
+                parts.append("(" + " and ".join(tests) + f" or {names[f]} is missing)")
+            elif show_missing and isinstance(second, frozenset) and first is None:
+                parts.append(f"{names[f]} is not missing and " + tests[0])
+            else:
+                parts.extend(tests)
         return " and ".join(parts)

@@ -1,0 +1,327 @@
+"""Trust at the edges (issue 33): what an independent probe campaign found, each at its
+cause. Inconsistent sparse arrays, special files, frames of other libraries, the missing
+side in textual exports, malformed and implausible model files, the command line,
+weights and parameters at float64's ends, category columns under value_tolerance,
+and predict while another thread refits."""
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import dtree
+from dtree.export import export_rules, export_text
+
+X = np.random.RandomState(0).rand(60, 4)
+Y = (X[:, 0] > 0.5).astype(int)
+
+
+def _broken_sparse():
+    """(name, matrix) pairs whose arrays were edited into an inconsistent state."""
+    out = []
+    for fmt in (sp.csr_matrix, sp.csc_matrix):
+        m = fmt(X)
+        m.indices[0] = 99
+        out.append((f"{fmt.__name__} index out of range", m))
+        m = fmt(X)
+        m.indices[1] = -1
+        out.append((f"{fmt.__name__} negative index", m))
+        m = fmt(X)
+        m.indptr[-1] = 10**6
+        out.append((f"{fmt.__name__} indptr past the data", m))
+    m = sp.coo_matrix(X)
+    m.col[0] = 7
+    out.append(("coo bad column", m))
+    m = sp.coo_matrix(X)
+    m.row[0] = -3
+    out.append(("coo negative row", m))
+    return out
+
+
+@pytest.mark.parametrize("name, matrix",
+                         [pytest.param(n, m, id=n) for n, m in _broken_sparse()])
+def test_inconsistent_sparse_arrays_are_refused_at_fit_and_predict(name, matrix):
+    with pytest.raises(ValueError, match="inconsistent arrays"):
+        dtree.DecisionTreeClassifier().fit(matrix, Y)
+    fitted = dtree.DecisionTreeClassifier(random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="inconsistent arrays"):
+        fitted.predict(matrix)
+    with pytest.raises(ValueError, match="inconsistent arrays"):
+        fitted.tree_.apply(matrix)
+
+
+def test_a_hostile_sparse_x_cannot_crash_the_process():
+    # what the probes did, in a process of its own: a crash would end it
+    code = ("import numpy as np, scipy.sparse as sp, dtree\n"
+            "X = sp.csr_matrix(np.random.rand(500, 20)); X.indices[::7] = 10**6\n"
+            "try:\n    dtree.DecisionTreeClassifier().fit(X, np.arange(500) % 2)\n"
+            "except ValueError:\n    print('refused')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr[-500:]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "model.dtree"
+    os.mkfifo(fifo)
+    code = ("import sys, dtree\ntry:\n    dtree.load(sys.argv[1])\n"
+            "except dtree.ModelFileError as exc:\n    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True,
+                         text=True, timeout=60)
+    assert "not a regular file" in out.stdout, out.stderr[-500:]
+    for args in (["predict", str(fifo), str(fifo)], ["show", str(fifo)],
+                 ["fit", str(fifo), "--target", "y", "-o", str(tmp_path / "m")]):
+        out = subprocess.run([sys.executable, "-m", "dtree", *args], capture_output=True,
+                             text=True, timeout=60)
+        assert out.returncode != 0 and "not a regular file" in out.stderr, (args, out.stderr)
+
+
+def test_a_pyarrow_table_keeps_its_column_names():
+    pa = pytest.importorskip("pyarrow")
+    table = pa.table({"a": X[:, 0], "b": X[:, 1], "c": ["x", "y"] * 30})
+    clf = dtree.DecisionTreeClassifier(random_state=0).fit(table, Y)
+    assert list(clf.feature_names_in_) == ["a", "b", "c"]
+    assert clf.categorical_features_.tolist() == [False, False, True]
+    assert clf.score(table, Y) == 1.0
+    with pytest.raises(ValueError, match="feature names should match"):
+        clf.predict(table.select(["c", "b", "a"]))
+
+
+def test_a_pandas_series_as_x_is_refused_by_name():
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(TypeError, match="pandas Series"):
+        dtree.DecisionTreeClassifier().fit(pd.Series(X[:, 0]), Y)
+
+
+def _with_missing():
+    rng = np.random.RandomState(1)
+    Xm = rng.rand(200, 2)
+    Xm[rng.rand(200) < 0.2, 0] = np.nan
+    ym = (np.nan_to_num(Xm[:, 0], nan=0.9) > 0.5).astype(int)
+    return Xm, ym
+
+
+def test_textual_exports_say_where_missing_values_go():
+    Xm, ym = _with_missing()
+    clf = dtree.DecisionTreeClassifier(max_depth=1, random_state=0).fit(Xm, ym)
+    right = "left" if clf.tree_.missing_go_to_left[0] else "right"
+    assert right == "right"
+    text = export_text(clf, show_missing=True)
+    assert ">  0.50 (or missing)" in text and "<= 0.50\n" in text
+    assert "missing" not in export_text(clf)          # scikit-learn's layout by default
+    rules = export_rules(clf).splitlines()
+    assert rules[1].startswith("if (feature_0 > 0.50 or feature_0 is missing) then")
+    assert "missing" not in rules[0]
+    # the rule copied into Python classifies NaN rows as predict does
+    assert clf.predict([[np.nan, 0.0]])[0] == 1
+    surrogate = dtree.DecisionTreeClassifier(max_depth=1, handle_missing="surrogate").fit(
+        Xm, ym)
+    assert export_rules(surrogate).startswith("# rows missing a tested feature: surrogate")
+
+
+def test_export_rules_refuses_a_bad_decimals():
+    clf = dtree.DecisionTreeClassifier().fit(X, Y)
+    with pytest.raises(ValueError, match="decimals must be an int >= 0"):
+        export_rules(clf, decimals=-3)
+
+
+def _model_bytes(clf):
+    buf = io.BytesIO()
+    clf.save(buf)
+    return buf.getvalue()
+
+
+def _replace_member(raw, name, data):
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(raw)) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, data if info.filename == name else src.read(info))
+    return out.getvalue()
+
+
+def _npy(array, header_patch=None):
+    buf = io.BytesIO()
+    np.save(buf, array)
+    raw = buf.getvalue()
+    if header_patch:
+        raw = raw.replace(*header_patch)
+    return raw
+
+
+@pytest.mark.parametrize("name, data", [
+    ("children_left.npy", _npy(np.int64(0))),                                  # 0-d
+    ("children_left.npy", _npy(np.zeros(3, np.int64),
+                               (b"'shape': (3,)", b"'shape': (True,)"))),    # bool shape
+    ("header.npy", _npy(np.frombuffer(b"[" * 100000 + b"]" * 100000, np.uint8))),
+])
+def test_malformed_model_files_raise_the_model_file_error(name, data):
+    clf = dtree.DecisionTreeClassifier(random_state=0).fit(X, Y)
+    raw = _replace_member(_model_bytes(clf), name, data)
+    with pytest.raises(dtree.ModelFileError):
+        dtree.load(io.BytesIO(raw))
+
+
+def test_a_model_file_opened_in_text_mode_is_refused_clearly(tmp_path):
+    clf = dtree.DecisionTreeClassifier(random_state=0).fit(X, Y)
+    path = tmp_path / "m.dtree"
+    clf.save(path)
+    with open(path, encoding="utf-8") as fh, pytest.raises(dtree.ModelFileError,
+                                                           match="binary mode"):
+        dtree.load(fh)
+
+
+def test_eval_of_a_several_output_model_says_what_it_needs(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    reg = dtree.DecisionTreeRegressor(max_depth=2).fit(frame, np.c_[X[:, 0], X[:, 1]])
+    model, data = tmp_path / "m.dtree", tmp_path / "d.csv"
+    reg.save(model)
+    frame.assign(y=X[:, 0]).to_csv(data, index=False)
+    out = subprocess.run([sys.executable, "-m", "dtree", "eval", str(model), str(data),
+                          "--target", "y"], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "predicts 2 outputs" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+# ---------------------------------------------------------------- weights and parameters
+def test_complex_and_zero_dimensional_weights_are_refused_by_name():
+    with pytest.raises(TypeError, match="sample_weight must be real"):
+        dtree.DecisionTreeClassifier().fit(X, Y, sample_weight=np.ones(60) * (1 + 1j))
+    with pytest.raises(TypeError, match="sample_weight: Input should have at least 1"):
+        dtree.DecisionTreeClassifier().fit(X, Y, sample_weight=np.array(2.0))
+
+
+@pytest.mark.parametrize("Est", [dtree.DecisionTreeClassifier, dtree.DecisionTreeRegressor])
+def test_weights_up_to_float64s_largest_give_the_moderate_tree(Est):
+    w = np.random.RandomState(1).rand(60) + 0.5
+    w[3] = 1.75                                   # the largest: 1.75 * 2**1023 below
+    moderate = Est(random_state=0).fit(X, Y, sample_weight=w)
+    huge = Est(random_state=0).fit(X, Y, sample_weight=w * 2.0**1023)
+    np.testing.assert_array_equal(huge.tree_.feature, moderate.tree_.feature)
+    np.testing.assert_array_equal(huge.tree_.threshold, moderate.tree_.threshold)
+    np.testing.assert_allclose(huge.feature_importances_, moderate.feature_importances_)
+
+
+def test_competitor_and_surrogate_counts_beyond_int64_mean_all_there_are():
+    big = dtree.DecisionTreeClassifier(max_depth=2, keep_competitors=2**64,
+                                       n_surrogates=2**63).fit(X, Y)
+    every = dtree.DecisionTreeClassifier(max_depth=2, keep_competitors=4,
+                                         n_surrogates=4).fit(X, Y)
+    assert big.summary(file=io.StringIO()) == every.summary(file=io.StringIO())
+
+
+def test_numbers_beyond_float64_are_refused_by_parameter_name():
+    clf = dtree.DecisionTreeClassifier().fit(X, Y)
+    with pytest.raises(ValueError, match="ccp_alpha must be a finite float"):
+        clf.prune(2**1100)
+    for name in ("ccp_alpha", "min_impurity_decrease", "value_tolerance"):
+        with pytest.raises(ValueError, match=f"'{name}' parameter"):
+            dtree.DecisionTreeClassifier(**{name: 2**1100}).fit(X, Y)
+
+
+def test_a_confidence_that_rounds_to_one_is_named():
+    reg = dtree.DecisionTreeRegressor(max_depth=2, keep_leaf_targets=True).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match="confidence=0.9999999999999999 is too close to 1"):
+        reg.predict_interval(X, confidence=0.9999999999999999)
+    lower, upper = reg.predict_interval(X, confidence=0.999999999999999)
+    assert (lower <= upper).all()
+
+
+def test_a_dask_client_given_as_an_address_is_refused_by_name():
+    dask_trees = pytest.importorskip("dtree.dask")
+    est = dask_trees.DaskDecisionTreeClassifier(client="tcp://127.0.0.1:8786")
+    with pytest.raises(TypeError, match="client must be a distributed.Client"):
+        est.fit(None, None)
+
+
+def test_unsavable_category_labels_name_their_column():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": X[:, 0], "when": [b"a", b"b", b"c"] * 20})
+    for Est in (dtree.DecisionTreeClassifier, dtree.DecisionTreeRegressor):
+        model = Est(categorical_features=["when"]).fit(frame, Y)
+        with pytest.raises(TypeError, match="categories of column 'when'"):
+            model.save(io.BytesIO())
+
+
+# ---------------------------------------------------------------- category columns
+@pytest.mark.parametrize("criterion", ["absolute_error", "quantile", "squared_error"])
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_value_tolerance_leaves_category_columns_alone(criterion, splitter):
+    # codes 0..5 lie within a tolerance of 5: a category column is still split, and
+    # its rows partitioned, by its codes' equality alone
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(6)
+    frame = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abcdef"), 150)),
+                          "x": rng.rand(150)})
+    y = rng.rand(150) * 1e-3 + 1.0 + (frame["c"].cat.codes.to_numpy() % 2)
+    fits = [dtree.DecisionTreeRegressor(criterion=criterion, splitter=splitter,
+                                        value_tolerance=tol, random_state=0,
+                                        categorical_features=["c"]).fit(frame[["c"]], y)
+            for tol in (0.0, 5.0)]
+    np.testing.assert_array_equal(fits[1].predict(frame[["c"]]), fits[0].predict(frame[["c"]]))
+    with_x = dtree.DecisionTreeRegressor(criterion=criterion, splitter=splitter,
+                                         value_tolerance=5.0, random_state=0,
+                                         categorical_features=["c"]).fit(frame, y)
+    pred = with_x.predict(frame)
+    assert y.min() <= pred.min() and pred.max() <= y.max()
+
+
+# ---------------------------------------------------------------- implausible model files
+@pytest.mark.parametrize("Est", [dtree.DecisionTreeClassifier, dtree.DecisionTreeRegressor])
+def test_model_values_no_fit_produces_are_refused(Est):
+    from dtree._deploy.model_file import from_dict, to_dict
+
+    data = to_dict(Est(max_depth=3, random_state=0).fit(X, Y))
+    data["tree"]["impurity"][0] = 1e308
+    with pytest.raises(dtree.ModelFileError, match="impurit"):
+        from_dict(data)
+
+
+def test_a_nan_class_label_is_refused():
+    from dtree._deploy.model_file import from_dict, to_dict
+
+    data = to_dict(dtree.DecisionTreeClassifier(max_depth=2).fit(X, Y.astype(float)))
+    data["classes"]["values"][0] = float("nan")
+    with pytest.raises(dtree.ModelFileError, match="labels must be finite"):
+        from_dict(data)
+
+
+# ---------------------------------------------------------------- threads
+def test_predict_while_another_thread_refits_sees_one_model():
+    import threading
+
+    rng = np.random.RandomState(3)
+    Xb = rng.rand(60, 4)
+    yb = np.where(Xb[:, 1] > 0.5, "x", "y")
+    est = dtree.DecisionTreeClassifier(random_state=0).fit(X, Y)
+    answers = (dtree.DecisionTreeClassifier(random_state=0).fit(X, Y).predict(X),
+               dtree.DecisionTreeClassifier(random_state=0).fit(Xb, yb).predict(X))
+    stop, seen = threading.Event(), []
+
+    def refit():
+        flip = False
+        while not stop.is_set():
+            est.fit(Xb, yb) if flip else est.fit(X, Y)
+            flip = not flip
+
+    worker = threading.Thread(target=refit)
+    worker.start()
+    try:
+        for _ in range(1500):
+            try:
+                got = est.predict(X)
+            except Exception as exc:       # noqa: BLE001 - any error is the finding
+                seen.append(repr(exc))
+                continue
+            if not any(got.dtype == a.dtype and (got == a).all() for a in answers):
+                seen.append("a mix of two models")
+    finally:
+        stop.set()
+        worker.join()
+    assert seen == []
