@@ -31,7 +31,7 @@ exactly as the true impurity decrease does but is cheaper to evaluate. The
 true decrease is computed once, for the chosen split only (``record_children``).
 """
 from libc.float cimport DBL_EPSILON
-from libc.math cimport INFINITY, NAN, log
+from libc.math cimport INFINITY, NAN, log, rint
 from libc.string cimport memset
 
 from ._common cimport check_cut, compare_score, CUT_SCORE, record_candidate, SearchSettings
@@ -188,8 +188,9 @@ cdef inline double gini_binary_key(double l1, double wl, double ones,
 
 # ================================================================ entropy (information gain)
 # A side's accumulator is sum_k c_k ln c_k; the proxy sum_sides (acc - w ln w)
-# (= -sum_sides w * H, H in nats). With unit weights every count is an integer,
-# and x ln x is looked up on a grid that makes every sum exact (``xlogx_table``).
+# (= -sum_sides w * H, H in nats). Every x ln x lies on a grid that makes every
+# sum exact (``xlogx_table``): with unit weights every count is an integer and
+# x ln x is looked up; with weights it is computed and rounded to the grid.
 
 cdef inline double xlogx(double x) noexcept nogil:
     # x ln x with the limit 0 at 0 (and at the tiny negatives rounding can leave)
@@ -199,10 +200,15 @@ cdef inline double xlogx(double x) noexcept nogil:
 
 
 cdef inline double clogc(double c, const double* table) noexcept nogil:
-    # With unit weights every count is an integer: a table lookup replaces log().
-    if table != NULL:
+    # ``table`` (``xlogx_table``): NULL, x ln x as computed; a lookup by integer
+    # count (unit weights; table[0] = 0 ln 0 = 0); or a grid (weights; table[0] =
+    # -1): x ln x rounded to a multiple of table[1] (table[2] its inverse), so
+    # that a side's sum depends on its counts only, not on the scan's order.
+    if table == NULL:
+        return xlogx(c)
+    if table[0] == 0.0:
         return table[<Py_ssize_t>c]
-    return xlogx(c)
+    return rint(xlogx(c) * table[2]) * table[1]
 
 
 cdef inline void entropy_move(Side* left, Side* right, double* cl, double* cr, Py_ssize_t k,

@@ -6,6 +6,8 @@ node-level impurity and small Python entry points used by tests and by the
 Python layer (for example to score a node by hand). Criteria are known here by
 their codes only; their names are the registry's (``_plan.registry``).
 """
+import math
+
 import numpy as np
 
 from libc.math cimport NAN
@@ -63,33 +65,54 @@ cdef double output_impurity(int crit, const double* stats, Py_ssize_t n_stats,
     return NAN
 
 
-def xlogx_table(int crit, Py_ssize_t n_samples, bint weighted, Py_ssize_t n_outputs=1):
-    """n ln n for n = 0..n_samples, on a grid that makes every sum exact, or None
-    when the scan cannot use it.
+def xlogx_table(int crit, Py_ssize_t n_samples, total_weight=None, Py_ssize_t n_outputs=1,
+                Py_ssize_t n_stats=1):
+    """How the entropy criteria compute x ln x (``clogc``), or None where they need
+    not (other criteria, or weights whose total is not known here: x ln x as
+    computed).
 
-    With unit weights every class count is an integer of at most n_samples,
-    so the entropy criteria look x ln x up instead of calling log(). Each entry
-    is rounded to a multiple of 2^-s, s chosen so that every accumulator and
-    score of a scan (at most n_outputs * N ln N in size) stays below 2^(53-s):
-    then every addition and subtraction of entries is exact, a side's
-    accumulator depends only on its counts, not on the order the scan moved
-    them in, and two candidates with the same counts (the missing values sent
-    left or right of a symmetric node, two features cutting the same rows)
-    score exactly alike, as scikit-learn's scores do. The grid step is the
-    size of a double's own rounding at that magnitude.
+    Every x ln x is put on a grid of step 2^s, s chosen so that every
+    accumulator and score of a scan (at most n_outputs * N ln N in size, plus a
+    term per class for counts below 1) stays below 2^(53-s): then every
+    addition and subtraction of entries is exact, a side's accumulator depends
+    only on its counts, not on the order the scan moved them in, and two
+    candidates with the same counts (the missing values sent left or right of
+    a symmetric node, two features cutting the same rows) score exactly alike,
+    as scikit-learn's scores do. The grid step is the size of a double's own
+    rounding at that magnitude.
+
+    Unit weights (``total_weight`` None): every class count is an integer of at
+    most n_samples, so the table holds n ln n for n = 0..n_samples (entry 0 is
+    0). Weights summing to ``total_weight`` (brought to one power-of-two unit
+    first, ``_model.units``): [-1, step, 1 / step], and each x ln x is rounded
+    to the grid as it is computed.
     """
-    if weighted or not entropy_acc(crit):
+    if not entropy_acc(crit):
         return None
-    grid = np.arange(n_samples + 1, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        exact = np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
-    return on_exact_grid(exact, max(n_outputs, 1) * (exact[-1] if n_samples > 0 else 0.0))
+    if total_weight is None:
+        grid = np.arange(n_samples + 1, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            exact = np.where(grid > 0, grid * np.log(np.maximum(grid, 1.0)), 0.0)
+        return on_exact_grid(exact, max(n_outputs, 1) * (exact[-1] if n_samples > 0 else 0.0))
+    total = float(total_weight)
+    if not (math.isfinite(total) and total > 0.0):
+        return None
+    # |c ln c| <= W |ln W| + W for a count c <= W, and below 1/e for each count
+    # under 1: each of n_stats of them
+    bound = 2.0 * max(n_outputs, 1) * (total * (abs(math.log(total)) + 1.0) + n_stats)
+    step = math.ldexp(1.0, _grid_exponent(bound))
+    return np.array([-1.0, step, 1.0 / step])
+
+
+def _grid_exponent(bound):
+    """The exponent of the finest grid on which sums up to ``bound`` are exact."""
+    return int(np.ceil(np.log2(bound + 2.0))) - 53
 
 
 def on_exact_grid(values, bound):
     """``values`` rounded to the finest power-of-two grid on which sums of
     magnitude up to ``bound`` are exact doubles."""
-    step_exp = int(np.ceil(np.log2(bound + 2.0))) - 53
+    step_exp = _grid_exponent(bound)
     return np.ldexp(np.round(np.ldexp(values, -step_exp)), step_exp)
 
 

@@ -217,8 +217,12 @@ cdef class HistSplitter:
         # many there are and whether they carry weights)
         if weighted is None:
             weighted = sample_weight is not None
+        # (weights whose total is not known here: inf, x ln x as computed)
+        total = None if not weighted else (
+            float(np.sum(sample_weight)) if sample_weight is not None else np.inf)
         self.xlogx_table = keep_doubles(
-            xlogx_table(criterion, self.n_samples if n_rows < 0 else n_rows, weighted), owned)
+            xlogx_table(criterion, self.n_samples if n_rows < 0 else n_rows, total, 1,
+                        self.n_stats), owned)
         self.subset_rules.xlogx_table = self.xlogx_table
         used, offsets = histogram_layout(hi)
         self.n_codes = used

@@ -227,7 +227,8 @@ cdef class SparseSplitter:
         self.sw = keep_doubles(None if sample_weight is None else
                                np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
         self.xlogx_table = keep_doubles(
-            xlogx_table(criterion, n, sample_weight is not None, self.n_outputs), owned)
+            xlogx_table(criterion, n, None if sample_weight is None else
+                        float(np.sum(sample_weight)), self.n_outputs, self.n_stats), owned)
         if self.hybrid:
             self._allocate_unlisted(ids, n, d, owned)
         self._owned = owned

@@ -330,7 +330,8 @@ def _fit(est, choices, client, parts):
     # 2. the weights' and targets' units (as the local fit scales them)
     w_unit, w_exp, weighted = 1.0, 0, False
     if weighted_input:
-        w_unit, w_exp, uniform = weight_units(total["w_min"], total["w_max"])
+        w_unit, w_exp, uniform = weight_units(total["w_min"], total["w_max"],
+                                              choices.criterion.log_counts)
         weighted = not uniform
     y_exp = 0 if is_clf else power_of_two_scale(np.array([total["y_absmax"]]))
     # 3. every partition binned once; its codes stay on its worker

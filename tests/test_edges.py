@@ -325,3 +325,51 @@ def test_predict_while_another_thread_refits_sees_one_model():
         stop.set()
         worker.join()
     assert seen == []
+
+
+# ---------------------------------------------------------------- entropy's units
+def _integer_problem(seed):
+    rng = np.random.RandomState(seed)
+    n, d = rng.randint(20, 300), rng.randint(1, 5)
+    X_int = rng.randint(0, 6, (n, d)).astype(float)
+    y = rng.randint(0, rng.randint(2, 4), n)
+    return rng, X_int, y
+
+
+def _shape(tree):
+    return tree.node_count, tree.feature.tolist(), tree.threshold.tolist()
+
+
+@pytest.mark.parametrize("criterion, splitter", [("entropy", "best"), ("log_loss", "best"),
+                                                 ("gain_ratio", "best"), ("entropy", "hist"),
+                                                 ("entropy", "random")])
+def test_entropy_trees_do_not_depend_on_the_weights_unit(criterion, splitter):
+    for seed in range(12):
+        rng, X_int, y = _integer_problem(seed)
+        w = rng.rand(y.shape[0]) + 0.1
+        trees = [_shape(dtree.DecisionTreeClassifier(criterion=criterion, splitter=splitter,
+                                                     random_state=0)
+                        .fit(X_int, y, sample_weight=w * 2.0**k).tree_)
+                 for k in (0, -7, 3, 40)]
+        assert trees[1:] == trees[:1] * 3, seed
+
+
+def test_entropy_with_integer_weights_equals_scikit_learn():
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    for seed in range(40):
+        rng, X_int, y = _integer_problem(seed)
+        w = rng.randint(1, 5, y.shape[0]).astype(float)
+        for criterion in ("entropy", "log_loss"):
+            ours = dtree.DecisionTreeClassifier(criterion=criterion, random_state=seed)
+            theirs = SklearnTree(criterion=criterion, random_state=seed)
+            assert _shape(ours.fit(X_int, y, sample_weight=w).tree_) == \
+                _shape(theirs.fit(X_int, y, sample_weight=w).tree_), (seed, criterion)
+
+
+def test_c45_counts_weights_in_the_users_units_as_documented():
+    _, X_int, y = _integer_problem(0)
+    w = np.random.RandomState(1).randint(1, 4, y.shape[0]) * 2.0**-40
+    c45 = dtree.DecisionTreeClassifier(algorithm="c4.5")
+    assert c45.fit(X_int, y, sample_weight=w).tree_.node_count == 1  # all under MINOBJS
+    assert c45.fit(X_int, y, sample_weight=w / w.mean()).tree_.node_count > 1

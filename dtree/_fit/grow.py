@@ -35,7 +35,11 @@ def grow(plan, X, y, weights, y_exp=None):
         X, y, weights = X[keep], y[keep], weights[keep]
     w_unit, w_exp = 1.0, 0
     if weights is not None:
-        w_unit, w_exp, uniform = weight_units(weights.min(), weights.max())
+        # x ln x of weighted counts depends on their unit: one unit for every
+        # weighting, except for C4.5's grower, which counts weights in the user's
+        # units (MINOBJS, the threshold penalty), as C4.5 does
+        always = plan.choices.criterion.log_counts and plan.builder != "c45"
+        w_unit, w_exp, uniform = weight_units(weights.min(), weights.max(), always)
         weights = None if uniform else scaled(weights, w_exp)
     if y_exp is None:
         y_exp = 0 if plan.max_classes else power_of_two_scale(y)

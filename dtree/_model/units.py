@@ -41,7 +41,7 @@ def power_of_two_scale(values, moderate=None):
     return exponent
 
 
-def weight_units(w_min, w_max):
+def weight_units(w_min, w_max, always=False):
     """How a fit scales positive weights whose extremes are ``w_min`` and ``w_max``.
 
     Returns (unit, exponent, uniform). All-equal weights are unit weights in
@@ -49,11 +49,15 @@ def weight_units(w_min, w_max):
     the tree is the unit-weight tree at any scale, ties included (a rescaled
     weight would round differently and could break a tie the other way).
     Others are scaled by 2**-exponent (near 1 where they are not moderate
-    already), one builder unit weighing ``unit`` = 2**exponent.
+    already; ``always``: the largest always into [0.5, 1), so that weights in
+    any power-of-two unit reach the builder as the same numbers — the entropy
+    criteria's x ln x depends on the unit), one builder unit weighing ``unit``
+    = 2**exponent.
     """
     if w_min == w_max:
         return float(w_max), 0, True
-    exponent = power_of_two_scale(np.array([w_max], dtype=np.float64), moderate=MODERATE)
+    exponent = power_of_two_scale(np.array([w_max], dtype=np.float64),
+                                  moderate=None if always else MODERATE)
     # weights from 2**1023 on would need a unit of 2**1024, past float64: one less
     # exponent leaves the largest scaled weight in [1, 2), as exact
     exponent = min(exponent, 1023)

@@ -57,6 +57,9 @@ class Criterion(Row):
     sparse : the sparse splitter searches it (else a sparse X is laid out densely).
     split_information : its score is divided by the split's information (the
         gain ratio: C4.5's grower asks).
+    log_counts : its sums take x ln x of weighted counts, which the weights' unit
+        would round differently: weights are always brought to one power-of-two
+        unit (``_model.units.weight_units``), so the tree does not depend on it.
     """
 
     code: int = -1
@@ -66,6 +69,7 @@ class Criterion(Row):
     targets: str = None
     sparse: bool = True
     split_information: bool = False
+    log_counts: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,10 +120,11 @@ CRITERIA = (
     Criterion("gini", "criterion", "criterion='gini'", code=0,
               lacks={"id3": "ID3 splits by information gain",
                      "c4.5": "C4.5 splits by gain ratio or information gain"}),
-    Criterion("entropy", "criterion", "criterion='entropy'", code=1),
-    Criterion("log_loss", "criterion", "criterion='log_loss'", code=1),    # entropy's alias
+    Criterion("entropy", "criterion", "criterion='entropy'", code=1, log_counts=True),
+    Criterion("log_loss", "criterion", "criterion='log_loss'", code=1,     # entropy's alias
+              log_counts=True),
     Criterion("gain_ratio", "criterion", "criterion='gain_ratio'", code=2,
-              split_information=True,
+              split_information=True, log_counts=True,
               lacks={"outputs": "the gain ratio is for one output"}),
     Criterion("squared_error", "criterion", "criterion='squared_error'", code=3,
               task=REGRESSION, value="mean", degree=2, lacks=_REGRESSION_LACKS),
