@@ -89,7 +89,42 @@ def test_categorical_trees_export_with_missing_and_unknown_categories():
     new.loc[rng.rand(300) < 0.1, "buying"] = "unheard-of"
     X = onnx_input(clf, new)
     assert np.isnan(X).any()
-    label, proba = _run(to_onnx(clf), X)
+    label, proba = _run(to_onnx(clf, categories="codes"), X)
     np.testing.assert_array_equal(label, clf.predict(new))
     np.testing.assert_allclose(proba, clf.predict_proba(new), atol=1e-7)
     assert isinstance(new, pd.DataFrame)
+
+
+def test_text_categories_are_refused_by_column_unless_codes_are_asked_for():
+    frame = load("car_evaluation")
+    y = frame.pop("class")
+    clf = DecisionTreeClassifier(categorical_features="auto").fit(frame, y)
+    with pytest.raises(ValueError, match="column 0 \\('buying'\\), column 1 "
+                                         "\\('maint'\\).* categories='codes'"):
+        to_onnx(clf)
+    with pytest.raises(ValueError, match="categories must be 'values' or 'codes'"):
+        to_onnx(clf, categories="labels")
+
+
+@pytest.mark.parametrize("Est", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_numeric_categories_are_taken_as_they_are(Est):
+    # whole-number categories far from their codes (0, 1, ...): the graph tests the
+    # values, so the data goes in as the user has it
+    rng = np.random.RandomState(2)
+    X = np.c_[rng.rand(400), rng.choice([-7.0, 3.0, 40.0, 1000.0, 2.0**20], 400)]
+    y = (X[:, 0] > 0.5) ^ np.isin(X[:, 1], [3.0, 2.0**20])
+    model = Est(categorical_features=[1], random_state=0).fit(X, y.astype(int))
+    assert (model.tree_.categorical_set >= 0).any()
+    X_new = np.c_[rng.rand(300), rng.choice([-7.0, 3.0, 40.0, 1000.0, 2.0**20, np.nan], 300)]
+    outputs = _run(to_onnx(model), X_new)
+    np.testing.assert_allclose(outputs[0].ravel(), model.predict(X_new), rtol=1e-6)
+
+
+def test_regression_values_beyond_float32_are_refused():
+    X = np.random.RandomState(0).rand(50, 2)
+    reg = DecisionTreeRegressor(max_depth=2).fit(X, np.where(X[:, 0] > 0.5, 1e300, 1.0))
+    with pytest.raises(ValueError, match="beyond float32's range"):
+        to_onnx(reg)
+    tiny = DecisionTreeRegressor(max_depth=2).fit(X, np.where(X[:, 0] > 0.5, 1e-300, 0.0))
+    with pytest.raises(ValueError, match="beyond float32's range"):
+        to_onnx(tiny)

@@ -23,6 +23,7 @@ import numpy as np
 from .._estimators.params import ESTIMATORS, parameter_names
 from .._input.encode import check_fitted
 from .._input.files import NotRegularFileError, open_regular
+from .._input.validation import column_label
 from .._model.tree import CAT_WORDS
 from .._model.fitted import Fitted, install
 from .._model.leaves import LeafTargets
@@ -90,11 +91,6 @@ def _encode_labels(classes, what="classes"):
                     "str, int, float or bool (convert them, e.g. to str, before fit)")
 
 
-def _column_name(estimator, j):
-    names = getattr(estimator, "feature_names_in_", None)
-    return repr(str(names[j])) if names is not None else str(j)
-
-
 def to_dict(estimator):
     """Everything needed to rebuild a fitted estimator, as JSON-able Python.
 
@@ -139,8 +135,8 @@ def to_dict(estimator):
                     [_encode_labels(c) for c in estimator.classes_]),
         "categorical_features": [bool(v) for v in estimator.categorical_features_],
         "categories": [None if c is None else
-                       _encode_labels(np.asarray(c), f"the categories of column "
-                                                     f"{_column_name(estimator, j)}")
+                       _encode_labels(np.asarray(c), "the categories of " + column_label(
+                                          j, getattr(estimator, "feature_names_in_", None)))
                        for j, c in enumerate(estimator.categories_)],
         "tree": {name: _stored_column(tree, name).tolist() for name in ARRAYS},
         "impurity_exponent": int(tree.impurity_exponent),

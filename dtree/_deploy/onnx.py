@@ -7,12 +7,20 @@ above it, which sends every float32 input the same way as dtree does (a
 float32 ``x`` satisfies ``x <= t`` exactly when it satisfies
 ``x <= float32_floor(t)``). Missing values (NaN) take the false branch of every
 comparison, so a node that sends them left is written as ``x > t`` with its
-children swapped. A category-set split becomes a chain of ``x == code`` tests;
-feed categorical columns as codes (``dtree.export.onnx_input`` builds the input).
+children swapped. A category-set split becomes a chain of ``x == c`` tests: c
+is the category itself where categories are numbers (whole numbers, exact in
+float32), so the graph takes the column as the user has it; text categories
+cannot enter a float tensor, so export refuses them, naming the columns, unless
+``categories="codes"`` asks for a graph that takes every categorical column as
+its category codes (``dtree.export.onnx_input`` builds that input). Regression
+values beyond float32 (which the runtime would turn into inf or 0) are refused.
 """
+import numbers
+
 import numpy as np
 
 from .._input.encode import check_fitted
+from .._input.validation import column_label
 from .._model.routing import node_rule
 from .._model.tree import TREE_LEAF
 
@@ -25,6 +33,47 @@ def _float32_floor(values):
     above = t32.astype(np.float64) > values
     t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
     return t32
+
+
+def _category_numbers(estimator, categories):
+    """Per feature, the number the graph tests each category against (None for a
+    numeric feature): its code (``categories="codes"``) or its value."""
+    if categories not in ("values", "codes"):
+        raise ValueError(f"categories must be 'values' or 'codes'; got {categories!r}")
+    out, text = [], []
+    names = getattr(estimator, "feature_names_in_", None)
+    for j, cats in enumerate(estimator.categories_):
+        if cats is None:
+            out.append(None)
+        elif categories == "codes":
+            out.append(np.arange(len(cats), dtype=np.float32))
+        elif all(isinstance(c, numbers.Real) for c in cats) and \
+                len(set(as32 := [float(np.float32(c)) for c in cats])) == len(cats) and \
+                all(a == float(c) for a, c in zip(as32, cats)):
+            out.append(np.asarray(as32, dtype=np.float32))
+        else:
+            text.append(column_label(j, names))
+            out.append(None)
+    if text:
+        raise ValueError(
+            f"{', '.join(text)} {'holds' if len(text) == 1 else 'hold'} categories that are "
+            "not numbers exact in float32 (text, say): an ONNX tree ensemble takes one "
+            "float tensor, so the graph cannot take them as they are. Pass "
+            "categories='codes' for a graph that takes every categorical column as its "
+            "category codes, and feed it dtree.export.onnx_input(model, X)")
+    return out
+
+
+def _checked_float32(values, what):
+    """``values`` as float32, refused where a nonzero value would become inf or 0."""
+    with np.errstate(over="ignore", under="ignore"):
+        as32 = values.astype(np.float32)
+    lost = (values != 0) & ((as32 == 0) | ~np.isfinite(as32))
+    if lost.any():
+        raise ValueError(f"{what} {values[lost].flat[0]!r} lies beyond float32's range, "
+                         "in which ONNX tree ensembles compute (it would come out as inf "
+                         "or 0): rescale the targets before fitting to export this model")
+    return as32
 
 
 def _class_labels(classes):
@@ -68,7 +117,7 @@ def _classifier_nodes(helper, TensorProto, tree, leaves, k, classes, suffix, com
     ], label_type_proto
 
 
-def to_onnx(estimator, *, name="dtree", opset=17):
+def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
     """Convert a fitted estimator to an ONNX model.
 
     Parameters
@@ -78,6 +127,10 @@ def to_onnx(estimator, *, name="dtree", opset=17):
         Graph name.
     opset : int, default=17
         Opset of the default ONNX domain (the tree operator uses ai.onnx.ml 3).
+    categories : {"values", "codes"}, default="values"
+        What the graph takes in categorical columns: the categories themselves
+        (numbers only: text categories are refused, naming their columns), or
+        every categorical column's category codes (``dtree.export.onnx_input``).
 
     Returns
     -------
@@ -104,6 +157,7 @@ def to_onnx(estimator, *, name="dtree", opset=17):
         raise ImportError("to_onnx needs the onnx package: pip install onnx") from exc
     check_fitted(estimator)
     tree = estimator.tree_
+    tested = _category_numbers(estimator, categories)
     n = tree.node_count
     is_leaf = tree.children_left == TREE_LEAF
     ids = np.arange(n)
@@ -150,9 +204,12 @@ def to_onnx(estimator, *, name="dtree", opset=17):
             codes = [-1]
         chain = [node] + list(range(extra, extra + len(codes) - 1))
         extra += len(codes) - 1
+        numbers_of = tested[test.feature]
         for i, code in enumerate(codes):
             nxt = chain[i + 1] if i + 1 < len(chain) else fall
-            add(chain[i], test.feature, "BRANCH_EQ", code, hit, nxt)
+            # (code -1: the always-false test; no category is NaN)
+            add(chain[i], test.feature, "BRANCH_EQ",
+                numbers_of[code] if code >= 0 else np.nan, hit, nxt)
     common = dict(
         nodes_treeids=[0] * len(node_ids),
         nodes_nodeids=node_ids,
@@ -200,8 +257,8 @@ def to_onnx(estimator, *, name="dtree", opset=17):
             target_treeids=[0] * (len(leaves) * n_outputs),
             target_nodeids=np.repeat(leaves, n_outputs).astype(int).tolist(),
             target_ids=np.tile(np.arange(n_outputs), len(leaves)).astype(int).tolist(),
-            target_weights=tree.value[leaves, :, 0].astype(np.float32).ravel()
-            .astype(float).tolist(),
+            target_weights=_checked_float32(tree.value[leaves, :, 0], "the leaf value")
+            .ravel().astype(float).tolist(),
             aggregate_function="SUM", **common)
         nodes = [node]
         outputs = [helper.make_tensor_value_info("variable", TensorProto.FLOAT,

@@ -122,7 +122,7 @@ def encode_fit_X(est, choices, X):
         if n_columns is not None else np.zeros(0, dtype=bool)
     categories = [None] * len(mask)
     for j in np.flatnonzero(mask):
-        label = val._column_label(j, names)
+        label = val.column_label(j, names)
         categories[j] = cat.fit_categories(cat.column_values(X, j), label)
         if isinstance(spec, str):  # chosen by "auto", not by the user
             cat.warn_if_identifier(cat.column_values(X, j), categories[j], label)
@@ -153,7 +153,7 @@ def _encode_categories(est, X, mask, categories, names):
     n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
     out = np.empty((n_rows, mask.shape[0]), dtype=np.float64)
     for j in range(mask.shape[0]):
-        label = val._column_label(j, names)
+        label = val.column_label(j, names)
         if mask[j]:
             out[:, j] = cat.encode(cat.column_values(X, j), categories[j],
                                    est.handle_unknown, label)
@@ -166,7 +166,7 @@ def _refuse_nan(X, numeric, names):
     bad = np.isnan(X[:, numeric]).any(axis=0)
     if bad.any():
         j = int(np.flatnonzero(numeric)[np.flatnonzero(bad)[0]])
-        raise ValueError(f"Input X contains NaN in {val._column_label(j, names)}, and "
+        raise ValueError(f"Input X contains NaN in {val.column_label(j, names)}, and "
                          "missing values are disabled (handle_missing='error')")
 
 

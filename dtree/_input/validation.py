@@ -239,7 +239,7 @@ def _checked_sparse(X, layout, n_features, allow_nan, feature_names, estimator_n
         k = int(np.flatnonzero(mask)[0])
         j = matrix.indices[k] if layout == "csr" else \
             np.searchsorted(matrix.indptr, k, side="right") - 1
-        return _column_label(int(j), feature_names)
+        return column_label(int(j), feature_names)
 
     if data.dtype.kind == "f":
         if np.isinf(data).any():
@@ -260,7 +260,7 @@ def _checked_sparse(X, layout, n_features, allow_nan, feature_names, estimator_n
             np.asarray(matrix.indices, dtype=np.int32), values, matrix.shape)
 
 
-def _column_label(j, feature_names):
+def column_label(j, feature_names):
     if feature_names is not None:
         return f"column {j} ({feature_names[j]!r})"
     return f"column {j}"
@@ -348,13 +348,13 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
             if infinite.any():
                 j = int(np.flatnonzero(infinite.any(axis=0))[0])
                 raise ValueError(
-                    f"Input X contains infinity in {_column_label(j, feature_names)}; "
+                    f"Input X contains infinity in {column_label(j, feature_names)}; "
                     "infinite values (inf) are not supported.")
             has_nan = True
             if not allow_nan:
                 j = int(np.flatnonzero(np.isnan(arr).any(axis=0))[0])
                 raise ValueError(
-                    f"Input X contains NaN in {_column_label(j, feature_names)}, and "
+                    f"Input X contains NaN in {column_label(j, feature_names)}, and "
                     "missing values are disabled (handle_missing='error'): impute or "
                     "drop them, or use handle_missing='split'.")
     with np.errstate(over="ignore"):  # values beyond float32 are reported just below
@@ -364,7 +364,7 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
         j = int(np.flatnonzero(np.isinf(out).any(axis=0))[0])
         raise ValueError(
             f"Input X has a value too large for float32 (inf after conversion) in "
-            f"{_column_label(j, feature_names)}.")
+            f"{column_label(j, feature_names)}.")
     if has_nan:
         # one canonical NaN (sign bit clear): the radix presort puts it last
         if not out.flags.writeable or out is arr:
