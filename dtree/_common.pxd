@@ -22,6 +22,10 @@ ctypedef unsigned long long word_t   # one word of a bitset
 cdef enum:
     MAX_CATEGORIES = 1024   # categories of one feature: CAT_WORDS 64-bit words of a bitset
     CAT_WORDS = 16          # (a literal 16 in a struct field must equal this)
+    # A node's search and partition go parallel from this many (sample, feature)
+    # pairs: below it, starting threads costs more than the work. A fit gets no
+    # more threads than its data has of such blocks (``_openmp.useful_threads``).
+    PARALLEL_WORK = 1 << 16
 
 
 cdef struct SearchSettings:

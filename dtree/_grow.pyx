@@ -150,7 +150,8 @@ def build_tree(splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
     # data keeps its size computation from wrapping, whatever the caller passes.
     max_leaf_nodes = bound_leaves(max_leaf_nodes, n_samples)
     if capacity is None:
-        capacity = initial_capacity(n_samples, max_depth, min_samples_leaf, max_leaf_nodes)
+        capacity = initial_capacity(n_samples, max_depth, min_samples_leaf, max_leaf_nodes,
+                                    splitter.n_stats)
     store = NodeStore(splitter.n_stats, capacity, max_leaf_nodes > 0,
                       splitter.monotonic_cst is not None)
     cdef int rc

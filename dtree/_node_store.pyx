@@ -30,6 +30,10 @@ cdef enum:
     # smaller) and double: allocating the bound of a deep tree up front would
     # claim far more than most trees use.
     INITIAL_NODES = 1 << 16
+    # ... and with no more than this many node statistics (doubles) at first: with
+    # thousands of classes a row of statistics is large, and the rows grow with
+    # the tree instead of being claimed for every node it could have
+    INITIAL_STATS = 1 << 23
 
 
 cdef void* _data(a):
@@ -201,11 +205,13 @@ cpdef Py_ssize_t bound_leaves(Py_ssize_t max_leaf_nodes, Py_ssize_t n_samples) n
 
 
 def initial_capacity(Py_ssize_t n_samples, Py_ssize_t max_depth, Py_ssize_t min_samples_leaf,
-                     Py_ssize_t max_leaf_nodes=-1):
-    """Nodes to allocate at first: the most the tree can have, up to INITIAL_NODES."""
+                     Py_ssize_t max_leaf_nodes=-1, Py_ssize_t n_stats=1):
+    """Nodes to allocate at first: the most the tree can have, up to INITIAL_NODES
+    nodes and INITIAL_STATS statistics (``n_stats`` per node; at least 64 nodes)."""
     cdef Py_ssize_t leaves = max(1, n_samples // max(min_samples_leaf, 1))
     if max_depth < 16:
         leaves = min(leaves, (<Py_ssize_t> 1) << max_depth)
     if max_leaf_nodes > 0:
         leaves = min(leaves, max_leaf_nodes)
-    return min(2 * leaves - 1, <Py_ssize_t> INITIAL_NODES)
+    cdef Py_ssize_t by_stats = max(64, <Py_ssize_t> INITIAL_STATS // max(n_stats, 1))
+    return min(2 * leaves - 1, <Py_ssize_t> INITIAL_NODES, by_stats)

@@ -1,5 +1,7 @@
 # cython: language_level=3
-"""Whether this build runs on several threads (OpenMP), and the runtime's thread budget."""
+"""Whether this build runs on several threads (OpenMP), the runtime's thread budget,
+and the threads a fit's data can use."""
+from ._common cimport PARALLEL_WORK
 
 cdef extern from *:
     """
@@ -25,3 +27,14 @@ def openmp_threads():
     """The OpenMP runtime's thread budget for this thread (OMP_NUM_THREADS, or what
     threadpoolctl set: joblib's workers get one)."""
     return dtree_openmp_threads()
+
+
+def useful_threads(Py_ssize_t threads, Py_ssize_t n_samples, Py_ssize_t n_features):
+    """``threads`` bounded by the work of a fit of ``n_samples`` x ``n_features``: one
+    thread per PARALLEL_WORK (sample, feature) pairs, at least one. A small fit then
+    starts no thread team at all: idle OpenMP threads spin-wait, and on a busy
+    machine they take the cores the fit itself needs. The tree is the same for any
+    thread count."""
+    # (X of that shape is in memory: the product cannot overflow)
+    cdef Py_ssize_t blocks = max(n_samples, 0) * max(n_features, 1) // PARALLEL_WORK
+    return max(1, min(threads, blocks))

@@ -2,7 +2,7 @@
 """Exact splitter over presorted feature columns (see _splitter.pyx)."""
 
 from ._common cimport CAT_WORDS, class_t, DTYPE_t, FeatureDraw, MAX_CATEGORIES, Node
-from ._common cimport SearchSettings, SplitRecord, word_t
+from ._common cimport PARALLEL_WORK, SearchSettings, SplitRecord, word_t
 from ._criterion cimport Fenwick, QuantileLoss
 
 cdef enum:
@@ -198,8 +198,3 @@ cdef class Splitter:
     cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil
 
-
-cdef enum:
-    # A node's search and partition go parallel from this many (sample, feature)
-    # pairs: below it, starting threads costs more than the work.
-    PARALLEL_WORK = 1 << 16

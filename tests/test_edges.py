@@ -373,3 +373,22 @@ def test_c45_counts_weights_in_the_users_units_as_documented():
     c45 = dtree.DecisionTreeClassifier(algorithm="c4.5")
     assert c45.fit(X_int, y, sample_weight=w).tree_.node_count == 1  # all under MINOBJS
     assert c45.fit(X_int, y, sample_weight=w / w.mean()).tree_.node_count > 1
+
+
+# ---------------------------------------------------------------- resources
+def test_thousands_of_classes_claim_memory_as_the_tree_grows():
+    # 8671 classes on 20,000 rows: a node's statistics are 68 KiB, and the tree's
+    # bound (39,999 nodes) would claim 2.6 GiB before growth; under a 2.4 GB
+    # address-space limit the fit must succeed with the few nodes it grows
+    script = (
+        "import resource, numpy as np, dtree\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2_400_000_000, 2_400_000_000))\n"
+        "rng = np.random.RandomState(0)\n"
+        "X, y = rng.rand(20000, 5), rng.randint(0, 10000, 20000)\n"
+        "m = dtree.DecisionTreeClassifier(min_samples_split=5000, n_jobs=1).fit(X, y)\n"
+        "print(m.tree_.node_count, m.n_classes_)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=240, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    nodes, classes = map(int, out.stdout.split())
+    assert classes > 8000 and 1 < nodes < 200

@@ -132,3 +132,58 @@ def test_omp_num_threads_bounds_n_jobs_none():
     none, two, enabled = out.stdout.split()
     assert none == "1"
     assert two == "2"            # an explicit count is the user's
+
+
+_SMALL_FITS = """
+import os
+import numpy as np
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+rng = np.random.default_rng(0)
+before = threads()
+for n in (50, 2_000):
+    X = rng.normal(size=(n, 8)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    for n_jobs in (None, 4):
+        for kw in (dict(), dict(splitter="hist"), dict(splitter="random"),
+                   dict(algorithm="c4.5"), dict(max_leaf_nodes=8)):
+            DecisionTreeClassifier(n_jobs=n_jobs, **kw).fit(X, y).predict(X)
+        DecisionTreeRegressor(n_jobs=n_jobs).fit(X, X[:, 0]).predict(X)
+small = threads()
+X = rng.normal(size=(100_000, 8)).astype(np.float32)
+DecisionTreeClassifier(n_jobs=2, max_depth=3).fit(X, (X[:, 0] > 0).astype(int))
+print(before, small, threads())
+"""
+
+
+@pytest.mark.skipif(not openmp_enabled(), reason="a single-threaded build starts no thread")
+def test_small_fits_start_no_thread_whatever_n_jobs():
+    """A fit whose data is too small to pay for threads runs on the calling thread
+    (idle OpenMP threads spin-wait and, on a busy machine, take the fit's cores),
+    while a large one still gets the threads it asks for."""
+    import os
+    import subprocess
+    import sys
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("counts threads through Linux's /proc")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("OMP_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, "-c", _SMALL_FITS], capture_output=True,
+                         text=True, timeout=240, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    before, small, large = map(int, out.stdout.split())
+    assert small == before
+    assert large > before
+
+
+def test_useful_threads_follow_the_work():
+    from dtree._openmp import useful_threads
+    assert useful_threads(8, 10, 10) == 1
+    assert useful_threads(8, 1 << 16, 1) == 1
+    assert useful_threads(8, 1 << 16, 3) == 3
+    assert useful_threads(8, 10 ** 6, 10) == 8
+    assert useful_threads(1, 10 ** 6, 10) == 1
+    assert useful_threads(4, 0, 5) == 1

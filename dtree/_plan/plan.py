@@ -22,6 +22,7 @@ import numpy as np
 
 from . import registry
 from .constraints import InvalidParameterError, is_int
+from .._openmp import useful_threads
 from .machine import n_threads, physical_memory
 
 # The largest integer any builder receives: sizes are clamped to the data, and
@@ -265,7 +266,8 @@ def make_plan(est, choices, data, *, distributed=False):
                    n_categories=np.array([0 if c is None else max(1, len(c))
                                           for c in columns.categories_], dtype=np.int32),
                    feature_names=columns.feature_names_in_, monotonic=monotonic,
-                   n_threads=n_threads(params["n_jobs"]), random_state=est.random_state,
+                   n_threads=_fit_threads(params["n_jobs"], data.X, n_features),
+                   random_state=est.random_state,
                    params=params)
     _check_max_features(params["max_features"], n_features)
     data_rows = [registry.ROWS[name] for name, used in (
@@ -345,6 +347,13 @@ def n_surrogates(plan):
     if plan.params["n_surrogates"] is not None:
         return int(plan.params["n_surrogates"])
     return 5 if plan.params["handle_missing"] == "surrogate" else 0
+
+
+def _fit_threads(n_jobs, X, n_features):
+    """The threads ``n_jobs`` means, no more than X's size can use (a distributed
+    fit's rows live on its workers: X is None)."""
+    threads = n_threads(n_jobs)
+    return threads if X is None else useful_threads(threads, X.shape[0], n_features)
 
 
 def _column_label(j, names):
