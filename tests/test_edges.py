@@ -392,3 +392,66 @@ def test_thousands_of_classes_claim_memory_as_the_tree_grows():
     assert out.returncode == 0, out.stderr[-2000:]
     nodes, classes = map(int, out.stdout.split())
     assert classes > 8000 and 1 < nodes < 200
+
+
+def test_pandas_na_in_an_object_array_is_missing():
+    # an arrow-backed frame's to_numpy() holds pandas.NA for missing text; it is a
+    # missing value like None and NaN, not an error nor a category
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(0)
+    text = rng.choice(["a", "b", "c", None], 80)
+    frame = pd.DataFrame({"t": pd.array(text, dtype="string[pyarrow]"),
+                          "x": rng.normal(size=80)})
+    y = (text == "a") | (frame["x"].to_numpy() > 1)
+    clf = dtree.DecisionTreeClassifier(random_state=0).fit(frame, y)
+    values = frame.to_numpy()
+    assert any(v is pd.NA for v in values[:, 0])
+    np.testing.assert_array_equal(clf.predict(values), clf.predict(frame))
+
+
+def test_loading_a_small_model_file_claims_memory_for_its_bytes_only(tmp_path):
+    # load(max_bytes=2**31 by default) must not ask for max_bytes of memory before
+    # reading: under an address-space limit 1 GiB above what is in use, a small
+    # model file loads, from a path and from a file object
+    path = tmp_path / "m.dtree"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    dtree.DecisionTreeClassifier(random_state=0).fit(X, X[:, 0] > 0).save(path)
+    script = (
+        "import resource, sys, dtree\n"
+        "def used():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmSize:'):\n"
+        "            return int(line.split()[1]) * 1024\n"
+        "limit = used() + (1 << 30)\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
+        "a = dtree.load(sys.argv[1])\n"
+        "with open(sys.argv[1], 'rb') as fh:\n"
+        "    b = dtree.load(fh)\n"
+        "print(a.tree_.node_count == b.tree_.node_count)\n")
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("reads the address space's size from Linux's /proc")
+    out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                         text=True, timeout=120, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("call", ["sql_keep", "text_names", "summary_names", "class_names"])
+@pytest.mark.parametrize("bad", [0.95, 4294967297, "name"])
+def test_lists_of_names_refuse_a_scalar_or_one_string_by_name(call, bad):
+    from dtree.export import export_sql
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    m = dtree.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, X[:, 0] > 0)
+    run, parameter = {
+        "sql_keep": (lambda: export_sql(m, keep_columns=bad), "keep_columns"),
+        "text_names": (lambda: export_text(m, feature_names=bad), "feature_names"),
+        "summary_names": (lambda: m.summary(feature_names=bad), "feature_names"),
+        "class_names": (lambda: export_rules(m, class_names=bad), "class_names"),
+    }[call]
+    with pytest.raises(TypeError, match=parameter):
+        run()
+    # sequences of any kind still work
+    assert "a" in export_text(m, feature_names=np.array(["a", "b"]))

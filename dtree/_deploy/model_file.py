@@ -440,12 +440,7 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
 def _read_bounded(path, max_bytes):
     """The bytes of a model file, refusing anything over ``max_bytes`` unread."""
     if hasattr(path, "read"):
-        try:
-            raw = path.read(max_bytes + 1)
-        except UnicodeDecodeError:      # a file opened in text mode
-            raw = None
-        if not isinstance(raw, bytes):
-            raise ModelFileError("a model file must be opened in binary mode")
+        raw = _read_chunks(path, max_bytes + 1)
     else:
         try:
             fh = open_regular(path, "the model file")
@@ -456,10 +451,30 @@ def _read_bounded(path, max_bytes):
             if info.st_size > max_bytes:
                 raise ModelFileError(f"{str(path)!r} has {info.st_size} bytes, more than "
                                      f"max_bytes={max_bytes}")
-            raw = fh.read(max_bytes + 1)
+            # the size it has now, plus one byte to see it grow: a read of
+            # max_bytes + 1 would claim that much memory before reading a byte
+            raw = _read_chunks(fh, min(info.st_size, max_bytes) + 1)
     if len(raw) > max_bytes:
         raise ModelFileError(f"the model file is larger than max_bytes={max_bytes}")
     return raw
+
+
+def _read_chunks(fh, limit):
+    """At most ``limit`` bytes of ``fh``, read in pieces so that memory follows the
+    bytes there are, not the limit."""
+    pieces, size = [], 0
+    while size < limit:
+        try:
+            piece = fh.read(min(limit - size, 1 << 24))
+        except UnicodeDecodeError:      # a file opened in text mode
+            piece = None
+        if not isinstance(piece, bytes):
+            raise ModelFileError("a model file must be opened in binary mode")
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces)
 
 
 def _read_member(archive, info):

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._model.tree import TREE_LEAF
 from .._model.routing import node_rule
-from .._model.names import fitted_and_named
+from .._model.names import fitted_and_named, list_of_names
 
 DOUBLE = {"sqlite": "REAL", "duckdb": "DOUBLE", "postgres": "DOUBLE PRECISION",
           "ansi": "DOUBLE PRECISION"}
@@ -240,11 +240,9 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
     if tree.fractional_missing:
         raise ValueError("a C4.5 tree sends a missing value down every branch and mixes "
                          "the leaves; export_sql follows one branch: not supported")
-    if isinstance(keep_columns, str):
-        raise TypeError("keep_columns takes a list of column names, not one str")
     writer = _Writer(estimator, dialect, names)
     ctes, source, leaf = writer.layers(table)
-    columns = [identifier(name) for name in keep_columns]
+    columns = [identifier(name) for name in list_of_names(keep_columns, "keep_columns")]
     if classes is None:
         columns.append(_by_leaf(tree, leaf, 
             lambda leaf: exact_number(tree.value[leaf, 0, 0], dialect))

@@ -18,7 +18,13 @@ def _is_missing(value):
     if value is None:
         return True
     try:
-        return bool(value != value)  # NaN, pandas NA
+        unequal = value != value  # NaN and NaT differ from themselves
+    except (TypeError, ValueError):
+        return False
+    if unequal is value:          # pandas.NA: a comparison with it is NA itself
+        return True
+    try:
+        return bool(unequal)
     except (TypeError, ValueError):
         return False
 
@@ -130,7 +136,9 @@ def missing_mask(values):
         with np.errstate(invalid="ignore"):
             mask = np.asarray(values == None, dtype=bool)  # noqa: E711 (elementwise)
             mask |= np.asarray(values != values, dtype=bool)  # NaN
-    except ValueError:  # arrays among the values compare elementwise: one by one
+    except (TypeError, ValueError):
+        # arrays among the values compare elementwise, pandas.NA has no truth
+        # value: one by one
         mask = np.array([_is_missing(v) for v in values], dtype=bool).reshape(values.shape)
     return mask
 

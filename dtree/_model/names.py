@@ -14,6 +14,15 @@ def fitted_and_named(estimator, feature_names, class_names):
             class_names_of(estimator, class_names))
 
 
+def list_of_names(value, parameter):
+    """``value`` as a list when it is a sequence of names; a ``TypeError`` naming
+    ``parameter`` when it is one string or not a sequence at all."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{parameter} takes a list of names; got {type(value).__name__} "
+                        f"{value!r:.60}")
+    return list(value)
+
+
 def feature_names_of(estimator, feature_names):
     """The names text shows for the features: ``feature_names``, the fitted ones,
     or ``feature_<i>``."""
@@ -22,7 +31,7 @@ def feature_names_of(estimator, feature_names):
         names = getattr(estimator, "feature_names_in_", None)
         return [str(v) for v in names] if names is not None else \
             [f"feature_{i}" for i in range(n)]
-    names = [str(v) for v in feature_names]
+    names = [str(v) for v in list_of_names(feature_names, "feature_names")]
     if len(names) != n:
         raise ValueError(f"feature_names has {len(names)} entries; the tree has {n} features")
     return names
@@ -40,7 +49,9 @@ def class_names_of(estimator, class_names):
     per_output = estimator.classes_ if several else [estimator.classes_]
     if class_names is None:
         return [[str(c) for c in classes] for classes in per_output]
-    given = list(class_names) if several else [class_names]
+    given = list_of_names(class_names, "class_names")
+    given = [list_of_names(names, "class_names") for names in given] if several \
+        else [given]
     if len(given) != len(per_output):
         raise ValueError(f"class_names has {len(given)} lists; the tree has "
                          f"{len(per_output)} outputs")
