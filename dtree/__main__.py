@@ -54,6 +54,8 @@ def read_csv(path):
             with open_regular(path, "the data file") as fh:
                 frame = pd.read_csv(fh, compression="gzip" if str(path).endswith(".gz")
                                     else None)
+            if frame.shape[0] == 0:
+                raise CLIError(f"{path} has no data rows (only a header)")
             return list(map(str, frame.columns)), {str(c): frame[c].to_numpy()
                                                    for c in frame.columns}
         with _open_text(path) as fh:
@@ -68,6 +70,8 @@ def read_csv(path):
     if not rows:
         raise CLIError(f"{path} is empty")
     header, body = rows[0], rows[1:]
+    if not body:
+        raise CLIError(f"{path} has no data rows (only a header)")
     columns = {}
     for j, name in enumerate(header):
         cells = [r[j] if j < len(r) else "" for r in body]
@@ -128,7 +132,7 @@ def cmd_fit(args):
                   categorical_features="auto" if categorical == "auto" else None,
                   handle_unknown="missing")
     if args.ccp_alpha is not None:
-        params["ccp_alpha"] = args.ccp_alpha if args.ccp_alpha == "cv" else float(args.ccp_alpha)
+        params["ccp_alpha"] = args.ccp_alpha
     if args.algorithm != "cart":
         if task != "classification":
             raise CLIError(f"--algorithm {args.algorithm} grows classification trees")
@@ -140,8 +144,9 @@ def cmd_fit(args):
         y = np.asarray(y).astype(str) if not _is_numeric(y) else y
     else:
         est = DecisionTreeRegressor(**params)
+        y = _numeric_target(y, args.target, args.data)
     est.fit(X, y)
-    est.save(args.output)
+    est.save(args.output)    # its OSError names the file
     print(f"fitted a {task} tree ({est.get_n_leaves()} leaves, depth {est.get_depth()}) on "
           f"{X.shape[0]} rows x {X.shape[1]} features; saved to {args.output}")
 
@@ -169,21 +174,35 @@ def cmd_predict(args):
     X, names, _ = _model_inputs(model, args.data)
     pred = model.predict(X)
     out = sys.stdout if args.output in (None, "-") else None
-    try:
+    with _writing(args.output or "standard output"):
         fh = out or open(args.output, "w", newline="", encoding="utf-8")
-    except OSError as exc:
-        raise CLIError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    writer = csv.writer(fh)
-    if pred.ndim == 2:   # several outputs: a column each
-        writer.writerow([f"prediction_{k}" for k in range(pred.shape[1])])
-        writer.writerows(row.tolist() for row in pred)
-    else:
-        writer.writerow(["prediction"])
-        for value in pred:
-            writer.writerow([value])
+        writer = csv.writer(fh)
+        if pred.ndim == 2:   # several outputs: a column each
+            writer.writerow([f"prediction_{k}" for k in range(pred.shape[1])])
+            writer.writerows(row.tolist() for row in pred)
+        else:
+            writer.writerow(["prediction"])
+            for value in pred:
+                writer.writerow([value])
+        fh.close() if out is None else fh.flush()
     if out is None:
-        fh.close()
         print(f"wrote {pred.shape[0]} predictions to {args.output}")
+
+
+class _writing:
+    """Turns a failed write (a full disk, a directory, no permission) into an error
+    naming the file written."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if isinstance(exc, OSError):
+            raise CLIError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        return False
 
 
 def cmd_show(args):
@@ -218,7 +237,25 @@ def cmd_eval(args):
             counts = [int(np.sum((y == true) & (pred == p))) for p in labels]
             print(f"{str(true):>{width}}" + "".join(f"{c:>{width}}" for c in counts))
     else:
-        print(f"R2: {model.score(frame, np.asarray(y, dtype=float)):.4f}")
+        print(f"R2: {model.score(frame, _numeric_target(y, args.target, args.data)):.4f}")
+
+
+def _numeric_target(y, target, data):
+    """A regression target column as floats, or an error naming the column."""
+    if not _is_numeric(y):
+        raise CLIError(f"target column {target!r} of {data} is not numeric: a regression "
+                       "tree needs numbers (--task classification splits by its labels)")
+    return np.asarray(y, dtype=float)
+
+
+def _alpha(text):
+    """--ccp-alpha's value: 'cv' or a float (argparse names the option when this fails)."""
+    if text == "cv":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a float or 'cv'; got {text!r}") from None
 
 
 def build_parser():
@@ -238,7 +275,8 @@ def build_parser():
     fit.add_argument("--max-depth", type=int, default=None)
     fit.add_argument("--min-samples-leaf", type=int, default=1)
     fit.add_argument("--min-samples-split", type=int, default=2)
-    fit.add_argument("--ccp-alpha", help="a float, or 'cv' to choose it by cross-validation")
+    fit.add_argument("--ccp-alpha", type=_alpha,
+                     help="a float, or 'cv' to choose it by cross-validation")
     fit.add_argument("--categorical", choices=["none", "auto"], default="auto",
                      help="auto (default): split text columns by sets of categories; "
                           "none: refuse them")

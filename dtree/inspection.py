@@ -17,6 +17,7 @@ target_idx=0, deciles={})``.
 import numpy as np
 
 from ._estimators.params import PathResult as Bunch   # scikit-learn's Bunch: keys as attributes
+from ._model.arguments import int_at_least
 from ._route import partial_dependence as partial_dependence_recursion
 
 __all__ = ["partial_dependence"]
@@ -71,8 +72,7 @@ def partial_dependence(estimator, X, features, *, percentiles=(0.05, 0.95),
     if not (isinstance(percentiles, (tuple, list)) and len(percentiles) == 2
             and 0 <= percentiles[0] < percentiles[1] <= 1):
         raise ValueError("percentiles must be two increasing numbers in [0, 1]")
-    if int(grid_resolution) != grid_resolution or grid_resolution <= 1:
-        raise ValueError("grid_resolution must be an int larger than 1")
+    grid_resolution = int_at_least(grid_resolution, "grid_resolution", 2)
     codes = estimator._validate_X_predict(X)
     targets = _feature_indices(estimator, features)
     custom = {_feature_indices(estimator, k)[0]: np.asarray(v)

@@ -1,194 +1,304 @@
-"""Fuzz worker: runs cases sent as JSON lines on stdin, answers one JSON line each.
+"""The fuzz campaign's processes: a worker that runs probes, and its parent's side.
 
-Started by ``test_fuzz.py`` in a subprocess, so a crash (segfault, abort,
-memory corruption) kills only the worker, and the case that was running is
-known. A case builds its data from a seed and a description (shape, dtype,
-scale, missing values, weights), fits with the given hyperparameters, and
-answers "error" (a clean ValueError/TypeError with a message), "fitted" (the
-result passed every sanity check) or "bad" (a wrong kind of error, or a result
-that is not sensible, with the reason).
+Run as a script, this is the worker: it limits its own address space
+(``RLIMIT_AS``), imports dtree, says it is ready, then answers one JSON line per
+case read on its standard input (``fuzz_probes.execute``). Its real standard
+output is kept for the answers and file descriptor 1 points at its standard error,
+so nothing dtree or a library prints can corrupt the protocol; its standard input
+reads from /dev/null for the same reason. ``faulthandler`` writes the Python stack
+to standard error on a fatal signal and shortly before the parent's time limit,
+which is how a crash or a hang is traced to its place in dtree.
+
+Imported, it gives the parent's side: ``Worker`` (one worker process: a case in,
+a result out; a crash, a hang or a memory death becomes that case's outcome and
+the worker is started afresh for the next case) and ``Pool`` (several workers
+sharing a list of cases). Both campaigns use them: ``tests/test_fuzz.py`` and
+``bench/fuzz.py``.
 """
-import base64
-import io
 import json
+import os
+import select
+import signal
+import subprocess
 import sys
-import traceback
-import warnings
+import tempfile
+import threading
+import time
 
-import numpy as np
-
-import dtree
-from dtree import DecisionTreeClassifier, DecisionTreeRegressor, ModelFileError
-
-CLEAN_ERRORS = (ValueError, TypeError)
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_MEMORY = 4 << 30          # bytes of address space a worker may use
+DEFAULT_TIMEOUT = 30.0            # seconds a case may take before it is a hang
 
 
-def make_data(spec):
-    rng = np.random.RandomState(spec["seed"])
-    n, d = spec["n_rows"], spec["n_cols"]
-    base = rng.rand(n, d)
-    X = base * 10.0 ** spec["x_exponent"]
-    if spec["few_values"]:
-        X = np.round(X * 3) / 3
-    if spec["nan_share"]:
-        X[rng.rand(n, d) < spec["nan_share"]] = np.nan
-    kind = spec["x_dtype"]
-    if kind == "float32":
-        with np.errstate(over="ignore"):
-            X = X.astype(np.float32)
-    elif kind == "int64":
-        X = np.nan_to_num(X, nan=0.0).clip(-1e18, 1e18).astype(np.int64)
-    elif kind == "bool":
-        X = base > 0.5
-    elif kind == "text":
-        X = np.where(np.isnan(X), None, (base * 3).astype(int).astype(str).astype(object))
-        X = np.asarray(X, dtype=object)
-        X[:, 0] = [f"c{int(v)}" if v is not None else None for v in X[:, 0]]
-    if spec["inf"] and kind in ("float64", "float32", "sparse") and n:
-        X[0, 0] = np.inf
-    if kind == "sparse":
-        # most cells zero, the rest (NaN and inf included) stored, some zeros stored
-        import scipy.sparse as sp
-        X[rng.rand(n, d) < 0.6] = 0.0
-        X = sp.csr_matrix(X)
-        X.data[::4] = 0.0
-    y = _target(rng, spec, n)
-    if spec.get("n_outputs", 1) > 1:
-        y = np.column_stack([y] + [_target(rng, spec, n)
-                                   for _ in range(spec["n_outputs"] - 1)])
-    w = None
-    weights = spec["weights"]
-    if weights == "uniform":
-        w = np.full(n, 10.0 ** spec["w_exponent"])
-    elif weights == "random":
-        w = rng.rand(n) * 10.0 ** spec["w_exponent"]
-    elif weights == "zeros":
-        w = np.zeros(n)
-    elif weights == "negative":
-        w = -np.ones(n)
-    elif weights == "nan":
-        w = np.full(n, np.nan)
-    return X, y, w
-
-
-def _target(rng, spec, n):
-    """One output's targets of the kind the spec names."""
-    y_kind = spec["y_kind"]
-    if y_kind == "classes":
-        return rng.randint(0, spec["n_classes"], n)
-    if y_kind == "strings":
-        return np.array([f"k{v}" for v in rng.randint(0, spec["n_classes"], n)], dtype=object)
-    if y_kind == "big_ints":
-        return np.array([2**63 + 7, 2**64 - 1], dtype=np.uint64)[rng.randint(0, 2, n)]
-    if y_kind == "constant":
-        return np.full(n, 10.0 ** spec["y_exponent"])
-    # real targets at some scale
-    return (rng.rand(n) - 0.5) * 2.0 * 10.0 ** spec["y_exponent"]
-
-
-def check_fitted(model, X, y):
-    """Reasons the fitted model is not sensible (empty when it is)."""
-    problems = []
-    tree = model.tree_
-    if tree.node_count < 1 or tree.children_left.shape[0] != tree.node_count:
-        problems.append("bad node arrays")
-    if not np.isfinite(tree.value).all():
-        problems.append("non-finite leaf values")
-    if not np.isfinite(model.feature_importances_).all():
-        problems.append("non-finite importances")
-    pred = model.predict(X)
-    n_outputs = model.n_outputs_
-    if pred.shape != ((X.shape[0],) if n_outputs == 1 else (X.shape[0], n_outputs)):
-        problems.append(f"predict shape {pred.shape}")
-    if isinstance(model, DecisionTreeClassifier):
-        several = n_outputs > 1
-        probas = model.predict_proba(X) if several else [model.predict_proba(X)]
-        classes = model.classes_ if several else [model.classes_]
-        for k, (proba, labels) in enumerate(zip(probas, classes)):
-            if not np.isfinite(proba).all() or (proba < 0).any() or (proba > 1 + 1e-9).any():
-                problems.append("probabilities outside [0, 1]")
-            elif not np.allclose(proba.sum(axis=1), 1.0):
-                problems.append("probabilities do not sum to 1")
-            if not np.isin(pred[:, k] if several else pred, labels).all():
-                problems.append("predicted an unknown class")
-    else:
-        yf = np.asarray(y, dtype=float)
-        if not np.isfinite(pred).all():
-            problems.append("non-finite predictions")
-        elif pred.size:
-            low, high = yf.min(), yf.max()
-            slack = 1e-9 * max(abs(low), abs(high))  # a mean rounds within this
-            if pred.min() < low - slack or pred.max() > high + slack:
-                problems.append("a prediction outside the range of the targets")
-    buffer = io.BytesIO()
-    model.save(buffer)
-    buffer.seek(0)
-    loaded = dtree.load(buffer)
-    if not np.array_equal(loaded.predict(X), pred):
-        problems.append("a saved and loaded model predicts differently")
-    return problems
-
-
-def run_fit(case):
-    X, y, w = make_data(case["data"])
-    Estimator = DecisionTreeClassifier if case["estimator"] == "clf" else DecisionTreeRegressor
-    if Estimator is DecisionTreeRegressor and case["data"]["y_kind"] in ("strings",):
-        y = np.asarray(y)
+# ===================================================================== the worker
+def _vm_size():
     try:
-        model = Estimator(**case["params"]).fit(X, y, sample_weight=w)
-    except CLEAN_ERRORS as exc:
-        if not str(exc).strip():
-            return {"outcome": "bad", "why": f"{type(exc).__name__} without a message"}
-        return {"outcome": "error", "type": type(exc).__name__, "message": str(exc)[:300]}
-    problems = check_fitted(model, X, y)
-    if problems:
-        return {"outcome": "bad", "why": "; ".join(problems)}
-    return {"outcome": "fitted", "nodes": int(model.tree_.node_count)}
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
-def run_load(case):
-    raw = base64.b64decode(case["bytes"])
-    try:
-        model = dtree.load(io.BytesIO(raw), max_bytes=case.get("max_bytes", 1 << 24))
-    except ModelFileError as exc:
-        return {"outcome": "error", "type": "ModelFileError", "message": str(exc)[:300]}
-    X = np.asarray(case["X"], dtype=float)
-    return run_checks_on_loaded(model, X)
+def _set_limit(resource, limit):
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def run_checks_on_loaded(model, X):
-    pred = model.predict(X)
-    if isinstance(model, DecisionTreeClassifier):
-        probas = model.predict_proba(X)
-        for proba in (probas if model.n_outputs_ > 1 else [probas]):
-            if not np.isfinite(proba).all() or (proba < 0).any() or \
-                    not np.allclose(proba.sum(axis=1), 1.0):
-                return {"outcome": "bad", "why": "a loaded model gives invalid probabilities"}
-    elif not np.isfinite(pred).all():
-        return {"outcome": "bad", "why": "a loaded model gives non-finite predictions"}
-    if not np.isfinite(model.feature_importances_).all():
-        return {"outcome": "bad", "why": "a loaded model gives non-finite importances"}
-    return {"outcome": "fitted", "nodes": int(model.tree_.node_count)}
-
-
-def main():
-    for line in sys.stdin:
+def serve(memory):
+    import faulthandler
+    import resource
+    answers = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)                                    # prints go to the log
+    cases = os.fdopen(os.dup(0), "r")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    faulthandler.enable(all_threads=True)
+    sys.path.insert(0, HERE)
+    import fuzz_probes
+    fuzz_probes.warm()
+    _set_limit(resource, memory)
+    answers.write(json.dumps({"ready": os.getpid()}) + "\n")
+    for line in cases:
         case = json.loads(line)
-        with warnings.catch_warnings():
-            # numpy overflow / invalid-value warnings betray a wrong answer
-            warnings.simplefilter("error", RuntimeWarning)
-            warnings.simplefilter("ignore", UserWarning)
-            warnings.simplefilter("ignore", FutureWarning)   # friedman_mse says it is deprecated
+        budget = case.get("memory_budget")
+        limit = min(memory, _vm_size() + budget) if budget else memory
+        _set_limit(resource, limit)
+        timeout = float(case.get("timeout", DEFAULT_TIMEOUT))
+        faulthandler.dump_traceback_later(max(timeout - 2.0, 1.0), exit=False)
+        try:
+            result = fuzz_probes.execute(case)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            _set_limit(resource, memory)
+        answers.write(json.dumps(result, default=repr) + "\n")
+
+
+# ===================================================================== the parent
+def _memory_words(text):
+    return any(w in text for w in ("MemoryError", "bad_alloc", "Cannot allocate memory",
+                                   "out of memory", "std::length_error"))
+
+
+def _dtree_frame(text):
+    """The innermost dtree frame of a faulthandler dump (file:function)."""
+    found = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("File ") and f"{os.sep}dtree{os.sep}" in line and \
+                f"{os.sep}tests{os.sep}" not in line:
+            path = line.split('"')[1] if '"' in line else line
+            func = line.rsplit(" in ", 1)[-1] if " in " in line else ""
+            # faulthandler lists the innermost frame first
+            return f"{path.split(os.sep + 'dtree' + os.sep)[-1]}:{func}"
+    return found
+
+
+class WorkerStartError(RuntimeError):
+    pass
+
+
+class Worker:
+    """One worker process; ``run(case)`` gives the case's result whatever happens."""
+
+    def __init__(self, timeout=DEFAULT_TIMEOUT, memory=DEFAULT_MEMORY, env=None,
+                 start_timeout=240.0):
+        self.timeout, self.memory, self.start_timeout = timeout, memory, start_timeout
+        self.env = dict(os.environ if env is None else env)
+        self.env.setdefault("PYTHONFAULTHANDLER", "1")
+        self.env.pop("DTREE_DEBUG", None)
+        self.proc = None
+        self.log = None
+        self.buffer = b""
+        self.starts = 0
+
+    # ---------------------------------------------------------------- process
+    def start(self):
+        """Starts the worker; a worker that dies importing dtree (a rebuild in place
+        under way) is retried for a few minutes before giving up."""
+        deadline = time.monotonic() + self.start_timeout
+        delay = 5.0
+        while True:
+            self._spawn()
+            line = self._readline(max(deadline - time.monotonic(), 5.0))
+            if line and b"ready" in line:
+                self.starts += 1
+                return
+            tail = self._log_tail(0)
+            self.stop()
+            if time.monotonic() + delay > deadline:
+                raise WorkerStartError(f"the fuzz worker does not start:\n{tail[-3000:]}")
+            time.sleep(delay)
+            delay = min(delay * 2, 30.0)
+
+    def _spawn(self):
+        self.log = tempfile.TemporaryFile()
+        fd = os.open(f"/proc/self/fd/{self.log.fileno()}", os.O_WRONLY | os.O_APPEND) \
+            if os.path.exists("/proc/self/fd") else self.log.fileno()
+        self.buffer = b""
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "fuzz_worker.py"), "--memory",
+             str(self.memory)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=fd, cwd=HERE,
+            env=self.env, start_new_session=True)
+        if fd != self.log.fileno():
+            os.close(fd)
+
+    def stop(self):
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)   # the worker and what it started
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout):
             try:
-                answer = run_fit(case) if case["kind"] == "fit" else run_load(case)
-            except MemoryError as exc:
-                answer = {"outcome": "error", "type": "MemoryError", "message": str(exc)}
-            except BaseException as exc:  # any other kind is a finding
-                answer = {"outcome": "bad", "why": f"{type(exc).__name__}: {exc}"[:500],
-                          "trace": traceback.format_exc()[-1500:]}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
+                stream.close()
+            except OSError:
+                pass
+        self.proc = None
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=20)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.stop()
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
+    def _log_size(self):
+        return os.fstat(self.log.fileno()).st_size if self.log else 0
+
+    def _log_tail(self, start):
+        if not self.log:
+            return ""
+        size = self._log_size()
+        return os.pread(self.log.fileno(), max(size - start, 0), start).decode("utf-8",
+                                                                                "replace")
+
+    def _readline(self, timeout):
+        """One line from the worker; None on timeout, b"" when it has exited."""
+        deadline = time.monotonic() + timeout
+        out = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([out], [], [], min(left, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(out, 1 << 16)
+            if not chunk:
+                return b""
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line + b"\n"
+
+    # ---------------------------------------------------------------- a case
+    def run(self, case):
+        if self.proc is None or self.proc.poll() is not None:
+            self.stop()
+            self.start()
+        timeout = float(case.get("timeout", self.timeout))
+        case = dict(case, timeout=timeout)
+        start = self._log_size()
+        try:
+            self.proc.stdin.write((json.dumps(case) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            line = b""
+        else:
+            line = self._readline(timeout)
+        if line is None:                                  # no answer in time: a hang
+            time.sleep(0.2)                               # faulthandler's dump lands
+            tail = self._log_tail(start)
+            self.stop()
+            return {"outcome": "hang", "stage": "worker", "type": "timeout",
+                    "message": f"no answer within {timeout:.0f} s",
+                    "where": _dtree_frame(tail), "trace": tail[-2500:]}
+        if not line:                                      # the worker died on this case
+            try:
+                code = self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                code = None
+            tail = self._log_tail(start)
+            self.stop()
+            if code is not None and code < 0:
+                name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ \
+                    else str(-code)
+                outcome = "memory" if (_memory_words(tail) or -code == signal.SIGKILL) \
+                    else "crash"
+                return {"outcome": outcome, "stage": "worker", "type": name,
+                        "message": f"worker killed by {name}", "where": _dtree_frame(tail),
+                        "trace": tail[-2500:]}
+            return {"outcome": "memory" if _memory_words(tail) else "crash", "stage": "worker",
+                    "type": f"exit {code}", "message": f"worker exited with status {code}",
+                    "where": _dtree_frame(tail), "trace": tail[-2500:]}
+        result = json.loads(line)
+        if result.get("outcome") == "memory":
+            self.stop()                   # a process that ran out may not be trusted further
+        return result
+
+
+class Pool:
+    """Several workers answering a list of cases (in parallel, results in order)."""
+
+    def __init__(self, n=2, **kwargs):
+        self.workers = [Worker(**kwargs) for _ in range(n)]
+
+    def run(self, cases, progress=None):
+        results = [None] * len(cases)
+        lock = threading.Lock()
+        todo = iter(range(len(cases)))
+        errors = []
+
+        def loop(worker):
+            while True:
+                with lock:
+                    i = next(todo, None)
+                if i is None:
+                    return
+                try:
+                    results[i] = worker.run(cases[i])
+                except WorkerStartError as exc:
+                    errors.append(exc)
+                    return
+                if progress is not None:
+                    with lock:
+                        progress(i, cases[i], results[i])
+
+        threads = [threading.Thread(target=loop, args=(w,), daemon=True) for w in self.workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        return results
+
+    @property
+    def starts(self):
+        return sum(w.starts for w in self.workers)
+
+    def close(self):
+        for w in self.workers:
+            w.close()
 
 
 if __name__ == "__main__":
-    main()
+    memory = DEFAULT_MEMORY
+    if "--memory" in sys.argv:
+        memory = int(sys.argv[sys.argv.index("--memory") + 1])
+    serve(memory)

@@ -199,3 +199,41 @@ def test_predict_with_a_model_of_several_outputs(tmp_path):
         rows = list(csv.reader(fh))
     assert rows[0] == ["prediction_0", "prediction_1"]
     np.testing.assert_array_equal(np.array(rows[1:], dtype=int), model.predict(X))
+
+
+def test_odd_files_and_values_are_named(tmp_path):
+    import os
+    good = tmp_path / "g.csv"
+    good.write_text("a,b,t\n1,2,0\n3,4,1\n5,6,0\n")
+    header = tmp_path / "h.csv"
+    header.write_text("a,b,t\n")
+    model = tmp_path / "m.dtree"
+    out = run("fit", str(header), "--target", "t", "-o", str(model), check=False)
+    assert out.returncode == 2 and "no data rows" in out.stderr and "h.csv" in out.stderr
+    out = run("fit", str(good), "--target", "t", "-o", str(model), "--ccp-alpha", "abc",
+              check=False)
+    assert out.returncode == 2 and "--ccp-alpha" in out.stderr and "'abc'" in out.stderr
+    run("fit", str(good), "--target", "t", "-o", str(model), "--ccp-alpha", "0.01")
+    out = run("eval", str(model), str(header), "--target", "t", check=False)
+    assert out.returncode == 2 and "no data rows" in out.stderr
+    if os.path.exists("/dev/full"):
+        out = run("predict", str(model), str(good), "-o", "/dev/full", check=False)
+        assert out.returncode == 2 and "cannot write /dev/full" in out.stderr
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "dtree", "predict", str(model),
+                                   str(good)], stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=120)
+        assert done.returncode == 2 and "cannot write standard output" in done.stderr
+
+
+def test_a_text_target_for_regression_is_named(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("a,t\n1,x\n2,y\n3,x\n")
+    out = run("fit", str(data), "--target", "t", "--task", "regression", "-o",
+              str(tmp_path / "m.dtree"), check=False)
+    assert out.returncode == 2 and "target column 't'" in out.stderr
+    good = tmp_path / "g.csv"
+    good.write_text("a,t\n1,1.5\n2,2.5\n3,0.5\n")
+    run("fit", str(good), "--target", "t", "--task", "regression", "-o", str(tmp_path / "r"))
+    out = run("eval", str(tmp_path / "r"), str(data), "--target", "t", check=False)
+    assert out.returncode == 2 and "target column 't'" in out.stderr

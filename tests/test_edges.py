@@ -283,6 +283,35 @@ def test_model_values_no_fit_produces_are_refused(Est):
         from_dict(data)
 
 
+@pytest.mark.parametrize("Est", [dtree.DecisionTreeClassifier, dtree.DecisionTreeRegressor])
+def test_a_split_that_raises_the_impurity_is_refused(Est):
+    # a child's impurity edited upwards: every value finite and in range, but the
+    # importances would turn negative; a fit's own rounding is allowed
+    from dtree._deploy.model_file import from_dict, to_dict
+
+    model = Est(max_depth=3, random_state=0).fit(X, Y)
+    data = to_dict(model)
+    from_dict(data)
+    tree = data["tree"]
+    for child in (tree["children_left"][0], tree["children_right"][0]):
+        tree["impurity"][child] = 1.02 * tree["impurity"][0]   # (a gini below 1)
+    with pytest.raises(dtree.ModelFileError, match="children of node 0"):
+        from_dict(data)
+
+
+def test_impossible_units_and_category_rows_are_refused():
+    from dtree._deploy.model_file import from_dict, to_dict
+
+    data = to_dict(dtree.DecisionTreeRegressor(max_depth=2).fit(X, Y))
+    data["weight_unit"] = 10 ** 400          # beyond float64: no OverflowError
+    with pytest.raises(dtree.ModelFileError, match="weight_unit"):
+        from_dict(data)
+    data = to_dict(dtree.DecisionTreeRegressor(max_depth=2).fit(X, Y))
+    data["tree"]["category_sets"] = 7
+    with pytest.raises(dtree.ModelFileError, match="category_sets"):
+        from_dict(data)
+
+
 def test_a_nan_class_label_is_refused():
     from dtree._deploy.model_file import from_dict, to_dict
 
@@ -401,10 +430,14 @@ def test_pandas_na_in_an_object_array_is_missing():
     pytest.importorskip("pyarrow")
     rng = np.random.default_rng(0)
     text = rng.choice(["a", "b", "c", None], 80)
+    flags = rng.choice([True, False, None], 80)
     frame = pd.DataFrame({"t": pd.array(text, dtype="string[pyarrow]"),
-                          "x": rng.normal(size=80)})
-    y = (text == "a") | (frame["x"].to_numpy() > 1)
+                          "x": rng.normal(size=80),
+                          # a numeric column: False is 0, not missing
+                          "b": pd.array(flags, dtype="boolean")})
+    y = (text == "a") | (frame["x"].to_numpy() > 1) | (flags == False)  # noqa: E712
     clf = dtree.DecisionTreeClassifier(random_state=0).fit(frame, y)
+    assert clf.score(frame, y) == 1.0
     values = frame.to_numpy()
     assert any(v is pd.NA for v in values[:, 0])
     np.testing.assert_array_equal(clf.predict(values), clf.predict(frame))
@@ -455,3 +488,116 @@ def test_lists_of_names_refuse_a_scalar_or_one_string_by_name(call, bad):
         run()
     # sequences of any kind still work
     assert "a" in export_text(m, feature_names=np.array(["a", "b"]))
+
+
+def _small_models():
+    rng = np.random.default_rng(1)
+    Xs = rng.normal(size=(40, 2))
+    clf = dtree.DecisionTreeClassifier(max_depth=2, random_state=0).fit(Xs, Xs[:, 0] > 0)
+    reg = dtree.DecisionTreeRegressor(max_depth=2, random_state=0).fit(Xs, Xs[:, 0])
+    return Xs, clf, reg
+
+
+@pytest.mark.parametrize("case", [
+    "graphviz_names", "sql_prefix_number", "sql_prefix_nul", "sql_dialect_list",
+    "text_decimals_bool", "grid_resolution_text", "grid_resolution_list",
+    "weight_huge_int", "x_huge_int", "x_scalar"])
+def test_method_arguments_are_refused_by_name(case):
+    from dtree.export import export_graphviz, export_sql
+    from dtree.inspection import partial_dependence
+    Xs, clf, reg = _small_models()
+    run, pattern = {
+        "graphviz_names": (lambda: export_graphviz(clf, feature_names=2), "feature_names"),
+        "sql_prefix_number": (lambda: export_sql(clf, proba_prefix=-np.inf), "proba_prefix"),
+        "sql_prefix_nul": (lambda: export_sql(clf, proba_prefix="\x00"), "proba_prefix"),
+        "sql_dialect_list": (lambda: export_sql(clf, dialect=[1]), "dialect"),
+        "text_decimals_bool": (lambda: export_text(reg, decimals=False), "decimals"),
+        "grid_resolution_text": (lambda: partial_dependence(reg, Xs, [0],
+                                                            grid_resolution="auto"),
+                                 "grid_resolution"),
+        "grid_resolution_list": (lambda: partial_dependence(reg, Xs, [0],
+                                                            grid_resolution=[1, 2]),
+                                 "grid_resolution"),
+        "weight_huge_int": (lambda: dtree.DecisionTreeRegressor().fit(
+            Xs, Xs[:, 0], sample_weight=10 ** 400), "sample_weight"),
+        "x_huge_int": (lambda: reg.predict([[10 ** 400, 1]]), "X"),
+        "x_scalar": (lambda: reg.predict(5), "2-D"),
+    }[case]
+    with pytest.raises((ValueError, TypeError), match=pattern):
+        run()
+
+
+def test_a_huge_precision_draws_every_digit():
+    from dtree.export import export_graphviz
+    _, _, reg = _small_models()
+    assert export_graphviz(reg, precision=np.uint64(2 ** 64 - 1)) == \
+        export_graphviz(reg, precision=64)
+
+
+def test_a_row_without_columns_and_x_without_features_are_refused():
+    # a 1-D row with category columns gets scikit-learn's reshape advice, not
+    # "X has None features"; sparse X without columns is refused like dense
+    rows = np.array([["a", 1], ["b", 2], ["a", 3]], dtype=object)
+    model = dtree.DecisionTreeClassifier().fit(rows, [0, 1, 0])
+    with pytest.raises(ValueError, match="reshape"):
+        model.predict(rows[0])
+    for make in (sp.csr_matrix, sp.lil_matrix, sp.coo_matrix):
+        for kw in ({}, {"max_features": "log2"}):
+            with pytest.raises(ValueError, match="0 feature"):
+                dtree.DecisionTreeClassifier(**kw).fit(make((4, 0)), [0, 1, 0, 1])
+
+
+def test_a_huge_decimals_writes_every_digit():
+    _, clf, _ = _small_models()
+    assert export_text(clf, decimals=np.uint64(2 ** 64 - 1)) == export_text(clf, decimals=340)
+    assert export_rules(clf, decimals=10 ** 30) == export_rules(clf, decimals=340)
+
+
+def test_competitors_of_targets_near_float64s_end_are_finite_and_ranked_alike():
+    # the audit replays the growth in the tree's scaled units: targets near 1e300
+    # give the competitors (and their improve, as a ratio in summary) of the same
+    # targets times 2**-990, and the model file saves and loads
+    from dtree._deploy.model_file import from_dict, to_dict
+    rng = np.random.default_rng(2)
+    Xc = rng.normal(size=(60, 4))
+    y = Xc[:, 0] + 0.5 * Xc[:, 1] + rng.normal(size=60)
+    fits = [dtree.DecisionTreeRegressor(max_depth=3, keep_competitors=2, random_state=0)
+            .fit(Xc, np.ldexp(y, k)) for k in (0, 990)]
+    small, huge = (f.tree_.other_splits for f in fits)
+    np.testing.assert_array_equal(small.feature, huge.feature)
+    assert np.isfinite(huge.improvement).all() and (huge.improvement > 0).any()
+    assert from_dict(to_dict(fits[1])).tree_.node_count == fits[1].tree_.node_count
+    lines = [[line for line in f.summary().splitlines() if "improve=" in line] for f in fits]
+    assert lines[0] == lines[1] and lines[0]
+
+
+def test_numpy_scalars_as_labels_in_an_object_array_save():
+    labels = np.array([np.int64(1), np.int64(2), np.int64(1), np.int64(2)], dtype=object)
+    model = dtree.DecisionTreeClassifier().fit(X[:4], labels)
+    again = dtree.from_dict(json.loads(json.dumps(model.to_dict())))
+    assert again.predict(X[:4]).tolist() == model.predict(X[:4]).tolist() == [1, 2, 1, 2]
+
+
+@pytest.mark.parametrize("dtype", ["datetime64[ns]", "timestamp[ns][pyarrow]",
+                                   "duration[ns][pyarrow]"])
+def test_time_columns_are_refused_by_name_whatever_holds_them(dtype):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    times = pd.Series(pd.to_timedelta(np.arange(6), "s")) if "duration" in dtype else \
+        pd.Series(pd.to_datetime(np.arange(6) * 10 ** 9))
+    frame = pd.DataFrame({"when": times.astype(dtype), "x": np.arange(6.0)})
+    with pytest.raises(ValueError, match="'when'"):
+        dtree.DecisionTreeRegressor().fit(frame, np.arange(6.0))
+
+
+def test_more_arguments_at_their_ends_are_named_or_accepted():
+    from dtree.export import export_sql
+    Xs, clf, reg = _small_models()
+    with pytest.raises(ValueError, match="confidence"):
+        reg.predict_interval(Xs, confidence=10 ** 400)
+    with pytest.raises(ValueError, match="spacing"):
+        export_text(reg, spacing=2 ** 31)
+    assert export_sql(reg, keep_columns=None) == export_sql(reg)
+    with pytest.raises(MemoryError, match="max_leaf_nodes"):
+        from dtree._plan.plan import check_leaf_budget
+        check_leaf_budget(10 ** 400)

@@ -1,230 +1,136 @@
-"""Fuzzing: hyperparameters, shapes, dtypes, scales and hostile model files.
+"""The short fuzz campaign (issue 33): a few hundred probes over every area.
 
-Every case runs in a worker subprocess (``fuzz_worker.py``) and must end in a
-clean ValueError/TypeError with a message, or in a fitted model that passes
-sanity checks (finite values, probabilities that sum to one, predictions within
-the targets' range, a save/load round trip). A crash of the worker fails the
-case it was running. ``DTREE_FUZZ_EXAMPLES`` raises the number of cases (the
-closing run of an issue uses thousands); CI runs a few hundred.
+Each probe runs in a worker subprocess (``fuzz_worker.py``) with a time limit and
+an address-space limit, so a crash, a hang or a runaway allocation fails the probe
+instead of the run. A probe passes when it ends ``ok`` (fitted, loaded or run, and
+every oracle agreed) or in a ``clear_error`` (the right exception type with a
+message naming its cause); any other outcome (unnamed error, wrong answer, crash,
+hang, memory) fails its area's test, which lists every failing probe with its case
+and the command that replays it. What the probes do and how outcomes are judged:
+``fuzz_probes.py``. The long campaign: ``python bench/fuzz.py``.
+
+``DTREE_FUZZ_EXAMPLES`` sets the number of probes (default 500, shared among the
+areas in fixed proportions); ``DTREE_FUZZ_SEED`` picks another set of them;
+``DTREE_FUZZ_REPORT`` names a JSON file for the counts of outcomes per area.
 """
-import base64
-import io
 import json
 import os
-import subprocess
-import sys
-import tempfile
-import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+import fuzz_probes as fp
+from fuzz_worker import Pool, Worker
 
-EXAMPLES = int(os.environ.get("DTREE_FUZZ_EXAMPLES", "150"))
-WORKER = Path(__file__).with_name("fuzz_worker.py")
-CASE_TIMEOUT = 60
+DEFAULT_TOTAL = 500
+TOTAL = int(os.environ.get("DTREE_FUZZ_EXAMPLES", str(DEFAULT_TOTAL)))
+SEED = int(os.environ.get("DTREE_FUZZ_SEED", "0"))
+# probes per area at the default size (the cheap areas get more)
+SHORT = {"params": 70, "inputs": 55, "scale": 35, "sklearn": 15, "model_files": 60,
+         "cli": 25, "methods": 35, "threads": 8, "dask": 5, "export": 12}
+CASE_TIMEOUT = 25.0
+COUNTS = {}
 
 
-class Worker:
-    """A long-lived subprocess answering one case per line; restarted after a crash."""
+def n_probes(area):
+    return max(1, round(SHORT[area] * TOTAL / sum(SHORT.values())))
 
-    def __init__(self):
-        self.proc = None
 
-    def ask(self, case):
-        if self.proc is None or self.proc.poll() is not None:
-            # stderr to a file: an unread pipe fills up (warnings) and stalls the worker
-            self.errors = tempfile.TemporaryFile(mode="w+")
-            self.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=self.errors,
-                                         text=True, cwd=str(WORKER.parent))
-        self.proc.stdin.write(json.dumps(case) + "\n")
-        self.proc.stdin.flush()
-        reader = threading.Thread(target=lambda: answer.append(self.proc.stdout.readline()),
-                                  daemon=True)
-        answer = []
-        reader.start()
-        reader.join(CASE_TIMEOUT)
-        if reader.is_alive():  # a hang: a finding, with the case, not a stalled run
-            self.proc.kill()
-            reader.join(CASE_TIMEOUT)
-            self.proc = None
-            return {"outcome": "hang", "why": f"no answer within {CASE_TIMEOUT} s"}
-        line = answer[0]
-        if not line:  # the worker died on this case
-            code = self.proc.wait(timeout=CASE_TIMEOUT)
-            self.errors.seek(0)
-            error = self.errors.read()[-2000:]
-            self.proc = None
-            return {"outcome": "crash", "why": f"worker exited with {code}: {error}"}
-        return json.loads(line)
-
-    def close(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=CASE_TIMEOUT)
+def seed_of(area, i):
+    return SEED * 1_000_003 + i
 
 
 @pytest.fixture(scope="module")
-def worker():
-    w = Worker()
-    yield w
-    w.close()
+def pool():
+    workers = Pool(2, timeout=CASE_TIMEOUT)
+    yield workers
+    workers.close()
     report = os.environ.get("DTREE_FUZZ_REPORT")
-    if report:  # the counts of outcomes, for the closing note of a long run
-        Path(report).write_text(json.dumps(RESULTS, indent=1))
+    if report:
+        Path(report).write_text(json.dumps(COUNTS, indent=1, sort_keys=True))
 
 
-def _record(outcome):
-    counts = RESULTS.setdefault("counts", {})
-    counts[outcome] = counts.get(outcome, 0) + 1
+def _failure_text(case, result):
+    lines = [f"[{result['outcome']}] {case['area']}:{case['seed_id']} "
+             f"{fp.describe(case)[:400]}"]
+    what = (f"{result['check']}: " if result.get("check") else f"{result.get('type', '')}: ") \
+        + result.get("message", "")
+    lines.append(f"    at {result.get('stage', '')}: {what[:400]}"
+                 + (f"  ({result['where']})" if result.get("where") else ""))
+    if result.get("harness"):
+        lines.append("    (the campaign's own code failed:)\n" + result.get("trace", "")[-1200:])
+    lines.append(f"    replay: python bench/fuzz.py --replay {case['area']}:{case['seed_id']}")
+    lines.append(f"    case: {json.dumps(case)[:3000]}")
+    return "\n".join(lines)
 
 
-RESULTS = {}
-
-# valid and extreme values of each hyperparameter, then anything at all
-INTS = st.one_of(st.integers(1, 12), st.sampled_from([2**31, 2**62, 2**63 - 1, 2**63, 2**80]))
-ANY = st.one_of(st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True),
-                st.sampled_from(["abc", "", None, True, [1], {"a": 1}, "auto", "random"]))
-VALID = {
-    "max_depth": st.one_of(st.none(), INTS),
-    "min_samples_split": st.one_of(st.integers(2, 30), INTS, st.floats(0.01, 1.0)),
-    "min_samples_leaf": st.one_of(st.integers(1, 20), INTS, st.floats(0.01, 0.99)),
-    "min_weight_fraction_leaf": st.floats(0, 0.5),
-    "max_features": st.one_of(st.none(), st.integers(1, 4), st.floats(0.01, 1.0),
-                              st.sampled_from(["sqrt", "log2"])),
-    "max_leaf_nodes": st.one_of(st.none(), st.integers(2, 20), INTS),
-    "min_impurity_decrease": st.one_of(st.just(0.0), st.floats(0, 1e300)),
-    "random_state": st.one_of(st.none(), st.integers(0, 2**32 - 1)),
-    "ccp_alpha": st.one_of(st.floats(0, 10), st.just("cv")),
-    "splitter": st.sampled_from(["best", "random", "hist"]),
-    "max_bins": st.integers(2, 255),
-    "n_jobs": st.one_of(st.none(), st.sampled_from([1, 2, -1, -(2**63), 2**31])),
-    "cv": st.integers(2, 6),
-    "handle_missing": st.sampled_from(["split", "error"]),
-    "categorical_features": st.sampled_from(["auto", None, [0], [True]]),
-    "handle_unknown": st.sampled_from(["missing", "error"]),
-    "prune_risk": st.sampled_from(["impurity", "misclassification"]),
-    "pruning": st.sampled_from([None, "none", "pessimistic", "reduced_error"]),
-    "criterion": st.sampled_from(["gini", "entropy", "log_loss", "gain_ratio"]),
-    "class_weight": st.one_of(st.none(), st.just("balanced"),
-                              st.dictionaries(st.integers(0, 3), st.floats(0, 1e300),
-                                              max_size=3),
-                              st.lists(st.dictionaries(st.integers(0, 3), st.floats(0, 1e300),
-                                                       max_size=3), min_size=1, max_size=3)),
-    "algorithm": st.sampled_from(["cart", "id3", "c4.5"]),
-    "value_tolerance": st.one_of(st.just(0.0), st.just(1e-7), st.floats(0, 1e300)),
-    "monotonic_cst": st.one_of(st.none(), st.lists(st.sampled_from([-1, 0, 1]), min_size=1,
-                                                   max_size=4)),
-}
-CLASSIFIER_ONLY = ("criterion", "class_weight", "algorithm")
+@pytest.mark.parametrize("area", list(SHORT))
+def test_fuzz_area(pool, area):
+    cases = [fp.generate(area, seed_of(area, i)) for i in range(n_probes(area))]
+    results = pool.run(cases)
+    counts = COUNTS.setdefault(area, {})
+    for r in results:
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    failures = [(c, r) for c, r in zip(cases, results)
+                if r["outcome"] not in fp.ACCEPTED or r.get("harness")]
+    if failures:
+        pytest.fail(f"{len(failures)} of {len(cases)} {area} probes failed "
+                    f"(outcomes {counts}):\n"
+                    + "\n".join(_failure_text(c, r) for c, r in failures), pytrace=False)
 
 
-@st.composite
-def fit_cases(draw):
-    estimator = draw(st.sampled_from(["clf", "reg"]))
-    names = [n for n in VALID if estimator == "clf" or n not in CLASSIFIER_ONLY]
-    chosen = draw(st.lists(st.sampled_from(names), max_size=4, unique=True))
-    # most cases are valid configurations (their results are checked); some hostile
-    hostile = draw(st.integers(0, 3)) == 0
-    params = {name: draw(st.one_of(VALID[name], ANY) if hostile else VALID[name])
-              for name in chosen}
-    if estimator == "reg" and draw(st.booleans()):
-        params["criterion"] = draw(st.sampled_from(["squared_error", "poisson",
-                                                    "friedman_mse", "absolute_error",
-                                                    "quantile"]))
-        if params["criterion"] == "quantile" and draw(st.booleans()):
-            params["quantile"] = draw(st.one_of(st.floats(0, 1), ANY) if hostile
-                                      else st.floats(0.01, 0.99))
-    y_kind = draw(st.sampled_from(["classes", "strings", "big_ints"] if estimator == "clf"
-                                  else ["real", "constant"]))
-    data = {
-        "seed": draw(st.integers(0, 2**16)),
-        "n_rows": draw(st.integers(0, 60)), "n_cols": draw(st.integers(1, 4)),
-        "x_exponent": draw(st.sampled_from([0, -300, -30, 30, 300, 307])),
-        "x_dtype": draw(st.sampled_from(["float64", "float32", "int64", "bool", "text",
-                                         "sparse"])),
-        "few_values": draw(st.booleans()), "nan_share": draw(st.sampled_from([0, 0, 0.2])),
-        "inf": hostile and draw(st.booleans()),
-        "y_kind": y_kind, "n_classes": draw(st.integers(1, 4)),
-        "n_outputs": draw(st.sampled_from([1, 1, 2, 3])),
-        "y_exponent": draw(st.sampled_from([0, -300, -100, 100, 300, 307])),
-        "weights": draw(st.sampled_from([None, None, "uniform", "random"] +
-                                        (["zeros", "negative", "nan"] if hostile else []))),
-        "w_exponent": draw(st.sampled_from([0, -300, -90, 70, 300, 307])),
-    }
-    return {"kind": "fit", "estimator": estimator, "params": params, "data": data}
+# probes that once found a fault (each fixed at its cause, most also tested on
+# its own elsewhere): replayed in every run
+FOUND = ["inputs:23", "model_files:11", "methods:19", "methods:47", "cli:2358", "cli:7110",
+         "cli:8548", "inputs:7284", "inputs:2160", "methods:2807", "methods:9205",
+         "methods:9080", "methods:5787", "methods:8098", "methods:2149", "methods:4602",
+         "methods:6832", "methods:7742", "methods:9084", "model_files:5915",
+         "model_files:5474", "inputs:5172", "inputs:2181", "model_files:6420",
+         "methods:1082", "cli:1000013", "dask:1004826", "inputs:1001980", "methods:1002575",
+         "methods:1004132", "params:1009874", "cli:2009481", "inputs:2008453",
+         "model_files:2003273", "params:2000626", "methods:2004872", "params:1008498",
+         "methods:3002547", "methods:4001465", "inputs:4003331"]
 
 
-def _json_safe(case):
-    # hypothesis floats include nan/inf: JSON carries them as NaN/Infinity (Python reads them)
-    return json.loads(json.dumps(case))
+def test_probes_that_once_found_a_fault(pool):
+    cases = [fp.generate(*key.split(":")[:1], int(key.split(":")[1])) for key in FOUND]
+    results = pool.run(cases)
+    failures = [(c, r) for c, r in zip(cases, results)
+                if r["outcome"] not in fp.ACCEPTED or r.get("harness")]
+    if failures:
+        pytest.fail(f"{len(failures)} of {len(cases)} probes failed again:\n"
+                    + "\n".join(_failure_text(c, r) for c, r in failures), pytrace=False)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 200,
-          suppress_health_check=list(HealthCheck))
-@given(case=fit_cases())
-def test_fuzzed_fits_end_cleanly_or_sensibly(worker, case):
+def test_outcome_rules():
+    """The judge itself: what counts as a clear error, and what does not."""
+    names = ["max_depth", "X", "sample_weight"]
+    assert fp.is_clear("The 'max_depth' parameter must be an int; got -1", names)
+    assert fp.is_clear("Input X contains NaN in column 0", names)
+    assert not fp.is_clear("math range error", names)
+    assert not fp.is_clear("'Series' object has no attribute 'columns'", None)
+    assert not fp.is_clear("index 7 is out of bounds for axis 0 with size 3", names)
+    assert not fp.is_clear("a quantile level must lie in (0, 1); got 1.0", ["confidence"])
+    assert not fp.is_clear("", names)
+    assert fp.classify(OverflowError("sample_weight too large"), names) == fp.UNNAMED
+    assert fp.classify(ValueError("sample_weight must be finite"), names) == fp.CLEAR
+    assert fp.classify(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad"), None) == fp.UNNAMED
+    assert fp.classify(MemoryError("Unable to allocate 3 GiB"), names) == fp.MEMORY
+    # cases are reproducible from (area, seed) and survive JSON
+    for area in SHORT:
+        case = fp.generate(area, 12345)
+        assert case == fp.generate(area, 12345) == json.loads(json.dumps(case))
+    assert fp.D(fp.E({0: b"x", 1: (1, 2**1100), 2: complex(1, 2)})) == \
+        {0: b"x", 1: (1, 2**1100), 2: complex(1, 2)}
+
+
+def test_worker_reports_crash_hang_memory_and_recovers():
+    """The worker's parent turns a signal, a silence and an allocation beyond the limit
+    into outcomes, and the next case runs in a fresh worker."""
+    worker = Worker(timeout=6, memory=4 << 30)
     try:
-        case = _json_safe(case)
-    except (TypeError, ValueError):
-        return  # a parameter value JSON cannot carry (huge ints are fine in JSON)
-    answer = worker.ask(case)
-    _record(answer["outcome"])
-    assert answer["outcome"] in ("fitted", "error"), (case, answer)
-
-
-def _saved(model):
-    buffer = io.BytesIO()
-    model.save(buffer)
-    return bytearray(buffer.getvalue())
-
-
-@pytest.fixture(scope="module")
-def saved_models():
-    rng = np.random.RandomState(0)
-    X = rng.rand(50, 3)
-    X[rng.rand(50, 3) < 0.1] = np.nan
-    models = [DecisionTreeClassifier(max_depth=4).fit(X, rng.randint(0, 3, 50)),
-              DecisionTreeRegressor(max_leaf_nodes=6).fit(X, rng.rand(50) * 1e300),
-              DecisionTreeClassifier(algorithm="c4.5").fit(np.round(X * 3), rng.randint(0, 2, 50)),
-              DecisionTreeClassifier(max_depth=4).fit(X, rng.randint(0, 3, (50, 2))),
-              DecisionTreeRegressor(max_depth=4).fit(X, rng.rand(50, 3)),
-              # format 4's members: other splits, the surrogate rule, leaf targets
-              DecisionTreeClassifier(max_depth=4, keep_competitors=2,
-                                     handle_missing="surrogate").fit(X, rng.randint(0, 3, 50)),
-              DecisionTreeRegressor(max_depth=3, keep_leaf_targets=True).fit(X, rng.rand(50))]
-    return X, [bytes(_saved(m)) for m in models]
-
-
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 200,
-          suppress_health_check=list(HealthCheck))
-@given(data=st.data())
-def test_mutated_model_files_load_cleanly_or_sensibly(worker, saved_models, data):
-    X, blobs = saved_models
-    raw = bytearray(data.draw(st.sampled_from(blobs)))
-    for _ in range(data.draw(st.integers(1, 6))):
-        kind = data.draw(st.sampled_from(["flip", "byte", "truncate", "insert", "number"]))
-        position = data.draw(st.integers(0, len(raw) - 1))
-        if kind == "flip":
-            raw[position] ^= 1 << data.draw(st.integers(0, 7))
-        elif kind == "byte":
-            raw[position] = data.draw(st.integers(0, 255))
-        elif kind == "truncate":
-            del raw[max(position, 1):]
-        elif kind == "insert":
-            raw[position:position] = data.draw(st.binary(min_size=1, max_size=8))
-        else:  # an 8-byte number written over the data: values rather than structure
-            value = data.draw(st.sampled_from([-1.0, 0.0, 1e308, np.inf, np.nan, 2.0, 1e-320]))
-            raw[position:position + 8] = np.float64(value).tobytes()
-        if len(raw) < 2:
-            break
-    case = {"kind": "load", "bytes": base64.b64encode(bytes(raw)).decode(),
-            "X": np.nan_to_num(X).tolist()}
-    answer = worker.ask(case)
-    _record(answer["outcome"])
-    assert answer["outcome"] in ("fitted", "error"), answer
+        outcomes = [worker.run({"area": "selftest", "kind": kind})["outcome"]
+                    for kind in ("segfault", "ok", "abort", "hang", "memory", "exit", "ok")]
+    finally:
+        worker.close()
+    assert outcomes == ["crash", "ok", "crash", "hang", "memory", "crash", "ok"]

@@ -115,8 +115,9 @@ def test_competitors_equal_a_brute_force_ranking(regression):
         kept = other.rows(node, COMPETITOR)
         assert [int(other.feature[k]) for k in kept] == ranking
         for k in kept:
-            assert other.improvement[k] == pytest.approx(parent - best[other.feature[k]],
-                                                         rel=1e-9, abs=1e-9)
+            # (kept in the tree's stored units, like its impurities)
+            assert tree.user_decrease(other.improvement[k]) == pytest.approx(
+                parent - best[other.feature[k]], rel=1e-9, abs=1e-9)
             assert other.count[k] == np.isnan(Xn[:, other.feature[k]]).sum()
         checked += len(kept)
     assert checked > 5

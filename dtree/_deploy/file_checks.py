@@ -7,6 +7,7 @@ category sets, the competitor and surrogate splits (``other_*`` members),
 training ranges and leaf targets.
 """
 import math
+import sys
 
 import numpy as np
 
@@ -220,7 +221,7 @@ def check_units(header, is_classifier):
     if is_classifier and exponent != 0:
         raise ModelFileError("a classifier's impurities are not rescaled")
     if not isinstance(unit, (int, float)) or isinstance(unit, bool) or \
-            not math.isfinite(unit) or unit <= 0:
+            not 0 < unit <= sys.float_info.max:   # (compared exactly: an int may exceed it)
         raise ModelFileError("weight_unit must be a finite number > 0")
     return int(exponent), float(unit)
 
@@ -249,7 +250,7 @@ def check_categories(header, n_features):
     return np.asarray(mask, dtype=bool), categories
 
 
-def _check_values(arrays, n_classes, is_classifier, inner, left, right):
+def _check_values(arrays, n_classes, is_classifier, inner, left, right, exponent):
     """Numbers a fitted tree can hold: what predictions and importances read."""
     for name in ("value", "impurity", "weighted_n_node_samples"):
         if not np.isfinite(arrays[name]).all():
@@ -282,6 +283,33 @@ def _check_values(arrays, n_classes, is_classifier, inner, left, right):
         (weights[right] > weights[inner] * (1 + 1e-9))
     if heavier.any():
         raise ModelFileError("a child weighs more than its parent")
+    _check_decreases(arrays, inner, left, right, exponent)
+
+
+def _check_decreases(arrays, inner, left, right, exponent):
+    """No split raises the impurity: the children's impurities, weighted, sum to at
+    most their parent's (for every criterion, as the best constant of a side
+    does at least as well as the parent's), up to the rounding of a fit.
+
+    The rounding is bounded by the node's impurity and its values (a variance
+    computed as E[y^2] - E[y]^2 loses digits to the mean's square); impurities
+    are stored scaled by 2**-exponent, values are not: each way the two can relate
+    is allowed for, which only widens the bound."""
+    w, imp = arrays["weighted_n_node_samples"], arrays["impurity"]
+    value = arrays["value"][inner]
+    value = value.reshape(inner.shape[0], value.shape[1] * value.shape[2])
+    with np.errstate(over="ignore", invalid="ignore"):
+        # values brought to the impurities' units before they are squared (targets
+        # near float64's end square past it): exponent = degree x the targets'
+        half, whole = np.abs(np.ldexp(value, -(exponent // 2))), np.abs(np.ldexp(value, -exponent))
+        scale = imp[inner] + (half ** 2).sum(axis=1) + whole.sum(axis=1) + \
+            (whole ** 2).sum(axis=1)
+        decrease = w[inner] * imp[inner] - w[left] * imp[left] - w[right] * imp[right]
+        raised = decrease < -1e-6 * w[inner] * scale
+    if raised.any():
+        node = int(inner[np.flatnonzero(raised)[0]])
+        raise ModelFileError(f"the children of node {node} weigh more impurity than it: "
+                             "no split a fit makes raises the impurity")
 
 
 def check_tree(arrays, n_features, n_classes, is_classifier, categories, units):
@@ -335,7 +363,8 @@ def check_tree(arrays, n_features, n_classes, is_classifier, categories, units):
         if (value[:, k, count:] != 0).any():
             raise ModelFileError(f"output {k} has {count} classes; value has fractions "
                                  "beyond them")
-    _check_values(arrays, n_classes, is_classifier, inner, left[inner], right[inner])
+    _check_values(arrays, n_classes, is_classifier, inner, left[inner], right[inner],
+                  units[0])
     if (arrays["missing_go_to_left"] > 1).any():
         raise ModelFileError("missing_go_to_left must hold 0 or 1")
     depth = arrays["node_depth"]

@@ -77,7 +77,8 @@ def _extra_members(tree):
 # ------------------------------------------------------------------ dict
 def _encode_labels(classes, what="classes"):
     """Labels (classes, or a column's categories: ``what`` names them for errors) as JSON."""
-    values = classes.tolist()
+    # (an object array keeps numpy scalars as they are: as Python's, they save)
+    values = [v.item() if isinstance(v, np.generic) else v for v in classes.tolist()]
     kinds = {type(v).__name__ for v in values}
     if kinds <= {"str"}:
         return {"kind": "str", "values": values}
@@ -234,8 +235,11 @@ def from_dict(data):
         sets = np.asarray(tree.get("category_sets", []), dtype=np.uint64)
     except (TypeError, ValueError, OverflowError) as exc:
         raise ModelFileError(f"category_sets is not numeric: {exc}") from None
-    arrays["category_sets"] = sets.reshape(-1, CAT_WORDS) if sets.size else \
-        np.zeros((0, CAT_WORDS), dtype=np.uint64)
+    if sets.size % CAT_WORDS or sets.ndim not in (1, 2) or \
+            (sets.ndim == 2 and sets.shape[1] != CAT_WORDS):
+        raise ModelFileError(f"category_sets must hold rows of {CAT_WORDS} words; got an "
+                             f"array of shape {sets.shape}")
+    arrays["category_sets"] = sets.reshape(-1, CAT_WORDS)
     extra = tree.get("extra", {})
     if not isinstance(extra, dict) or set(extra) - set(EXTRA):
         raise ModelFileError(f"the tree's extra arrays must be a dict of {sorted(EXTRA)}")

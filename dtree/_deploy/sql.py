@@ -25,7 +25,8 @@ import numpy as np
 
 from .._model.tree import TREE_LEAF
 from .._model.routing import node_rule
-from .._model.names import fitted_and_named, list_of_names
+from .._model.arguments import list_of_names, text
+from .._model.names import fitted_and_named
 
 DOUBLE = {"sqlite": "REAL", "duckdb": "DOUBLE", "postgres": "DOUBLE PRECISION",
           "ansi": "DOUBLE PRECISION"}
@@ -219,8 +220,8 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
     proba_prefix : str, default="proba_"
         A classifier also returns one column per class, named this prefix plus
         the class.
-    keep_columns : sequence of str, default=()
-        Columns of ``table`` returned first, as they are (a key to join or
+    keep_columns : sequence of str or None, default=()
+        Columns of ``table`` returned first (None: none), as they are (a key to join or
         order the predictions by: a parallel scan, as PostgreSQL's, may return
         rows in any order).
 
@@ -231,6 +232,10 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
         equals ``predict`` and the probability columns ``predict_proba``
         (missing values as NULL, routed as the model routes NaN).
     """
+    for name, value in (("table", table), ("dialect", dialect), ("prediction", prediction),
+                        ("proba_prefix", proba_prefix)):
+        if "\x00" in text(value, name):
+            raise ValueError(f"{name} cannot hold a NUL character (no SQL name can)")
     if dialect not in DOUBLE:
         raise ValueError(f"dialect must be one of {sorted(DOUBLE)}; got {dialect!r}")
     tree, names, classes = fitted_and_named(estimator, feature_names, None)
@@ -242,7 +247,8 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
                          "the leaves; export_sql follows one branch: not supported")
     writer = _Writer(estimator, dialect, names)
     ctes, source, leaf = writer.layers(table)
-    columns = [identifier(name) for name in list_of_names(keep_columns, "keep_columns")]
+    columns = [identifier(name) for name in
+               list_of_names(() if keep_columns is None else keep_columns, "keep_columns")]
     if classes is None:
         columns.append(_by_leaf(tree, leaf, 
             lambda leaf: exact_number(tree.value[leaf, 0, 0], dialect))

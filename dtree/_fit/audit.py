@@ -1,7 +1,7 @@
 """The audit's computation: every split node's competitor and surrogate splits."""
 import numpy as np
 
-from .._model.other_splits import COLUMNS, OtherSplits
+from .._model.other_splits import COLUMNS, SURROGATE, OtherSplits
 from .._model.routing import bitset
 from .._route import CATEGORY_SET_WORDS as CAT_WORDS
 from .._splitter import Splitter
@@ -23,6 +23,9 @@ def attach(tree, X, y, w, *, search, n_categories, n_competitors, n_surrogates,
     records, sets = [], [row for row in tree.category_sets]
     for rec in sorted(found["rows"], key=lambda r: (r["node"], r["kind"])):
         codes, decided = rec.pop("codes"), rec.pop("decided")
+        if rec["kind"] == SURROGATE:
+            # fractions of weights summed in other orders: rounding may pass 1 by an ulp
+            rec["improvement"], rec["adj"] = min(rec["improvement"], 1.0), min(rec["adj"], 1.0)
         rec["category_set"] = -1 if codes is None else len(sets)
         if codes is not None:
             sets.append(bitset(codes))

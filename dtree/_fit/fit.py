@@ -95,8 +95,13 @@ def _annotated(plan, tree, X, y, weights):
     if not (k or s or surrogate_missing):
         return tree
     from .audit import attach
-    if weights is None:
-        weights = np.ones(X.shape[0])
+    # replayed in the units the tree was grown in (its weights over its weight
+    # unit, its targets over 2**(impurity exponent / degree)): sums that stay
+    # finite for targets and weights anywhere in float64
+    weights = np.ones(X.shape[0]) if weights is None else weights / tree.weight_unit
+    degree = plan.choices.criterion.degree
+    if tree.impurity_exponent and degree:
+        y = scaled(y, tree.impurity_exponent // degree)
     growth = plan.growth(X.shape[0], float(weights.sum()))
     # every feature, visited by index: each one's best split competes
     search = dict(plan.search(growth, 0), max_features=X.shape[1], n_threads=1,

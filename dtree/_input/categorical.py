@@ -6,6 +6,7 @@ become codes 0..k-1 stored as float32 in the feature matrix, missing values
 (None, NaN, pandas NA) become NaN. The Cython core splits such a column by a
 set of codes; predict encodes new data with the categories seen at fit.
 """
+import math
 import numbers
 import warnings
 
@@ -21,8 +22,8 @@ def _is_missing(value):
         unequal = value != value  # NaN and NaT differ from themselves
     except (TypeError, ValueError):
         return False
-    if unequal is value:          # pandas.NA: a comparison with it is NA itself
-        return True
+    if unequal is value and not isinstance(value, (bool, np.bool_)):
+        return True               # pandas.NA: a comparison with it is NA itself
     try:
         return bool(unequal)
     except (TypeError, ValueError):
@@ -202,6 +203,14 @@ def _sorted_keys(values, missing, categories):
     return None
 
 
+def _whole(value):
+    """Whether a value is a whole number (1.0 finds the category 1), never an inf."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    return isinstance(value, numbers.Integral) or (math.isfinite(value) and
+                                                   float(value).is_integer())
+
+
 def _lookup_one_by_one(values, missing, categories):
     # mixed kinds: dictionary lookups, with ints and text tried as fallbacks
     lookup = {category: code for code, category in enumerate(categories)}
@@ -211,8 +220,7 @@ def _lookup_one_by_one(values, missing, categories):
         if missing[i]:
             continue
         code = lookup.get(value)
-        if code is None and isinstance(value, numbers.Real) and not isinstance(value, bool) \
-                and float(value) == round(float(value)):
+        if code is None and _whole(value):
             code = lookup.get(int(value))
         if code is None and not isinstance(value, str):
             code = lookup.get(str(value))  # categories of mixed kinds were kept as str

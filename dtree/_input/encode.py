@@ -135,6 +135,8 @@ def _to_matrix(est, X, mask, categories, names, allow_nan, n_features=None):
     """The validated float32 matrix: categories as codes, NaN only where allowed."""
     if mask.any():
         n_columns = _n_columns(X)
+        if n_columns is None:
+            raise val.not_2d(np.asarray(X, dtype=object).shape)
         if n_features is not None and n_columns != n_features:
             raise ValueError(f"X has {n_columns} features, but {type(est).__name__} is "
                              f"expecting {n_features} features as input.")

@@ -223,10 +223,7 @@ def _checked_sparse(X, layout, n_features, allow_nan, feature_names, estimator_n
                          "only real numbers are")
     if matrix.dtype.kind not in "biuf":
         raise TypeError(f"X has unsupported dtype {matrix.dtype}; expected numbers")
-    n_samples, n_cols = matrix.shape
-    if n_samples == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={matrix.shape}) while a "
-                         "minimum of 1 is required.")
+    n_samples, n_cols = check_size(matrix.shape)
     if n_cols != n_features:
         raise ValueError(f"X has {n_cols} features, but {estimator_name} is expecting "
                          f"{n_features} features as input.")
@@ -286,6 +283,24 @@ def get_feature_names(X):
     return None
 
 
+def check_size(shape):
+    """(n_samples, n_features) of a 2-D X, refusing one without rows or columns
+    (scikit-learn's wording)."""
+    for count, what in zip(shape, ("sample", "feature")):
+        if count == 0:
+            raise ValueError(f"Found array with 0 {what}(s) (shape={tuple(shape)}) while a "
+                             "minimum of 1 is required.")
+    return shape
+
+
+def not_2d(shape):
+    """The error for an X that is not a table (scikit-learn's advice included)."""
+    return ValueError(
+        f"Expected a 2-D array X of shape (n_samples, n_features), got a {len(shape)}-D "
+        f"array of shape {shape}. Reshape your data with X.reshape(-1, 1) for a "
+        "single feature or X.reshape(1, -1) for a single sample.")
+
+
 def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator",
             allow_nan=False):
     """Validate a feature matrix and return it as a C-contiguous float32 array.
@@ -317,24 +332,16 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
             arr = arr.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"X must contain only numbers: {exc}") from None
+    except OverflowError:
+        raise ValueError("X holds an integer beyond float64's range") from None
     if arr.dtype.kind == "c":
         raise ValueError("Complex data not supported: X contains complex numbers; "
                          "only real numbers are")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"X has unsupported dtype {arr.dtype}; expected numbers")
     if arr.ndim != 2:
-        raise ValueError(
-            f"Expected a 2-D array X of shape (n_samples, n_features), got a {arr.ndim}-D "
-            f"array of shape {arr.shape}. Reshape your data with X.reshape(-1, 1) for a "
-            "single feature or X.reshape(1, -1) for a single sample."
-        )
-    n_samples, n_cols = arr.shape
-    if n_samples == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={arr.shape}) while a "
-                         "minimum of 1 is required.")
-    if n_cols == 0:
-        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a "
-                         "minimum of 1 is required.")
+        raise not_2d(arr.shape)
+    n_samples, n_cols = check_size(arr.shape)
     if n_features is not None and n_cols != n_features:
         raise ValueError(
             f"X has {n_cols} features, but {estimator_name} is expecting {n_features} "
@@ -379,8 +386,10 @@ def _frame_to_numeric(frame):
         kind = getattr(dtype, "kind", "O")
         if kind not in "biuf":
             try:
-                np.asarray(frame.iloc[:, j], dtype=np.float64)
-            except (TypeError, ValueError):
+                if kind in "mM":    # times are no numbers, whichever library holds them
+                    raise TypeError
+                frame.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError, IndexError):
                 raise ValueError(
                     f"X column {j} ({name!r}) has non-numeric values (dtype {dtype}); "
                     "encode it as numbers first (categorical support comes with "
@@ -434,15 +443,18 @@ def check_sample_weight(sample_weight, n_samples):
     if sample_weight is None:
         return None
     complex_error = TypeError("sample_weight must be real numbers, got complex values")
-    if isinstance(sample_weight, numbers.Number):
-        if not isinstance(sample_weight, numbers.Real):
-            raise complex_error
-        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    if isinstance(sample_weight, numbers.Number) and \
+            not isinstance(sample_weight, numbers.Real):
+        raise complex_error
     try:
+        if isinstance(sample_weight, numbers.Number):
+            sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
         sw = np.asarray(sample_weight)
         if sw.dtype.kind == "c":         # casting would drop the imaginary part
             raise complex_error
         sw = sw.astype(np.float64)
+    except OverflowError:   # a Python int past 2**1024
+        raise ValueError("sample_weight holds a number beyond float64's range") from None
     except (TypeError, ValueError) as exc:
         if exc is complex_error:
             raise

@@ -106,7 +106,7 @@ def normal_quantile(q):
 
 def check_confidence(confidence):
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating)) \
-            or not 0.0 < float(confidence) < 1.0:
+            or not 0.0 < confidence < 1.0:    # (compared exactly: an int may pass float64)
         raise ValueError(f"confidence must be a number in (0, 1); got {confidence!r}")
     confidence = float(confidence)
     if not (1.0 - confidence) / 2.0 > 0.0 or not (1.0 + confidence) / 2.0 < 1.0:

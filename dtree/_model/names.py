@@ -1,5 +1,6 @@
 """What readers call a fitted estimator's features and classes (text exports, SQL)."""
 from .._input.encode import check_fitted
+from .arguments import list_of_names
 
 
 def fitted_tree(estimator):
@@ -12,15 +13,6 @@ def fitted_and_named(estimator, feature_names, class_names):
     """The fitted tree, and the names its text shows for features and classes."""
     return (fitted_tree(estimator), feature_names_of(estimator, feature_names),
             class_names_of(estimator, class_names))
-
-
-def list_of_names(value, parameter):
-    """``value`` as a list when it is a sequence of names; a ``TypeError`` naming
-    ``parameter`` when it is one string or not a sequence at all."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{parameter} takes a list of names; got {type(value).__name__} "
-                        f"{value!r:.60}")
-    return list(value)
 
 
 def feature_names_of(estimator, feature_names):

@@ -35,7 +35,8 @@ COLUMNS = {
     "decided_set": np.int64,        # a category surrogate: the row of the codes it
                                     # decides (rpart: the categories its node held;
                                     # others pass to the next surrogate); else -1
-    "improvement": np.float64,      # competitor: weighted impurity decrease;
+    "improvement": np.float64,      # competitor: weighted impurity decrease in the
+                                    # tree's stored units (``Tree.user_decrease``);
                                     # surrogate: agreement (a fraction)
     "adj": np.float64,              # surrogate: adjusted agreement; competitor: 0
     "goes_left": np.uint8,          # competitor: missing values go left;

@@ -312,6 +312,13 @@ class Tree:
         """``value`` of the leaf reached by each row (see ``leaf_values``)."""
         return self.leaf_values(X, n_threads)
 
+    def user_decrease(self, decrease):
+        """A weighted impurity decrease in the stored units (scaled weights times
+        scaled impurities, as a competitor's improvement is kept) in the user's
+        units (infinite past float64)."""
+        with np.errstate(over="ignore"):
+            return unscaled(np.float64(decrease) * self.weight_unit, self.impurity_exponent)
+
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease brought by each feature.
 

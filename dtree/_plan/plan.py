@@ -432,9 +432,16 @@ def check_leaf_budget(max_leaf_nodes):
     memory = physical_memory()
     if memory is None:
         return
-    needed = (2 * int(max_leaf_nodes) - 1) * NODE_BYTES
+    nodes = 2 * int(max_leaf_nodes) - 1
+    needed = nodes * NODE_BYTES
     if needed > memory:
         raise MemoryError(
-            f"max_leaf_nodes={max_leaf_nodes} asks for a tree of {2 * max_leaf_nodes - 1} "
-            f"nodes, at least {needed:.3g} bytes: more than this machine's memory "
+            f"max_leaf_nodes={_short(max_leaf_nodes)} asks for a tree of {_short(nodes)} "
+            f"nodes, at least {_short(needed)} bytes: more than this machine's memory "
             f"({memory:.3g} bytes)")
+
+
+def _short(n):
+    """An integer of any size in a few characters (a float's form, or its power of 10)."""
+    n = int(n)
+    return f"{n:.3g}" if abs(n) < 10 ** 300 else f"~1e{len(str(abs(n))) - 1}"

@@ -9,6 +9,7 @@ regressor's: by value; several outputs: by impurity).
 import numpy as np
 
 from .._model.tree import TREE_LEAF
+from .._model.arguments import list_of_names
 from .._model.names import class_names_of, fitted_tree
 from .labels import _axes, _category_names, _dot_escape, other_split_lines
 
@@ -68,6 +69,8 @@ class _NodeLabels:
             raise ValueError(f"'precision' should be greater or equal to 0. Got {precision} "
                              "instead.")
         n_features = tree.n_features
+        if feature_names is not None:
+            feature_names = list_of_names(feature_names, "feature_names")
         if feature_names is not None and len(feature_names) != n_features:
             raise ValueError(f"Length of feature_names, {len(feature_names)} does not match "
                              f"number of features, {n_features}")
@@ -88,7 +91,9 @@ class _NodeLabels:
             self.classes = class_names_of(decision_tree, class_names)[0]
         self.criterion = str(getattr(decision_tree, "criterion", "impurity"))
         self.label, self.impurity, self.node_ids = label, impurity, node_ids
-        self.proportion, self.precision, self.show_missing = proportion, precision, show_missing
+        # (a float64 has 17 significant digits: more decimals change no number)
+        self.proportion, self.show_missing = proportion, show_missing
+        self.precision = int(min(precision, 64))
         if tree.n_outputs > 1:
             # several outputs: the colour says how pure the node is (its impurity)
             self.palette = class_colours(1)

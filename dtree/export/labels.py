@@ -38,7 +38,8 @@ def other_split_lines(estimator, tree, node, names, decimals):
             else:
                 test = f"{names[f]} <= {other.threshold[k]:.{decimals}f}"
             if kind == COMPETITOR:
-                parts.append(f"{test} (improve {other.improvement[k]:.{decimals}f})")
+                improve = tree.user_decrease(other.improvement[k])
+                parts.append(f"{test} (improve {improve:.{decimals}f})")
             else:
                 side = "left" if other.goes_left[k] else "right"
                 parts.append(f"{test} goes {side} (agree {other.improvement[k]:.3f})")

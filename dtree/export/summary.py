@@ -73,16 +73,19 @@ def _test(estimator, feature, threshold, category_set, tree, names, width):
 
 
 def _improve(tree, node, decrease):
+    """rpart's improve of a split of ``node`` from its weighted impurity decrease
+    in the stored units: the decrease for a classifier, its share of the node's
+    error for a regressor (a ratio: computed in the stored units, finite)."""
     if tree.is_classifier:
-        return decrease
-    node_error = tree.weighted_n_node_samples[node] * tree.impurity[node]
+        return tree.user_decrease(decrease)
+    node_error = tree.scaled_weighted_n_node_samples[node] * tree.scaled_impurity[node]
     return decrease / node_error if node_error > 0 else 0.0
 
 
 def _primary_line(estimator, tree, node, names, width):
     f = tree.feature[node]
     left, right = tree.children_left[node], tree.children_right[node]
-    w, imp = tree.weighted_n_node_samples, tree.impurity
+    w, imp = tree.scaled_weighted_n_node_samples, tree.scaled_impurity
     decrease = w[node] * imp[node] - w[left] * imp[left] - w[right] * imp[right]
     side = "left" if tree.missing_go_to_left[node] else "right"
     test = _test(estimator, f, tree.threshold[node], tree.categorical_set[node], tree,

@@ -2,6 +2,7 @@
 (one line per node) and ``export_rules`` (one rule per leaf, with its path's bounds)."""
 import numpy as np
 
+from .._model.arguments import int_at_least
 from .._model.names import fitted_and_named, fitted_tree
 from .._model.tree import TREE_LEAF
 from .labels import _category_names, other_split_lines
@@ -10,6 +11,14 @@ from .labels import _category_names, other_split_lines
 def _node_values(tree, node):
     """Per output, the node's class fractions (its own classes only) or its value."""
     return [tree.value[node, k, :int(tree.n_classes[k])] for k in range(tree.n_outputs)]
+
+
+MAX_SPACING = 1000
+
+
+def _decimals(decimals):
+    # beyond 340 decimals no float64 (5e-324 included) gains a digit
+    return min(int_at_least(decimals, "decimals", 0), 340)
 
 
 def _outcomes(tree, node, classes, decimals):
@@ -99,12 +108,12 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     str
     """
     tree, names, classes = fitted_and_named(estimator, feature_names, class_names)
-    if not isinstance(max_depth, int) or max_depth < 0:
-        raise ValueError(f"max_depth must be an int >= 0; got {max_depth!r}")
-    if not isinstance(decimals, int) or decimals < 0:
-        raise ValueError(f"decimals must be an int >= 0; got {decimals!r}")
+    max_depth = int_at_least(max_depth, "max_depth", 0)
+    decimals = _decimals(decimals)
     if not isinstance(spacing, int) or isinstance(spacing, bool) or spacing <= 0:
         raise ValueError(f"spacing must be > 0, given {spacing!r}")
+    if spacing > MAX_SPACING:   # every line repeats it once per level: text of any size
+        raise ValueError(f"spacing must be at most {MAX_SPACING}, given {spacing!r}")
     lines = []
     level = "|" + " " * spacing
     branch = "|" + "-" * spacing + " "
@@ -207,8 +216,7 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2,
         (proba 1.00) [samples 50]``.
     """
     tree, names, classes = fitted_and_named(estimator, feature_names, class_names)
-    if not isinstance(decimals, int) or isinstance(decimals, bool) or decimals < 0:
-        raise ValueError(f"decimals must be an int >= 0; got {decimals!r}")
+    decimals = _decimals(decimals)
     rules = []
     if show_missing and (tree.fractional_missing or tree.surrogate_missing):
         rules.append("# rows missing a tested feature: "
