@@ -601,3 +601,20 @@ def test_more_arguments_at_their_ends_are_named_or_accepted():
     with pytest.raises(MemoryError, match="max_leaf_nodes"):
         from dtree._plan.plan import check_leaf_budget
         check_leaf_budget(10 ** 400)
+
+
+def test_score_with_weights_near_float64s_end_is_the_unweighted_ratio():
+    Xs, clf, reg = _small_models()
+    y = Xs[:, 0] > 0.5
+    for model, target in ((clf, y), (reg, Xs[:, 0])):
+        np.testing.assert_allclose(model.score(Xs, target, sample_weight=np.full(40, 1e308)),
+                                   model.score(Xs, target), rtol=1e-12)
+
+
+def test_a_ccp_alpha_past_float64_in_a_model_file_is_refused():
+    from dtree._deploy.model_file import from_dict, to_dict
+    data = to_dict(dtree.DecisionTreeRegressor(ccp_alpha=0.01).fit(X, Y))
+    for bad in (10 ** 400, float("nan"), -1.0):
+        data["ccp_alpha"] = bad
+        with pytest.raises(dtree.ModelFileError, match="ccp_alpha"):
+            from_dict(data)

@@ -89,7 +89,8 @@ FOUND = ["inputs:23", "model_files:11", "methods:19", "methods:47", "cli:2358", 
          "methods:1082", "cli:1000013", "dask:1004826", "inputs:1001980", "methods:1002575",
          "methods:1004132", "params:1009874", "cli:2009481", "inputs:2008453",
          "model_files:2003273", "params:2000626", "methods:2004872", "params:1008498",
-         "methods:3002547", "methods:4001465", "inputs:4003331"]
+         "methods:3002547", "methods:4001465", "inputs:4003331", "model_files:5005130",
+         "methods:5006189"]
 
 
 def test_probes_that_once_found_a_fault(pool):

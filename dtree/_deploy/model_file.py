@@ -16,6 +16,7 @@ estimator is built.
 import io
 import json
 import os
+import sys
 import zipfile
 
 import numpy as np
@@ -318,8 +319,10 @@ def _build(header, arrays):
     alpha = None
     if "ccp_alpha" in header:
         alpha = header["ccp_alpha"]
-        if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or alpha < 0:
-            raise ModelFileError("ccp_alpha must be a number >= 0")
+        # (compared exactly: an int may pass float64's range; NaN fails both)
+        if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or \
+                not 0 <= alpha <= sys.float_info.max:
+            raise ModelFileError("ccp_alpha must be a finite number >= 0")
         alpha = float(alpha)
     rule = header.get("missing_rule", "majority")
     if rule not in ("majority", "fractional", "surrogate"):

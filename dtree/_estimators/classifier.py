@@ -292,7 +292,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         # accuracy; with several outputs a sample counts when every output is right
         # (subset accuracy, as scikit-learn's for multilabel targets)
         hits = pred == y if pred.ndim == 1 else np.all(pred == y, axis=1)
-        return float(np.average(hits, weights=sw))
+        # (a ratio: weights over their largest, so that their sum stays finite)
+        return float(np.average(hits, weights=None if sw is None else sw / sw.max()))
 
     def __sklearn_tags__(self):
         return self._tags("classifier")
