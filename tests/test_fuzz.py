@@ -90,7 +90,8 @@ FOUND = ["inputs:23", "model_files:11", "methods:19", "methods:47", "cli:2358", 
          "methods:1004132", "params:1009874", "cli:2009481", "inputs:2008453",
          "model_files:2003273", "params:2000626", "methods:2004872", "params:1008498",
          "methods:3002547", "methods:4001465", "inputs:4003331", "model_files:5005130",
-         "methods:5006189"]
+         "methods:5006189", "params:7001773", "params:7001768", "params:6008764",
+         "inputs:6009413", "inputs:7006761"]
 
 
 def test_probes_that_once_found_a_fault(pool):
@@ -135,3 +136,21 @@ def test_worker_reports_crash_hang_memory_and_recovers():
     finally:
         worker.close()
     assert outcomes == ["crash", "ok", "crash", "hang", "memory", "crash", "ok"]
+
+
+def test_cross_validated_pruning_where_a_step_rounds_below_zero():
+    """Found by probe params:7001773: a pruning step whose alpha rounded to -7.8e-18
+    made its CP row's geometric mean NaN; the folds pruned at NaN scored near 0 and
+    the 1-SE rule chose that row, with ccp_alpha_ NaN. Such a step prunes at 0."""
+    import numpy as np
+    import dtree
+    case = fp.generate("params", 7001773)
+    X, y, w, _ = fp.make_data(case["data"])
+    model = dtree.DecisionTreeRegressor(ccp_alpha="cv").fit(X, y, sample_weight=w)
+    table = model.cp_table_
+    assert np.isfinite(table.alpha[1:]).all() and np.isfinite(table.xerror).all()
+    assert not np.isnan(model.ccp_alpha_)
+    assert model.tree_.node_count == 2 * table.nsplit[table.selected] + 1
+    assert table.selected == int(np.flatnonzero(
+        table.xerror <= (table.xerror.min() + table.xstd[np.argmin(table.xerror)])
+        * (1 + 1e-12))[0])

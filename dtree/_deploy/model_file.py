@@ -15,6 +15,7 @@ estimator is built.
 """
 import io
 import json
+import math
 import os
 import sys
 import zipfile
@@ -319,10 +320,12 @@ def _build(header, arrays):
     alpha = None
     if "ccp_alpha" in header:
         alpha = header["ccp_alpha"]
-        # (compared exactly: an int may pass float64's range; NaN fails both)
+        # (inf: cross-validation chose the root alone; compared exactly, as an int
+        # may pass float64's range; NaN fails)
         if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or \
-                not 0 <= alpha <= sys.float_info.max:
-            raise ModelFileError("ccp_alpha must be a finite number >= 0")
+                not 0 <= alpha <= math.inf or \
+                (isinstance(alpha, int) and alpha > sys.float_info.max):
+            raise ModelFileError("ccp_alpha must be a number >= 0 (a float64)")
         alpha = float(alpha)
     rule = header.get("missing_rule", "majority")
     if rule not in ("majority", "fractional", "surrogate"):

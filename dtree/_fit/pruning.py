@@ -324,8 +324,11 @@ def cp_table(tree, risk):
     scale = root if root > 0 else 1.0
     upper = np.r_[np.inf, alphas[:-1]]
     with np.errstate(invalid="ignore"):
-        # sqrt(a) * sqrt(b): the geometric mean without overflowing for alphas near 1e200
-        eval_alpha = np.where(np.isinf(upper), np.inf, np.sqrt(alphas) * np.sqrt(upper))
+        # sqrt(a) * sqrt(b): the geometric mean without overflowing for alphas near 1e200;
+        # a step's alpha can round below 0 (a split that rounding made no better than
+        # its parent), where the root is undefined: it prunes at alpha 0
+        eval_alpha = np.where(np.isinf(upper), np.inf,
+                              np.sqrt(np.maximum(alphas, 0.0)) * np.sqrt(np.maximum(upper, 0.0)))
     user_alpha = unscaled(eval_alpha, seq.exponent)
     table = CPTable(CP=alphas / scale, nsplit=leaves - 1,
                     rel_error=risks / scale if root > 0 else np.ones_like(risks),
