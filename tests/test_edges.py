@@ -618,3 +618,11 @@ def test_a_ccp_alpha_past_float64_in_a_model_file_is_refused():
         data["ccp_alpha"] = bad
         with pytest.raises(dtree.ModelFileError, match="ccp_alpha"):
             from_dict(data)
+
+
+def test_a_0d_tree_array_in_a_model_dict_is_refused():
+    from dtree._deploy.model_file import from_dict, to_dict
+    data = to_dict(dtree.DecisionTreeClassifier(max_depth=2).fit(X, Y))
+    data["tree"]["children_left"] = 3
+    with pytest.raises(dtree.ModelFileError, match="children_left"):
+        from_dict(data)

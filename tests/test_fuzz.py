@@ -91,7 +91,7 @@ FOUND = ["inputs:23", "model_files:11", "methods:19", "methods:47", "cli:2358", 
          "model_files:2003273", "params:2000626", "methods:2004872", "params:1008498",
          "methods:3002547", "methods:4001465", "inputs:4003331", "model_files:5005130",
          "methods:5006189", "params:7001773", "params:7001768", "params:6008764",
-         "inputs:6009413", "inputs:7006761"]
+         "inputs:6009413", "inputs:7006761", "model_files:10004422"]
 
 
 def test_probes_that_once_found_a_fault(pool):

@@ -314,14 +314,15 @@ def _check_decreases(arrays, inner, left, right, exponent):
 
 def check_tree(arrays, n_features, n_classes, is_classifier, categories, units):
     """The Tree of validated arrays (``n_classes``: per output, 1 for regression)."""
+    for name, (dtype, ndim) in ARRAYS.items():
+        if arrays[name].ndim != ndim:
+            raise ModelFileError(f"tree array {name!r} has {arrays[name].ndim} dimensions, "
+                                 f"expected {ndim}")
     n = arrays["children_left"].shape[0]
     if n < 1:
         raise ModelFileError("a tree needs at least one node")
     for name, (dtype, ndim) in ARRAYS.items():
         arr = arrays[name]
-        if arr.ndim != ndim:
-            raise ModelFileError(f"tree array {name!r} has {arr.ndim} dimensions, "
-                                 f"expected {ndim}")
         if arr.shape[0] != n:
             raise ModelFileError(f"tree array {name!r} has {arr.shape[0]} rows, "
                                  f"children_left has {n}")
