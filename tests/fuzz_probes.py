@@ -2257,20 +2257,8 @@ def _write_data(kind, path, seed, tmp):
         open(path, "w").write(frame[["t"]].to_csv(index=False))
     elif kind == "all_text":
         open(path, "w").write(frame.astype(str).assign(a="v").to_csv(index=False))
-    elif kind == "dir":
-        os.mkdir(path)
-    elif kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "dev_null":
-        return "/dev/null"
-    elif kind == "dev_zero":
-        return "/dev/zero"
-    elif kind == "dev_urandom":
-        return "/dev/urandom"
-    elif kind == "missing":
-        return os.path.join(tmp, "no", "such.csv")
-    elif kind == "symlink_loop":
-        os.symlink(path, path)
+    elif kind in SPECIAL:
+        return _special(kind, path, tmp)
     elif kind == "model_as_csv":
         _model_for("good", seed).save(path)
     return path
@@ -2308,16 +2296,26 @@ def _write_model(kind, path, seed, tmp, data_path):
         return data_path
     elif kind == "text":
         open(path, "w").write("this is not a model\n")
-    elif kind == "dir":
+    elif kind in SPECIAL:
+        return _special(kind, path, tmp)
+    return path
+
+
+SPECIAL = ("dir", "fifo", "dev_null", "dev_zero", "dev_urandom", "missing", "symlink_loop")
+
+
+def _special(kind, path, tmp):
+    """A path of a special kind where a data or model file is expected."""
+    if kind == "dir":
         os.mkdir(path)
     elif kind == "fifo":
         os.mkfifo(path)
-    elif kind == "dev_null":
-        return "/dev/null"
-    elif kind == "dev_zero":
-        return "/dev/zero"
+    elif kind == "symlink_loop":
+        os.symlink(path, path)
     elif kind == "missing":
-        return os.path.join(tmp, "no", "model.dtree")
+        return os.path.join(tmp, "no", os.path.basename(path))
+    elif kind.startswith("dev_"):
+        return "/dev/" + kind[4:]
     return path
 
 

@@ -99,22 +99,28 @@ print(before, limited, threads())
 """
 
 
-@pytest.mark.skipif(not openmp_enabled(), reason="a single-threaded build starts no thread")
-def test_n_jobs_none_keeps_to_threadpool_limits():
-    """n_jobs=None inside threadpoolctl's limit (what joblib sets in its workers) starts no
-    OpenMP thread; outside it, one per core (OpenMP's threads stay once started)."""
+def _thread_counts(script):
+    """The numbers a script that counts its threads prints, run with no OpenMP limit."""
     import os
     import subprocess
     import sys
     if not os.path.isdir("/proc/self/task"):
         pytest.skip("counts threads through Linux's /proc")
-    pytest.importorskip("threadpoolctl")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.pop("OMP_NUM_THREADS", None)
-    out = subprocess.run([sys.executable, "-c", _COUNT_THREADS], capture_output=True,
-                         text=True, timeout=240, env=env)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=240, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
-    before, limited, after = map(int, out.stdout.split())
+    return list(map(int, out.stdout.split()))
+
+
+@pytest.mark.skipif(not openmp_enabled(), reason="a single-threaded build starts no thread")
+def test_n_jobs_none_keeps_to_threadpool_limits():
+    """n_jobs=None inside threadpoolctl's limit (what joblib sets in its workers) starts no
+    OpenMP thread; outside it, one per core (OpenMP's threads stay once started)."""
+    import os
+    pytest.importorskip("threadpoolctl")
+    before, limited, after = _thread_counts(_COUNT_THREADS)
     assert limited == before
     if len(os.sched_getaffinity(0)) > 1:
         assert after > before
@@ -164,17 +170,7 @@ def test_small_fits_start_no_thread_whatever_n_jobs():
     """A fit whose data is too small to pay for threads runs on the calling thread
     (idle OpenMP threads spin-wait and, on a busy machine, take the fit's cores),
     while a large one still gets the threads it asks for."""
-    import os
-    import subprocess
-    import sys
-    if not os.path.isdir("/proc/self/task"):
-        pytest.skip("counts threads through Linux's /proc")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    env.pop("OMP_NUM_THREADS", None)
-    out = subprocess.run([sys.executable, "-c", _SMALL_FITS], capture_output=True,
-                         text=True, timeout=240, env=env)
-    assert out.returncode == 0, out.stderr[-2000:]
-    before, small, large = map(int, out.stdout.split())
+    before, small, large = _thread_counts(_SMALL_FITS)
     assert small == before
     assert large > before
 
