@@ -14,6 +14,7 @@ encoded file, a bad parameter, a corrupt model) is reported on one line with
 exit status 2.
 """
 import argparse
+import contextlib
 import csv
 import gzip
 import io
@@ -184,25 +185,22 @@ def cmd_predict(args):
             writer.writerow(["prediction"])
             for value in pred:
                 writer.writerow([value])
-        fh.close() if out is None else fh.flush()
+        if out is None:
+            fh.close()
+        else:
+            fh.flush()      # (a full standard output fails here, inside the block)
     if out is None:
         print(f"wrote {pred.shape[0]} predictions to {args.output}")
 
 
-class _writing:
+@contextlib.contextmanager
+def _writing(path):
     """Turns a failed write (a full disk, a directory, no permission) into an error
     naming the file written."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, exc, tb):
-        if isinstance(exc, OSError):
-            raise CLIError(f"cannot write {self.path}: {exc.strerror or exc}") from None
-        return False
+    try:
+        yield
+    except OSError as exc:
+        raise CLIError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def cmd_show(args):
