@@ -384,3 +384,63 @@ def test_a_cascade_node_counts_each_missing_case_once():
     buffer.seek(0)
     np.testing.assert_array_equal(dtree.load(buffer).tree_.n_node_samples,
                                   tree.n_node_samples)
+
+
+def _kary_pruned(tree, predicted, links, slack=0.1):
+    """C4.5's subtree replacement on the k-ary tree a cascade stands for (the
+    reference): each multiway node is one node with its k branches. Returns the
+    topmost nodes that become leaves."""
+    def branches(node):
+        out, cur = [tree.children_left[node]], tree.children_right[node]
+        while links[cur]:
+            out.append(tree.children_left[cur])
+            cur = tree.children_right[cur]
+        return out + [cur]
+
+    pruned = set()
+
+    def cost(node):
+        if tree.children_left[node] == -1:
+            return predicted[node], set()
+        parts = [cost(b) for b in branches(node)]
+        below = sum(c for c, _ in parts)
+        if predicted[node] <= below + slack:
+            return predicted[node], {node}
+        return below, set().union(*(p for _, p in parts))
+
+    return cost(0)[1]
+
+
+@pytest.mark.parametrize("name, cf", [("car_evaluation", 0.25), ("car_evaluation", 0.05),
+                                      ("mushroom", 0.25), ("play_tennis", 0.25)])
+def test_a_multiway_split_is_pruned_as_one_node(name, cf):
+    # C4.5 prunes a k-way split whole (its k branches against it as a leaf, the
+    # 0.1 counted once): no cascade ends half-pruned, and the leaves are those of
+    # subtree replacement on the k-ary tree
+    from dtree._fit.pruning import cascade_links
+    from dtree._pessimistic import binomial_upper_bounds
+    from dtree.datasets import load_Xy
+    X, y = load_Xy(name)
+    grown = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y)
+    tree = grown.tree_
+    links = cascade_links(tree)
+    assert links.any()
+    chosen = pessimistic_leaves(tree, cf, multiway=True)
+    assert not chosen[links].any()
+    w = tree.scaled_weighted_n_node_samples
+    errors = np.maximum(w - (tree.value[:, 0, :] * w[:, None]).max(axis=1), 0.0)
+    predicted = w * binomial_upper_bounds(errors, w, cf)
+    reference = _kary_pruned(tree, predicted, links)
+
+    def topmost(mask):
+        out, stack = set(), [0]
+        while stack:
+            node = stack.pop()
+            if mask[node]:
+                out.add(node)
+            elif tree.children_left[node] != -1:
+                stack += [tree.children_left[node], tree.children_right[node]]
+        return out
+    assert topmost(chosen) == reference
+    pruned = DecisionTreeClassifier(algorithm="c4.5", cf=cf).fit(X, y).tree_
+    assert pruned.node_count == tree.subtree(chosen).node_count

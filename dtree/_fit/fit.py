@@ -60,7 +60,8 @@ def fit_tree(plan, data):
     else:
         tree = grow(plan, X, y, weights, y_exp)
         if plan.choices.pruning == "pessimistic":
-            tree = tree.subtree(pessimistic_leaves(tree, p["cf"]))
+            tree = tree.subtree(pessimistic_leaves(tree, p["cf"],
+                                                   multiway=plan.choices.preset.multiway))
     if isinstance(p["ccp_alpha"], str):
         tree, table = _prune_by_cross_validation(plan, tree, X, y, weights, y_exp)
         alpha = float(table.alpha[table.selected])

@@ -413,11 +413,13 @@ def single_leaf_loss(y, w, is_classifier):
     return float(np.mean(losses))
 
 
-def _replace_bottom_up(tree, cost_as_leaf, slack=0.0):
+def _replace_bottom_up(tree, cost_as_leaf, slack=0.0, links=None):
     """Leaves of bottom-up subtree replacement.
 
     Visiting children before parents, a node becomes a leaf when its cost as a
-    leaf is at most its (already pruned) subtree's cost plus ``slack``.
+    leaf is at most its (already pruned) subtree's cost plus ``slack``. A node
+    of ``links`` (a multiway cascade's continuation) never becomes a leaf by
+    itself: it passes the cost of its branches up to the cascade's head.
     """
     leaves = np.zeros(tree.node_count, dtype=bool)
     subtree = cost_as_leaf.copy()
@@ -426,7 +428,9 @@ def _replace_bottom_up(tree, cost_as_leaf, slack=0.0):
         if left == TREE_LEAF:
             continue
         below = subtree[left] + subtree[right]
-        if cost_as_leaf[node] <= below + slack:
+        if links is not None and links[node]:
+            subtree[node] = below
+        elif cost_as_leaf[node] <= below + slack:
             leaves[node] = True
         else:
             subtree[node] = below
@@ -469,18 +473,35 @@ def binomial_upper_bound(errors, n, cf):
     return float(binomial_upper_bounds(np.array([errors]), np.array([n]), cf)[0])
 
 
-def pessimistic_leaves(tree, cf=0.25):
+def pessimistic_leaves(tree, cf=0.25, multiway=False):
     """Nodes that C4.5's subtree replacement turns into leaves.
 
     Bottom-up, a subtree is replaced by a leaf when the leaf's predicted errors
     ``N * U_cf(E, N)`` are at most the subtree's (the sum over its leaves) plus
-    0.1, as C4.5 does.
+    0.1, as C4.5 does. ``multiway``: the tree stores each k-way category split
+    as a cascade (``cascade_links``); the cascade is one node to prune, whole or
+    not at all, with its k branches below it and the 0.1 counted once.
     """
     # in the builder's units: uniform sample weights count each case as one
     w = tree.scaled_weighted_n_node_samples
     errors_as_leaf = np.maximum(w - (tree.value[:, 0, :] * w[:, None]).max(axis=1), 0.0)
     predicted = w * binomial_upper_bounds(errors_as_leaf, w, cf)
-    return _replace_bottom_up(tree, predicted, slack=0.1)
+    links = cascade_links(tree) if multiway else None
+    return _replace_bottom_up(tree, predicted, slack=0.1, links=links)
+
+
+def cascade_links(tree):
+    """Mask of the nodes that continue a multiway split's cascade: a category node
+    that is the "rest" (right) child of a category node on the same feature. (A
+    multiway split uses up its feature on every path below it, so in a multiway
+    tree only a cascade tests it again at once.)"""
+    left, right = tree.children_left, tree.children_right
+    split = (left != TREE_LEAF) & (tree.categorical_set >= 0)
+    parents = np.flatnonzero(split)
+    links = np.zeros(tree.node_count, dtype=bool)
+    rest = right[parents]
+    links[rest[split[rest] & (tree.feature[rest] == tree.feature[parents])]] = True
+    return links
 
 
 def _post_order(tree):

@@ -91,7 +91,8 @@ class Preset(Row):
         classifier's default (None: the default itself).
     pruning : the pruning it applies when ``pruning`` is None.
     categories : text columns split by category unless told otherwise.
-    multiway : categorical features split one child per category.
+    multiway : categorical features split one child per category (stored as a
+        cascade of one-category-against-the-rest nodes, pruned as one unit).
     builder : its own grower (C4.5's fractional cases), or None.
     index_order : the features are scanned by index, so ties go to the
         smallest index (Quinlan's presets; CART's ties follow the feature draw).
@@ -171,7 +172,8 @@ PRESETS = (
            lacks={"best_first": "ID3 grows depth-first", "outputs": _ONE_CLASS_VARIABLE,
                   "monotonic": "Quinlan's trees have no constraints", "audit": _AUDIT_WHY}),
     Preset("c4.5", "algorithm", "algorithm='c4.5'", criterion="gain_ratio",
-           pruning="pessimistic", categories=True, builder="c45", index_order=True,
+           pruning="pessimistic", categories=True, multiway=True, builder="c45",
+           index_order=True,
            lacks={"best_first": "C4.5 grows depth-first on every feature",
                   "feature_draw": "C4.5 grows depth-first on every feature",
                   "value_tolerance": "C4.5 cuts between any two different values",
