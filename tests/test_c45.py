@@ -444,3 +444,52 @@ def test_a_multiway_split_is_pruned_as_one_node(name, cf):
     assert topmost(chosen) == reference
     pruned = DecisionTreeClassifier(algorithm="c4.5", cf=cf).fit(X, y).tree_
     assert pruned.node_count == tree.subtree(chosen).node_count
+
+
+# Weka J48 (-C 0.25 -M 2) on breast-cancer, as published in Waikato/weka-wiki
+# docs/not_so_faq/j48_numbers.md:
+#   node-caps = yes
+#   |   deg-malig = 1: recurrence-events (1.01/0.4)
+#   |   deg-malig = 2: no-recurrence-events (26.2/8.0)
+#   |   deg-malig = 3: recurrence-events (30.4/7.4)
+#   node-caps = no: no-recurrence-events (228.39/53.4)
+J48_BREAST_CANCER = {(("node-caps", "yes"), ("deg-malig", "1")): ("recurrence-events", 1.01, 0.4),
+                     (("node-caps", "yes"), ("deg-malig", "2")): ("no-recurrence-events", 26.2, 8.0),
+                     (("node-caps", "yes"), ("deg-malig", "3")): ("recurrence-events", 30.4, 7.4),
+                     (("node-caps", "no"),): ("no-recurrence-events", 228.39, 53.4)}
+
+
+def _c45_leaves(model):
+    """{branch path: (class, cases, errors)} of a C4.5 tree, each multiway cascade read
+    as its k branches (J48's view)."""
+    tree, names = model.tree_, list(model.feature_names_in_)
+    out = {}
+
+    def walk(node, path, left_out):
+        if tree.children_left[node] == -1:
+            w = tree.weighted_n_node_samples[node]
+            counts = tree.value[node, 0] * w
+            label = model.classes_[int(np.argmax(counts))]
+            out[tuple(path)] = (label, round(float(w), 2), round(float(w - counts.max()), 2))
+            return
+        f = tree.feature[node]
+        cats = model.categories_[f]
+        taken = [cats[c] for c in tree.left_categories(node)]
+        walk(tree.children_left[node], path + [(names[f], *taken)], [])
+        right = tree.children_right[node]
+        rest = [c for c in cats if c not in taken and c not in left_out]
+        if tree.children_left[right] != -1 and tree.feature[right] == f:
+            walk(right, path, left_out + taken)       # the cascade goes on
+        else:
+            # the cascade's last branch: the one category of the rest with cases
+            # (categories without cases here join the last, heaviest, branch)
+            walk(right, path + [(names[f], "|".join(rest))], [])
+    walk(0, [], [])
+    return out
+
+
+def test_breast_cancer_is_j48s_published_tree():
+    X = load("breast_cancer_ljubljana", dtype=str)
+    y = X.pop("Class")
+    model = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
+    assert _c45_leaves(model) == J48_BREAST_CANCER

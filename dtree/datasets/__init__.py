@@ -25,6 +25,7 @@ TARGETS = {
     "kyphosis": "Kyphosis",
     "car_test_frame": "Mileage",
     "kddcup99_10pct": "label",
+    "breast_cancer_ljubljana": "Class",
 }
 
 
