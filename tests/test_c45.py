@@ -78,7 +78,12 @@ def test_golf_with_an_unknown_outlook_gives_quinlans_tree(golf):
         ("not outlook=overcast", "not outlook=rain", "humidity<="): [0.0, 2.0],
         ("not outlook=overcast", "not outlook=rain", "humidity>"): [3.0, 0.385],
     }
-    assert clf.tree_.threshold[clf.tree_.feature == 2][0] == 77.5  # midpoint of 70 and 85
+    # Quinlan prints "humidity <= 75": the cut between 70 and 85 moved down to the
+    # largest humidity of the training set at or below it; the midpoint is an option
+    assert clf.tree_.threshold[clf.tree_.feature == 2][0] == 75.0
+    mid = DecisionTreeClassifier(algorithm="c4.5", pruning="none",
+                                 threshold_rule="midpoint").fit(X, y)
+    assert mid.tree_.threshold[mid.tree_.feature == 2][0] == 77.5  # midpoint of 70 and 85
 
 
 def test_golf_unknown_humidity_is_classified_fractionally(golf):
@@ -192,8 +197,10 @@ IS_CAT = np.array([False, False, True, True])
 def test_root_split_equals_the_c45_reference(seed, n, n_classes, p_missing):
     X, y, w = _random_problem(np.random.default_rng(seed), n, n_classes, p_missing)
     ref = _c45_root_reference(X, y, w, IS_CAT, n_classes)
+    # (the reference places cuts at midpoints: C4.5's move to a training value is
+    # tested on J48's trees below)
     clf = DecisionTreeClassifier(algorithm="c4.5", pruning="none", max_depth=1,
-                                 categorical_features=[2, 3])
+                                 categorical_features=[2, 3], threshold_rule="midpoint")
     clf.fit(X, y, sample_weight=w)
     tree = clf.tree_
     if ref is None:
@@ -473,6 +480,11 @@ def _c45_leaves(model):
             out[tuple(path)] = (label, round(float(w), 2), round(float(w - counts.max()), 2))
             return
         f = tree.feature[node]
+        if tree.categorical_set[node] < 0:     # a numeric test, printed as J48 does
+            t = round(float(tree.threshold[node]), 4)
+            walk(tree.children_left[node], path + [(names[f], "<=", t)], [])
+            walk(tree.children_right[node], path + [(names[f], ">", t)], [])
+            return
         cats = model.categories_[f]
         taken = [cats[c] for c in tree.left_categories(node)]
         walk(tree.children_left[node], path + [(names[f], *taken)], [])
@@ -493,3 +505,91 @@ def test_breast_cancer_is_j48s_published_tree():
     y = X.pop("Class")
     model = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
     assert _c45_leaves(model) == J48_BREAST_CANCER
+
+
+WEATHER = """sunny,85,85,FALSE,no
+sunny,80,90,TRUE,no
+overcast,83,86,FALSE,yes
+rainy,70,96,FALSE,yes
+rainy,68,80,FALSE,yes
+rainy,65,70,TRUE,no
+overcast,64,65,TRUE,yes
+sunny,72,95,FALSE,no
+sunny,69,70,FALSE,yes
+rainy,75,80,FALSE,yes
+sunny,75,70,TRUE,yes
+overcast,72,90,TRUE,yes
+overcast,81,75,FALSE,yes
+rainy,71,91,TRUE,no"""
+
+# Weka J48 (defaults) on weather.arff (numeric), as printed in Weka's manual
+# (Waikato/weka-3.8 wekadocs/manual/commandline.tex):
+#   outlook = sunny
+#   |   humidity <= 75: yes (2.0)
+#   |   humidity > 75: no (3.0)
+#   outlook = overcast: yes (4.0)
+#   outlook = rainy
+#   |   windy = TRUE: no (2.0)
+#   |   windy = FALSE: yes (3.0)
+# 75 is no sunny day's humidity: J48, like C4.5, moves the cut (77.5) down to the
+# largest value at or below it in the whole training set (an overcast day's).
+J48_WEATHER = {(("outlook", "overcast"),): ("yes", 4.0, 0.0),
+               (("outlook", "rainy"), ("windy", "TRUE")): ("no", 2.0, 0.0),
+               (("outlook", "rainy"), ("windy", "FALSE")): ("yes", 3.0, 0.0),
+               (("outlook", "sunny"), ("humidity", "<=", 75.0)): ("yes", 2.0, 0.0),
+               (("outlook", "sunny"), ("humidity", ">", 75.0)): ("no", 3.0, 0.0)}
+
+# Weka J48 (-C 0.25 -M 2) on iris (all 150 rows; printed by Weka 3.9.5):
+#   petalwidth <= 0.6: Iris-setosa (50.0)
+#   petalwidth > 0.6
+#   |   petalwidth <= 1.7
+#   |   |   petallength <= 4.9: Iris-versicolor (48.0/1.0)
+#   |   |   petallength > 4.9
+#   |   |   |   petalwidth <= 1.5: Iris-virginica (3.0)
+#   |   |   |   petalwidth > 1.5: Iris-versicolor (3.0/1.0)
+#   |   petalwidth > 1.7: Iris-virginica (46.0/1.0)
+_PW, _PL = "petalwidth", "petallength"
+J48_IRIS = {((_PW, "<=", 0.6),): (0, 50.0, 0.0),
+            ((_PW, ">", 0.6), (_PW, "<=", 1.7), (_PL, "<=", 4.9)): (1, 48.0, 1.0),
+            ((_PW, ">", 0.6), (_PW, "<=", 1.7), (_PL, ">", 4.9), (_PW, "<=", 1.5)): (2, 3.0, 0.0),
+            ((_PW, ">", 0.6), (_PW, "<=", 1.7), (_PL, ">", 4.9), (_PW, ">", 1.5)): (1, 3.0, 1.0),
+            ((_PW, ">", 0.6), (_PW, ">", 1.7)): (2, 46.0, 1.0)}
+
+
+def _weather():
+    rows = [line.split(",") for line in WEATHER.splitlines()]
+    X = pd.DataFrame({"outlook": [r[0] for r in rows],
+                      "temperature": [float(r[1]) for r in rows],
+                      "humidity": [float(r[2]) for r in rows], "windy": [r[3] for r in rows]})
+    return X, [r[4] for r in rows]
+
+
+def _iris():
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X.columns = ["sepallength", "sepalwidth", _PL, _PW]
+    return X, y
+
+
+@pytest.mark.parametrize("data, expected", [(_weather, J48_WEATHER), (_iris, J48_IRIS)],
+                         ids=["weather", "iris"])
+def test_numeric_thresholds_are_training_values_as_in_j48(data, expected):
+    X, y = data()
+    model = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
+    assert _c45_leaves(model) == expected
+    # the midpoints stay available; they route every training row alike
+    midpoints = DecisionTreeClassifier(algorithm="c4.5", threshold_rule="midpoint").fit(X, y)
+    numeric = (model.tree_.children_left >= 0) & (model.tree_.categorical_set < 0)
+    assert (midpoints.tree_.threshold[numeric] > model.tree_.threshold[numeric]).all()
+    np.testing.assert_array_equal(midpoints.apply(X), model.apply(X))
+
+
+def test_training_value_thresholds_work_for_cart_too():
+    X, y = _iris()
+    cart = DecisionTreeClassifier(random_state=0, threshold_rule="training_value").fit(X, y)
+    plain = DecisionTreeClassifier(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(cart.apply(X), plain.apply(X))
+    split = cart.tree_.children_left >= 0
+    values = [set(X.iloc[:, f].astype(np.float32)) for f in range(4)]
+    assert all(np.float32(t) in values[f] for f, t in
+               zip(cart.tree_.feature[split], cart.tree_.threshold[split]))

@@ -136,7 +136,8 @@ def test_a_value_on_the_threshold_goes_left_everywhere():
     y = (X[:, 0] > 3).astype(int)
     for est in (dtree.DecisionTreeClassifier(max_depth=1, random_state=0),
                 dtree.DecisionTreeClassifier(max_depth=1, algorithm="c4.5", pruning="none",
-                                             categorical_features=None)):
+                                             categorical_features=None,
+                                             threshold_rule="midpoint")):
         tree = est.fit(X, y).tree_
         f, t = tree.feature[0], tree.threshold[0]
         assert t == 3.5

@@ -105,6 +105,13 @@ class DecisionTreeClassifier(BaseDecisionTree):
         cross-validated error, or the best.
     cf : float, default=0.25
         C4.5's confidence factor for ``pruning="pessimistic"``, in (0, 0.5].
+    threshold_rule : {None, "midpoint", "training_value"}, default=None
+        Where a numeric split's threshold lies between the two values it
+        separates: "midpoint" (scikit-learn's) or "training_value" (the largest
+        value of the feature in the whole training set at or below the
+        midpoint: C4.5 release 8's and Weka J48's). Either sends every
+        training row the same way. None: the ``algorithm`` preset's
+        ("training_value" for "c4.5", else "midpoint").
     validation_fraction : float, default=0.1
         Held-out fraction for ``pruning="reduced_error"``.
     handle_missing : {"split", "surrogate", "error"}, default="split"
@@ -243,7 +250,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
                  monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None):
+                 n_surrogates=None, threshold_rule=None):
         self._store_params(locals())
 
     def _training_data(self, choices, X, y, sample_weight):

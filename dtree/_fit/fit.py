@@ -15,6 +15,7 @@ import numpy as np
 
 from .._input.validation import is_sparse
 from .._model.leaves import LeafTargets, feature_ranges
+from .._model.tree import TREE_LEAF
 from .._model.units import power_of_two_scale, scaled
 from .._plan.constraints import is_int
 from .._plan.plan import n_surrogates
@@ -68,9 +69,35 @@ def fit_tree(plan, data):
     elif p["ccp_alpha"] > 0.0:
         tree = prune_ccp(tree, float(p["ccp_alpha"]), p["prune_risk"])
         alpha = float(p["ccp_alpha"])
+    rule = p["threshold_rule"] or plan.choices.preset.threshold
+    if rule == "training_value":
+        tree = training_value_thresholds(tree, X)
     return FitResult(tree=_annotated(plan, tree, X, y, weights),
                      max_features=plan.max_features(), n_outputs=plan.n_outputs,
                      ccp_alpha=alpha, cp_table=table)
+
+
+def training_value_thresholds(tree, X):
+    """The tree with each numeric threshold moved down to the largest value of its
+    feature in X (all training rows, as C4.5 and J48 take it) at or below it.
+
+    A threshold lies between the largest value a node sends left and the
+    smallest it sends right, so every training row is routed as before."""
+    numeric = np.flatnonzero((tree.children_left != TREE_LEAF) & (tree.categorical_set < 0)
+                             & np.isfinite(tree.threshold))
+    threshold = tree.threshold.copy()
+    for f in np.unique(tree.feature[numeric]):
+        column = X[:, f].toarray().ravel() if is_sparse(X) else X[:, f]
+        values = np.unique(column[~np.isnan(column)]).astype(np.float64)
+        nodes = numeric[tree.feature[numeric] == f]
+        below = np.searchsorted(values, threshold[nodes], side="right") - 1
+        # (a cut has a training value at or below it; the guard keeps any other
+        # threshold, such as one from a tree grown on other rows, as it is)
+        ok = below >= 0
+        threshold[nodes[ok]] = values[below[ok]]
+    tree.threshold = threshold
+    tree.forget_routing()
+    return tree
 
 
 def _annotated(plan, tree, X, y, weights):

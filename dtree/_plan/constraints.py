@@ -199,6 +199,7 @@ COMMON = {
            Predicate(_cv_iterable, "a CV splitter or an iterable of (train, test) pairs")],
     "cv_rule": [Options("1se", "min")],
     "cf": [Interval("real", 0.0, 0.5, "right")],
+    "threshold_rule": [Options("midpoint", "training_value"), NONE],
     "validation_fraction": [Interval("real", 0.0, 1.0, "neither")],
     "handle_missing": [Options("split", "surrogate", "error")],
     "keep_competitors": [Interval("int", 0, None, "left")],

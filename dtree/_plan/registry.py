@@ -97,6 +97,10 @@ class Preset(Row):
     index_order : the features are scanned by index, so ties go to the
         smallest index (Quinlan's presets; CART's ties follow the feature draw).
     sparse : a sparse X can be grown from its non-zeros (by the sparse splitter).
+    threshold : where a numeric cut is placed when ``threshold_rule`` is None:
+        "midpoint" (between the two values it separates, scikit-learn's) or
+        "training_value" (the largest training value at or below the midpoint,
+        over the whole training set: C4.5 release 8's and Weka J48's).
     """
 
     criterion: str = None
@@ -106,6 +110,7 @@ class Preset(Row):
     builder: str = None
     index_order: bool = False
     sparse: bool = False
+    threshold: str = "midpoint"
 
 
 _QUANTILE_WHY = "a bin's targets have no running sum that gives a quantile"
@@ -173,7 +178,7 @@ PRESETS = (
                   "monotonic": "Quinlan's trees have no constraints", "audit": _AUDIT_WHY}),
     Preset("c4.5", "algorithm", "algorithm='c4.5'", criterion="gain_ratio",
            pruning="pessimistic", categories=True, multiway=True, builder="c45",
-           index_order=True,
+           index_order=True, threshold="training_value",
            lacks={"best_first": "C4.5 grows depth-first on every feature",
                   "feature_draw": "C4.5 grows depth-first on every feature",
                   "value_tolerance": "C4.5 cuts between any two different values",
