@@ -593,3 +593,49 @@ def test_training_value_thresholds_work_for_cart_too():
     values = [set(X.iloc[:, f].astype(np.float32)) for f in range(4)]
     assert all(np.float32(t) in values[f] for f, t in
                zip(cart.tree_.feature[split], cart.tree_.threshold[split]))
+
+
+# Weka J48 (-C 0.25 -M 2) on weather.nominal.arff (= the shipped play_tennis) and on
+# contact-lenses.arff (Cendrowska's 24 cases), as Weka 3.8 prints them:
+#   outlook = sunny                       tear-prod-rate = reduced: none (12.0)
+#   |   humidity = high: no (3.0)         tear-prod-rate = normal
+#   |   humidity = normal: yes (2.0)      |   astigmatism = no: soft (6.0/1.0)
+#   outlook = overcast: yes (4.0)         |   astigmatism = yes
+#   outlook = rainy                       |   |   spectacle-prescrip = myope: hard (3.0)
+#   |   windy = TRUE: no (2.0)            |   |   spectacle-prescrip = hypermetrope:
+#   |   windy = FALSE: yes (3.0)          |   |       none (3.0/1.0)
+J48_WEATHER_NOMINAL = {
+    (("Outlook", "Sunny"), ("Humidity", "High")): ("No", 3.0, 0.0),
+    (("Outlook", "Sunny"), ("Humidity", "Normal")): ("Yes", 2.0, 0.0),
+    (("Outlook", "Overcast"),): ("Yes", 4.0, 0.0),
+    (("Outlook", "Rain"), ("Wind", "Strong")): ("No", 2.0, 0.0),
+    (("Outlook", "Rain"), ("Wind", "Weak")): ("Yes", 3.0, 0.0)}
+J48_CONTACT_LENSES = {
+    (("tear-prod-rate", "reduced"),): ("none", 12.0, 0.0),
+    (("tear-prod-rate", "normal"), ("astigmatism", "no")): ("soft", 6.0, 1.0),
+    (("tear-prod-rate", "normal"), ("astigmatism", "yes"),
+     ("spectacle-prescrip", "myope")): ("hard", 3.0, 0.0),
+    (("tear-prod-rate", "normal"), ("astigmatism", "yes"),
+     ("spectacle-prescrip", "hypermetrope")): ("none", 3.0, 1.0)}
+CONTACT_LENSES = [  # age, spectacle-prescrip, astigmatism, tear-prod-rate: lenses
+    (age, rx, ast, tear) for age in ("young", "pre-presbyopic", "presbyopic")
+    for rx in ("myope", "hypermetrope") for ast in ("no", "yes")
+    for tear in ("reduced", "normal")]
+LENSES = ["none", "soft", "none", "hard", "none", "soft", "none", "hard",
+          "none", "soft", "none", "hard", "none", "soft", "none", "none",
+          "none", "none", "none", "hard", "none", "soft", "none", "none"]
+
+
+def _canonical(leaves):
+    """Paths as sets of tests (the branch order of a multiway split is dtree's)."""
+    return {frozenset(path): leaf for path, leaf in leaves.items()}
+
+
+def test_nominal_data_give_j48s_published_trees():
+    X, y = load("play_tennis").drop(columns="PlayTennis"), load("play_tennis")["PlayTennis"]
+    model = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
+    assert _canonical(_c45_leaves(model)) == _canonical(J48_WEATHER_NOMINAL)
+    X = pd.DataFrame(CONTACT_LENSES, columns=["age", "spectacle-prescrip", "astigmatism",
+                                              "tear-prod-rate"])
+    model = DecisionTreeClassifier(algorithm="c4.5").fit(X, LENSES)
+    assert _canonical(_c45_leaves(model)) == _canonical(J48_CONTACT_LENSES)
