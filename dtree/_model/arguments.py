@@ -32,6 +32,6 @@ def list_of_names(value, name):
 def _shown(value):
     """A value as an error shows it: its repr, cut short, and its type when the
     repr does not say it (a numpy 0-d array, a float)."""
-    text = f"{value!r:.60}"
-    return text if value is None or isinstance(value, str) else \
-        f"{text} ({type(value).__name__})"
+    shown = f"{value!r:.60}"
+    return shown if value is None or isinstance(value, str) else \
+        f"{shown} ({type(value).__name__})"
