@@ -33,6 +33,9 @@ ctypedef Py_ssize_t intp_t
 cdef double AVERAGE_SLACK = 1e-3   # C4.5 keeps gains within 1e-3 of the average
 cdef double MIN_SPLIT_CAP = 25.0   # C4.5's upper bound on MinSplit for thresholds
 cdef double WEIGHT_SLACK = 1e-9    # relative: rounding of shared weights at the limits
+# C4.5 (and J48) take a later cut or feature only when it is better by more than
+# this, in bits per case: near-ties go to the first, whatever the rounding
+cdef double BETTER_BY = 1e-6
 
 
 cdef inline double entropy_rest(const double* total, const double* part, intp_t K,
@@ -97,7 +100,7 @@ cdef Candidate eval_numeric(const float[:, ::1] X, intp_t f, const int[::1] orde
             tries += 1
             info = (lw * entropy_impurity(left, K, lw)
                     + rw * entropy_rest(known_counts, left, K, rw, scratch)) / known
-            if not c.valid or info < best_info:
+            if not c.valid or (best_info - info) * known > BETTER_BY * W:
                 c.valid = True
                 best_info = info
                 c.cut = i
@@ -110,6 +113,11 @@ cdef Candidate eval_numeric(const float[:, ::1] X, intp_t f, const int[::1] orde
     lw = c.split_info
     c.raw_gain = base - best_info
     c.gain = known / W * c.raw_gain - log2(<double> tries) / W
+    if c.gain < BETTER_BY:
+        # the cut does not pay for its search: C4.5 leaves the feature out,
+        # of the average gain too
+        c.valid = False
+        return c
     c.split_info = share_info(lw, W) + share_info(known - lw, W) + share_info(W - known, W)
     return c
 
@@ -304,7 +312,7 @@ cdef class _Grower:
                     score = cands[f].gain / cands[f].split_info
                 else:
                     score = cands[f].gain
-                if best_f < 0 or score > best_score:
+                if best_f < 0 or score > best_score + BETTER_BY:
                     best_f = f
                     best_score = score
         best = cands[best_f] if best_f >= 0 else cands[0]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import dtree
 from dtree import DecisionTreeClassifier
-from dtree._fit.pruning import pessimistic_leaves
+from dtree._fit.c45_pruning import cascade_links, extra_errors
 from dtree.datasets import load
 from dtree.export import export_text
 
@@ -110,7 +110,7 @@ def _c45_root_reference(X, y, w, is_cat, n_classes, min_objs=2.0):
     Returns (feature, threshold or None, sorted scores) or None for a leaf.
     """
     W = w.sum()
-    gains, ratios, thresholds = {}, {}, {}
+    gains, ratios, thresholds, branches = {}, {}, {}, {}
     for f in range(X.shape[1]):
         x = X[:, f]
         known = ~np.isnan(x)
@@ -132,6 +132,11 @@ def _c45_root_reference(X, y, w, is_cat, n_classes, min_objs=2.0):
             gains[f] = kw / W * (base - info)
             ratios[f] = si + _share(W - kw, W)
             thresholds[f] = None
+            # at max_depth=1 a k-way split is stored as its first link: the lightest
+            # category (the smallest code of equals) against the rest
+            values = sorted(np.unique(x[known]), key=lambda v: (w[known & (x == v)].sum(), v))
+            first = known & (x == values[0])
+            branches[f] = [first, known & ~first]
             continue
         min_split = min(max(0.1 * kw / n_classes, min_objs), 25.0)
         values = np.unique(x[known])
@@ -144,13 +149,18 @@ def _c45_root_reference(X, y, w, is_cat, n_classes, min_objs=2.0):
             tries += 1
             cl = np.bincount(y[left], weights=w[left], minlength=n_classes)
             info = (lw * _bits(cl) + (kw - lw) * _bits(counts - cl)) / kw
-            if best is None or info < best[0] - 1e-12:
+            # a later cut must be better by more than 1e-6 bits per case
+            if best is None or (best[0] - info) * kw > 1e-6 * W:
                 best = (info, (float(lo) + float(hi)) / 2, lw)
         if best is None:
             continue
-        gains[f] = kw / W * (base - best[0]) - np.log2(tries) / W
+        gain = kw / W * (base - best[0]) - np.log2(tries) / W
+        if gain < 1e-6:     # the cut does not pay for its search: no candidate
+            continue
+        gains[f] = gain
         ratios[f] = _share(best[2], W) + _share(kw - best[2], W) + _share(W - kw, W)
         thresholds[f] = best[1]
+        branches[f] = [known & (x <= best[1]), known & (x > best[1])]
     if not gains:
         return None
     average = np.mean(list(gains.values()))
@@ -158,8 +168,22 @@ def _c45_root_reference(X, y, w, is_cat, n_classes, min_objs=2.0):
               if gains[f] > 0 and gains[f] >= average - 1e-3 and ratios[f] > 0}
     if not scores:
         return None
-    best = max(scores, key=lambda f: (scores[f], -f))
-    return best, thresholds[best], sorted(scores.values()), gains, ratios
+    best = None          # the first feature unless another is better by 1e-6
+    for f in sorted(scores):
+        if best is None or scores[f] > scores[best] + 1e-6:
+            best = f
+    # C4.5 collapses a split (as stored) that makes no fewer training errors than
+    # its node
+    known = ~np.isnan(X[:, best])
+    errors = 0.0
+    for m in branches[best]:
+        c = np.bincount(y[m], weights=w[m], minlength=n_classes) + \
+            w[m].sum() / w[known].sum() * np.bincount(y[~known], weights=w[~known],
+                                                      minlength=n_classes)
+        errors += c.sum() - c.max()
+    root = np.bincount(y, weights=w, minlength=n_classes)
+    collapses = errors >= root.sum() - root.max() - 1e-3
+    return best, thresholds[best], sorted(scores.values()), gains, ratios, collapses
 
 
 def _bits(counts):
@@ -203,11 +227,12 @@ def test_root_split_equals_the_c45_reference(seed, n, n_classes, p_missing):
                                  categorical_features=[2, 3], threshold_rule="midpoint")
     clf.fit(X, y, sample_weight=w)
     tree = clf.tree_
-    if ref is None:
+    if ref is None or ref[5]:
         assert tree.node_count == 1
         return
     feature, threshold, scores = ref[0], ref[1], ref[2]
-    assume(len(scores) < 2 or scores[-1] - scores[-2] > 1e-9)  # no near-tie
+    # no near-tie (within 1e-6 the first feature wins: tested at the margin's ends)
+    assume(len(scores) < 2 or abs(scores[-1] - scores[-2] - 1e-6) > 1e-9)
     assert tree.feature[0] == feature
     if threshold is not None:
         assert tree.threshold[0] == pytest.approx(threshold)
@@ -236,11 +261,11 @@ def test_the_average_gain_filter_decides_some_splits():
         ref = _c45_root_reference(X, y, w, IS_CAT, 2)
         if ref is None:
             continue
-        feature, _, scores, gains, ratios = ref
+        feature, _, scores, gains, ratios, collapses = ref
         raw = {f: gains[f] / ratios[f] for f in gains if gains[f] > 0 and ratios[f] > 0}
         top = max(raw, key=lambda f: (raw[f], -f))
-        if top == feature or raw[top] - raw[feature] < 1e-6 or \
-                (len(scores) > 1 and scores[-1] - scores[-2] < 1e-9):
+        if top == feature or raw[top] - raw[feature] < 1e-5 or collapses or \
+                (len(scores) > 1 and scores[-1] - scores[-2] < 1e-5):
             continue
         clf = DecisionTreeClassifier(algorithm="c4.5", pruning="none", max_depth=1,
                                      categorical_features=[2, 3]).fit(X, y, sample_weight=w)
@@ -265,9 +290,10 @@ def test_preset_defaults_and_overrides(golf):
     kw = dict(algorithm="c4.5", categorical_features=[2, 3])
     unpruned = DecisionTreeClassifier(pruning="none", **kw).fit(noisy_X, noisy_y)
     default = DecisionTreeClassifier(**kw).fit(noisy_X, noisy_y)
-    expected = unpruned.tree_.subtree(pessimistic_leaves(unpruned.tree_, 0.25))
-    assert default.tree_.node_count == expected.node_count < unpruned.tree_.node_count
-    np.testing.assert_array_equal(default.tree_.feature, expected.feature)
+    explicit = DecisionTreeClassifier(pruning="pessimistic", cf=0.25, subtree_raising=True,
+                                      **kw).fit(noisy_X, noisy_y)
+    assert default.tree_.node_count == explicit.tree_.node_count < unpruned.tree_.node_count
+    np.testing.assert_array_equal(default.tree_.feature, explicit.tree_.feature)
     # ccp_alpha replaces the preset's pessimistic pruning
     ccp = DecisionTreeClassifier(ccp_alpha=1e-9, **kw).fit(noisy_X, noisy_y)
     assert ccp.tree_.node_count == unpruned.tree_.node_count
@@ -424,33 +450,26 @@ def test_a_multiway_split_is_pruned_as_one_node(name, cf):
     # C4.5 prunes a k-way split whole (its k branches against it as a leaf, the
     # 0.1 counted once): no cascade ends half-pruned, and the leaves are those of
     # subtree replacement on the k-ary tree
-    from dtree._fit.pruning import cascade_links
-    from dtree._pessimistic import binomial_upper_bounds
     from dtree.datasets import load_Xy
     X, y = load_Xy(name)
     grown = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y)
     tree = grown.tree_
     links = cascade_links(tree)
     assert links.any()
-    chosen = pessimistic_leaves(tree, cf, multiway=True)
-    assert not chosen[links].any()
     w = tree.scaled_weighted_n_node_samples
     errors = np.maximum(w - (tree.value[:, 0, :] * w[:, None]).max(axis=1), 0.0)
-    predicted = w * binomial_upper_bounds(errors, w, cf)
+    predicted = errors + np.array([extra_errors(n, e, cf) for n, e in zip(w, errors)])
     reference = _kary_pruned(tree, predicted, links)
-
-    def topmost(mask):
-        out, stack = set(), [0]
-        while stack:
-            node = stack.pop()
-            if mask[node]:
-                out.add(node)
-            elif tree.children_left[node] != -1:
-                stack += [tree.children_left[node], tree.children_right[node]]
-        return out
-    assert topmost(chosen) == reference
-    pruned = DecisionTreeClassifier(algorithm="c4.5", cf=cf).fit(X, y).tree_
-    assert pruned.node_count == tree.subtree(chosen).node_count
+    assert not links[list(reference)].any()
+    leaves = np.zeros(tree.node_count, dtype=bool)
+    leaves[list(reference)] = True
+    expected = tree.subtree(leaves)
+    pruned = DecisionTreeClassifier(algorithm="c4.5", cf=cf, subtree_raising=False).fit(X, y)
+    assert pruned.tree_.node_count == expected.node_count
+    if name == "car_evaluation":      # (mushroom's and play-tennis's trees keep every split)
+        assert expected.node_count < tree.node_count
+    np.testing.assert_array_equal(pruned.tree_.feature, expected.feature)
+    np.testing.assert_array_equal(pruned.tree_.value, expected.value)
 
 
 # Weka J48 (-C 0.25 -M 2) on breast-cancer, as published in Waikato/weka-wiki

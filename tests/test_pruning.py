@@ -16,7 +16,7 @@ import dtree
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
 from dtree._fit.fit import holdout as _holdout, rng as _rng
 from dtree._model.tree import Tree
-from dtree._fit.pruning import binomial_upper_bound, pessimistic_leaves
+from dtree._fit.c45_pruning import c45_pruned, extra_errors
 from dtree.datasets import load, load_Xy
 
 matplotlib.use("Agg")
@@ -226,20 +226,24 @@ def test_cv_chosen_tree_is_at_least_as_accurate_on_adult():
 
 
 # ---------------------------------------------------------------- C4.5
-def test_binomial_upper_bound_matches_hand_computation():
-    # E = 0: (1 - p)^N = CF
-    assert binomial_upper_bound(0, 6, 0.25) == pytest.approx(1 - 0.25 ** (1 / 6))
-    assert binomial_upper_bound(0, 1, 0.25) == pytest.approx(0.75)
-    # E = 1, N = 16: (1 - p)^16 + 16 p (1 - p)^15 = 0.25 gives p = 0.1596
-    # (Quinlan's book prints 0.157, from C4.5's normal approximation)
-    p = binomial_upper_bound(1, 16, 0.25)
-    assert (1 - p) ** 16 + 16 * p * (1 - p) ** 15 == pytest.approx(0.25, abs=1e-9)
-    assert p == pytest.approx(0.1596, abs=1e-4)
-    for errors, n in [(2, 10), (3, 7), (5, 40)]:
-        p = binomial_upper_bound(errors, n, 0.1)
-        cdf = sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(errors + 1))
-        assert cdf == pytest.approx(0.1, abs=1e-9)
-    assert binomial_upper_bound(4, 4, 0.25) == 1.0
+def test_c45_error_estimate_matches_quinlans_book_and_its_rules():
+    # Quinlan (1993), ch. 4, CF = 25%: U(0, 6) = 0.206, U(1, 16) = 0.157
+    assert (0 + extra_errors(6, 0, 0.25)) / 6 == pytest.approx(0.206, abs=5e-4)
+    assert (1 + extra_errors(16, 1, 0.25)) / 16 == pytest.approx(0.157, abs=5e-4)
+    # no error: (1 - U)^N = CF exactly
+    assert extra_errors(1, 0, 0.25) == pytest.approx(0.75)
+    # between 0 and 1 error, linear
+    mid = extra_errors(10, 0.5, 0.25)
+    assert mid == pytest.approx((extra_errors(10, 0, 0.25) + extra_errors(10, 1, 0.25)) / 2)
+    # the high end: 0.67 (N - e)
+    assert extra_errors(4, 3.6, 0.25) == pytest.approx(0.67 * 0.4)
+    # the deviate is interpolated in C4.5's table: 0.84 at 20%, 0.6925 at 25%
+    z2 = 0.6925 ** 2
+    e, n = 3.0, 20.0
+    upper = (e + 0.5 + z2 / 2 + math.sqrt(z2 * ((e + 0.5) * (1 - (e + 0.5) / n) + z2 / 4))) \
+        / (n + z2)
+    assert extra_errors(n, e, 0.25) == pytest.approx(n * upper - e)
+    assert extra_errors(0, 0, 0.25) == 0.0
 
 
 def _hand_tree():
@@ -256,18 +260,24 @@ def _hand_tree():
                 node_depth=np.array([0, 1, 1, 2, 2]), n_features=1, n_classes=2)
 
 
+def _c45_pruned(tree, raising=False):
+    return c45_pruned(tree, None, None, None, cf=0.25, pruning=True, raising=raising,
+                      multiway=False, collapse=False, impurity=None,
+                      n_categories=np.zeros(1, dtype=int))
+
+
 def test_pessimistic_pruning_on_quinlans_example():
     tree = _hand_tree()
-    # by hand: subtree 6 U(0,6) + 9 U(0,9) + 1 U(0,1) = 1.238 + 1.289 + 0.750
-    subtree = 6 * (1 - 0.25 ** (1 / 6)) + 9 * (1 - 0.25 ** (1 / 9)) + 0.75
+    # by hand: subtree 6 U(0,6) + 9 U(0,9) + 1 U(0,1) = 1.238 + 1.285 + 0.750
+    subtree = sum(extra_errors(n, 0, 0.25) for n in (6, 9, 1))
     assert subtree == pytest.approx(3.273, abs=1e-3)  # Quinlan: 3.273
-    as_leaf = 16 * binomial_upper_bound(1, 16, 0.25)
-    assert as_leaf == pytest.approx(2.554, abs=1e-3)  # Quinlan (approximate U): 2.512
-    # the (9 A, 1 B) node keeps its split: 10 U(1,10) > 9 U(0,9) + U(0,1) + 0.1
-    assert 10 * binomial_upper_bound(1, 10, 0.25) > 9 * (1 - 0.25 ** (1 / 9)) + 0.75 + 0.1
-    leaves = pessimistic_leaves(tree, cf=0.25)
-    assert leaves.tolist() == [True, False, False, False, False]
-    assert tree.subtree(leaves).node_count == 1
+    as_leaf = 1 + extra_errors(16, 1, 0.25)
+    assert as_leaf == pytest.approx(2.507, abs=1e-3)  # Quinlan: 16 x 0.157 = 2.512
+    # the (9 A, 1 B) node keeps its split: 1 + AddErrs(10, 1) > 9 U(0,9) + U(0,1) + 0.1
+    assert 1 + extra_errors(10, 1, 0.25) > extra_errors(9, 0, 0.25) + 0.75 + 0.1
+    pruned = _c45_pruned(tree)
+    assert pruned.node_count == 1
+    np.testing.assert_array_equal(pruned.value[0], tree.value[0])
 
 
 def test_pessimistic_pruning_shrinks_a_noisy_tree():

@@ -12,7 +12,7 @@ MAX_LINES = 700
 BUILDERS = {"_splitter", "_sparse_splitter", "_hist_splitter", "_grow", "_node_store", "_c45",
             "_audit_scan", "_fit.grow", "_fit.fit", "_fit.audit", "_fit.levelwise"}
 # the fitted model and everything that reads one
-READERS = ("_model", "_deploy", "export", "inspection", "_route", "_pessimistic")
+READERS = ("_model", "_deploy", "export", "inspection", "_route")
 
 
 def _module_name(path):

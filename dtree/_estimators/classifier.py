@@ -112,6 +112,12 @@ class DecisionTreeClassifier(BaseDecisionTree):
         midpoint: C4.5 release 8's and Weka J48's). Either sends every
         training row the same way. None: the ``algorithm`` preset's
         ("training_value" for "c4.5", else "midpoint").
+    subtree_raising : bool or None, default=None
+        With ``pruning="pessimistic"``, C4.5's subtree raising as well as
+        subtree replacement: where a node's largest branch, given all the
+        node's training cases, is estimated to err no more than the node's
+        subtree, the branch takes the node's place (Weka J48's ``-S`` turns
+        it off). None: the ``algorithm`` preset's (on for "c4.5", else off).
     validation_fraction : float, default=0.1
         Held-out fraction for ``pruning="reduced_error"``.
     handle_missing : {"split", "surrogate", "error"}, default="split"
@@ -250,7 +256,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
                  monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None, threshold_rule=None):
+                 n_surrogates=None, threshold_rule=None, subtree_raising=None):
         self._store_params(locals())
 
     def _training_data(self, choices, X, y, sample_weight):

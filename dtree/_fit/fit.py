@@ -20,9 +20,9 @@ from .._model.units import power_of_two_scale, scaled
 from .._plan.constraints import is_int
 from .._plan.plan import n_surrogates
 from .grow import grow
+from .c45_pruning import c45_pruned
 from .pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
-                      pessimistic_leaves, prune_ccp, reduced_error_leaves, select_row,
-                      single_leaf_loss)
+                      prune_ccp, reduced_error_leaves, select_row, single_leaf_loss)
 from .sampling import check_fold, holdout, rng
 
 
@@ -60,9 +60,7 @@ def fit_tree(plan, data):
         weights = None if weights is None else weights[train]
     else:
         tree = grow(plan, X, y, weights, y_exp)
-        if plan.choices.pruning == "pessimistic":
-            tree = tree.subtree(pessimistic_leaves(tree, p["cf"],
-                                                   multiway=plan.choices.preset.multiway))
+        tree = _quinlan_pruned(plan, tree, X, y, weights)
     if isinstance(p["ccp_alpha"], str):
         tree, table = _prune_by_cross_validation(plan, tree, X, y, weights, y_exp)
         alpha = float(table.alpha[table.selected])
@@ -75,6 +73,38 @@ def fit_tree(plan, data):
     return FitResult(tree=_annotated(plan, tree, X, y, weights),
                      max_features=plan.max_features(), n_outputs=plan.n_outputs,
                      ccp_alpha=alpha, cp_table=table)
+
+
+def _quinlan_pruned(plan, tree, X, y, weights):
+    """C4.5's steps after growth: its own trees collapse (``algorithm="c4.5"``),
+    and ``pruning="pessimistic"`` replaces subtrees by leaves and, with
+    ``subtree_raising``, raises their largest branches (``c45_pruning``)."""
+    collapse = plan.choices.preset.builder == "c45"
+    pessimistic = plan.choices.pruning == "pessimistic"
+    if not (collapse or pessimistic) or tree.node_count == 1:
+        return tree
+    raising = plan.params["subtree_raising"]
+    if raising is None:
+        raising = plan.choices.preset.raising
+    X = X.toarray() if is_sparse(X) else np.asarray(X)
+    w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    gini = plan.choices.criterion.code == 0
+    return c45_pruned(tree, X, np.asarray(y).reshape(-1), w / tree.weight_unit,
+                      cf=plan.params["cf"], pruning=pessimistic, raising=bool(raising),
+                      multiway=plan.choices.preset.multiway, collapse=collapse,
+                      impurity=_gini if gini else _entropy_bits,
+                      n_categories=plan.n_categories)
+
+
+def _gini(counts):
+    total = counts.sum()
+    return 1.0 - float(np.sum((counts / total) ** 2)) if total > 0 else 0.0
+
+
+def _entropy_bits(counts):
+    total = counts.sum()
+    p = counts[counts > 0] / total if total > 0 else counts[:0]
+    return float(-np.sum(p * np.log2(p)))
 
 
 def training_value_thresholds(tree, X):

@@ -4,12 +4,11 @@
   impurity (scikit-learn's choice) or by misclassification (rpart's), the pruning
   path, and the choice of alpha by cross-validation with rpart's CP table and its
   one-standard-error rule.
-- C4.5's pessimistic pruning (subtree replacement by the upper confidence bound
-  of the binomial error).
 - Reduced-error pruning against held-out data.
 
-Every pruner only decides which nodes become leaves; ``Tree.subtree`` builds the
-compacted copy, so a pruned tree is always a subtree of the original.
+(C4.5's pessimistic pruning, with its subtree raising, is ``c45_pruning``.)
+Every pruner here only decides which nodes become leaves; ``Tree.subtree``
+builds the compacted copy, so a pruned tree is a subtree of the original.
 """
 import heapq
 
@@ -18,7 +17,6 @@ import numpy as np
 from .._model.units import power_of_two_scale, scale_limit, scaled, unscaled
 
 from .._model.tree import TREE_LEAF
-from .._pessimistic import binomial_upper_bounds
 
 RISKS = ("impurity", "misclassification")
 CV_RULES = ("1se", "min")
@@ -461,47 +459,6 @@ def select_row(table, rule):
         return best
     limit = table.xerror[best] + table.xstd[best]
     return int(np.flatnonzero(table.xerror <= limit * (1 + 1e-12))[0])
-
-
-# ------------------------------------------------------------- C4.5
-def binomial_upper_bound(errors, n, cf):
-    """C4.5's pessimistic error rate: the p with P(X <= errors | n, p) = cf.
-
-    ``X`` is binomial(n, p); non-integer (weighted) counts use the incomplete
-    beta form ``P(X <= e) = I_{1-p}(n - e, e + 1)``.
-    """
-    return float(binomial_upper_bounds(np.array([errors]), np.array([n]), cf)[0])
-
-
-def pessimistic_leaves(tree, cf=0.25, multiway=False):
-    """Nodes that C4.5's subtree replacement turns into leaves.
-
-    Bottom-up, a subtree is replaced by a leaf when the leaf's predicted errors
-    ``N * U_cf(E, N)`` are at most the subtree's (the sum over its leaves) plus
-    0.1, as C4.5 does. ``multiway``: the tree stores each k-way category split
-    as a cascade (``cascade_links``); the cascade is one node to prune, whole or
-    not at all, with its k branches below it and the 0.1 counted once.
-    """
-    # in the builder's units: uniform sample weights count each case as one
-    w = tree.scaled_weighted_n_node_samples
-    errors_as_leaf = np.maximum(w - (tree.value[:, 0, :] * w[:, None]).max(axis=1), 0.0)
-    predicted = w * binomial_upper_bounds(errors_as_leaf, w, cf)
-    links = cascade_links(tree) if multiway else None
-    return _replace_bottom_up(tree, predicted, slack=0.1, links=links)
-
-
-def cascade_links(tree):
-    """Mask of the nodes that continue a multiway split's cascade: a category node
-    that is the "rest" (right) child of a category node on the same feature. (A
-    multiway split uses up its feature on every path below it, so in a multiway
-    tree only a cascade tests it again at once.)"""
-    left, right = tree.children_left, tree.children_right
-    split = (left != TREE_LEAF) & (tree.categorical_set >= 0)
-    parents = np.flatnonzero(split)
-    links = np.zeros(tree.node_count, dtype=bool)
-    rest = right[parents]
-    links[rest[split[rest] & (tree.feature[rest] == tree.feature[parents])]] = True
-    return links
 
 
 def _post_order(tree):

@@ -242,7 +242,7 @@ _PARAMS = dict(max_depth=None, min_samples_split=2, min_samples_leaf=1,
                ccp_alpha=0.0, prune_risk="impurity", cf=0.25, cv=10, cv_rule="1se",
                validation_fraction=0.1, keep_leaf_targets=False, keep_competitors=0,
                n_surrogates=None, handle_missing="split", n_jobs=1, monotonic_cst=None,
-               threshold_rule=None)
+               threshold_rule=None, subtree_raising=None)
 
 
 def make_plan(est, choices, data, *, distributed=False):
@@ -405,6 +405,9 @@ def _check_pruning(plan, est, data):
     alpha = p["ccp_alpha"]
     if est.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
         raise ValueError("use either ccp_alpha or pruning, not both")
+    if p["subtree_raising"] and plan.choices.pruning != "pessimistic":
+        raise ValueError("subtree_raising=True needs pruning='pessimistic' (subtree "
+                         "raising is a step of C4.5's pessimistic pruning)")
     if isinstance(alpha, str) and is_int(p["cv"]):
         y, w = data.y, data.weights
         n = y.shape[0] if w is None else int(np.count_nonzero(w > 0))

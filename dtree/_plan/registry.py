@@ -101,6 +101,8 @@ class Preset(Row):
         "midpoint" (between the two values it separates, scikit-learn's) or
         "training_value" (the largest training value at or below the midpoint,
         over the whole training set: C4.5 release 8's and Weka J48's).
+    raising : pessimistic pruning raises subtrees when ``subtree_raising`` is None
+        (C4.5's and J48's default).
     """
 
     criterion: str = None
@@ -111,6 +113,7 @@ class Preset(Row):
     index_order: bool = False
     sparse: bool = False
     threshold: str = "midpoint"
+    raising: bool = False
 
 
 _QUANTILE_WHY = "a bin's targets have no running sum that gives a quantile"
@@ -178,7 +181,7 @@ PRESETS = (
                   "monotonic": "Quinlan's trees have no constraints", "audit": _AUDIT_WHY}),
     Preset("c4.5", "algorithm", "algorithm='c4.5'", criterion="gain_ratio",
            pruning="pessimistic", categories=True, multiway=True, builder="c45",
-           index_order=True, threshold="training_value",
+           index_order=True, threshold="training_value", raising=True,
            lacks={"best_first": "C4.5 grows depth-first on every feature",
                   "feature_draw": "C4.5 grows depth-first on every feature",
                   "value_tolerance": "C4.5 cuts between any two different values",

@@ -26,6 +26,9 @@ TARGETS = {
     "car_test_frame": "Mileage",
     "kddcup99_10pct": "label",
     "breast_cancer_ljubljana": "Class",
+    "labor": "class",
+    "soybean": "class",
+    "credit_g": "class",
 }
 
 
