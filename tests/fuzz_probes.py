@@ -831,7 +831,8 @@ COMMON_PARAMS = ["splitter", "max_depth", "min_samples_split", "min_samples_leaf
                  "pruning", "validation_fraction", "handle_missing", "handle_unknown",
                  "categorical_features", "keep_competitors", "n_surrogates", "max_bins",
                  "monotonic_cst", "value_tolerance", "n_jobs", "criterion"]
-CLF_PARAMS = COMMON_PARAMS + ["class_weight", "algorithm", "cf"]
+CLF_PARAMS = COMMON_PARAMS + ["class_weight", "algorithm", "cf", "subtree_raising",
+                              "threshold_rule"]
 REG_PARAMS = COMMON_PARAMS + ["quantile", "keep_leaf_targets"]
 
 
@@ -867,6 +868,8 @@ def valid_value(r, name, est, d, k):
         "n_jobs": [None, 1, 2, -1],
         "algorithm": ["cart", "id3", "c4.5"],
         "cf": [0.25, 0.01, 0.5, 1e-9, 0.999],
+        "subtree_raising": [None, True, False],
+        "threshold_rule": [None, "midpoint", "training_value"],
         "quantile": [0.5, 0.1, 0.9, 0.01, 0.99],
         "keep_leaf_targets": [False, True],
         "class_weight": [None, "balanced", {0: 1.0, 1: 2.0}, {j: r.random() + 0.01

@@ -139,3 +139,23 @@ def test_subtree_raising_needs_pessimistic_pruning():
                                    subtree_raising=True).fit(X, y)
     with pytest.raises(ValueError, match="subtree_raising"):
         DecisionTreeClassifier(algorithm="c4.5", subtree_raising="yes").fit(X, y)
+
+
+def test_a_raised_tree_round_trips_and_predicts_its_own_leaves(tmp_path):
+    # soybean's raising makes a leaf for a category its branch had no case of: a
+    # new category set, kept by model files; predict reads the new statistics
+    import dtree
+    X, y = load_Xy("soybean")
+    model = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
+    grown = DecisionTreeClassifier(algorithm="c4.5", subtree_raising=False).fit(X, y)
+    assert model.tree_.category_sets.shape[0] > grown.tree_.category_sets.shape[0]
+    path = tmp_path / "soybean.dtree"
+    model.save(path)
+    again = dtree.load(path)
+    np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+    # rows without missing values reach one leaf, whose training counts hold them
+    complete = ~X.isna().any(axis=1).to_numpy()
+    leaves = model.apply(X[complete])
+    w = np.bincount(leaves, minlength=model.tree_.node_count)
+    assert (model.tree_.weighted_n_node_samples[np.unique(leaves)] >=
+            w[np.unique(leaves)] - 1e-9).all()
