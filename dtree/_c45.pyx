@@ -16,7 +16,9 @@ the average gain, the highest gain ratio wins, the split information counting
 the missing cases as one more branch. A split needs two branches with at least
 ``min_objs`` weight (numeric branches need C4.5's MinSplit). Multiway
 categorical splits are stored as a cascade of one-category-vs-rest nodes,
-peeled in increasing weight so the heaviest branch comes last.
+peeled in increasing weight so the heaviest branch comes last; as in C4.5, a
+category without cases at the split has its own (empty) branch, a leaf that
+predicts the split node's classes.
 """
 import numpy as np
 
@@ -336,7 +338,8 @@ cdef class _Grower:
         stack.append(("grow", left, node, True, depth + 1))
 
     cdef list categorical_branches(self, tuple inst, intp_t f):
-        """(code, instances) per category present, lightest first."""
+        """(code, instances) per category, lightest first: the categories no case
+        here has (empty instances) in code order, then those present."""
         cdef const int[::1] samples = inst[0]
         cdef const double[::1] weights = inst[1]
         cdef intp_t n = samples.shape[0], i, n_codes = self.n_codes[f]
@@ -356,7 +359,13 @@ cdef class _Grower:
         branch_of_code[present] = np.arange(present.shape[0])
         branch = np.where(codes >= 0, branch_of_code[np.maximum(codes, 0)], -1)
         children = self.split_instances(inst, branch, present.shape[0])
-        return [(int(code), child) for code, child in zip(present, children)]
+        # as in C4.5, a category no case here has gets an empty branch (a leaf
+        # taking this node's classes); weightless, such branches come first
+        empty = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float64),
+                 np.zeros((inst[2].shape[0], 0), dtype=np.int32),
+                 np.zeros(inst[3].shape[0], dtype=np.intp))
+        absent = [(int(code), empty) for code in np.flatnonzero(per_code <= 0)]
+        return absent + [(int(code), child) for code, child in zip(present, children)]
 
     cdef push_cascade(self, list stack, intp_t node, intp_t f, list branches, intp_t depth):
         """Make ``node`` the head of a one-category-vs-rest cascade over ``branches``."""

@@ -167,6 +167,31 @@ def split_ranges(packed, sets, const DTYPE_t[:, :] X):
     return low, high
 
 
+def node_sides(packed, sets, Py_ssize_t node, const DTYPE_t[:, :] X,
+               const Py_ssize_t[::1] rows):
+    """The child each of ``rows`` of X takes at split ``node`` by the rule (``side``):
+    0 left, 1 right; -1 where its value is missing (C4.5's pruning shares such a
+    case among the branches)."""
+    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
+    assert 0 <= node < packed.shape[0]
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const word_t* set_ptr = <const word_t*> &set_view[0, 0]
+    cdef Py_ssize_t n = rows.shape[0], i
+    cdef int f = nodes[node].feature
+    cdef DTYPE_t x
+    out = np.empty(n, dtype=np.int8)
+    cdef signed char[::1] o = out
+    assert 0 <= f < X.shape[1]
+    with nogil:
+        for i in range(n):
+            x = X[rows[i], f]
+            o[i] = -1 if x != x else side(x, nodes[node].threshold, nodes[node].missing_right,
+                                          node_set(&nodes[node], set_ptr))
+    return out
+
+
 def _sets_or_dummy(sets):
     # a (0, CAT_WORDS) array has no first element to point at
     sets = np.ascontiguousarray(sets, dtype=np.uint64).reshape(-1, CAT_WORDS)

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import dtree
 from dtree import DecisionTreeClassifier
-from dtree._fit.c45_pruning import cascade_links, extra_errors
+from dtree._fit.c45_pruning import extra_errors
+from dtree._model.multiway import cascade_links
 from dtree.datasets import load
 from dtree.export import export_text
 

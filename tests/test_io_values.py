@@ -173,3 +173,43 @@ def test_version_1_files_hold_the_users_units(reg):
     np.testing.assert_allclose(old.tree_.impurity, reg.tree_.impurity)
     np.testing.assert_array_equal(old.predict(X), reg.predict(X))
     np.testing.assert_allclose(old.feature_importances_, reg.feature_importances_)
+
+
+def test_only_c45_trees_may_hold_empty_leaves():
+    # C4.5's empty branches are leaves with no case and weight 0; nowhere else
+    # may a node be empty, and never a split node
+    from dtree.datasets import load_Xy
+    X_, y_ = load_Xy("soybean")
+    c45 = DecisionTreeClassifier(algorithm="c4.5").fit(X_, y_)
+    tree = c45.tree_
+    empty = np.flatnonzero(tree.weighted_n_node_samples == 0)
+    assert empty.size and (tree.children_left[empty] == -1).all()
+    dtree.load(pack(members(c45)))                       # loads as saved
+    inner = int(np.flatnonzero(tree.children_left >= 0)[-1])
+
+    def emptied(array, node=inner):
+        array[node] = 0
+    for name in ("n_node_samples", "weighted_n_node_samples"):
+        with pytest.raises(ModelFileError):
+            dtree.load(_changed(c45, name, emptied))
+    parts = members(c45)                                 # a split node with no case
+    for name in ("n_node_samples", "weighted_n_node_samples"):
+        array = np.load(io.BytesIO(parts[f"{name}.npy"])).copy()
+        emptied(array)
+        parts[f"{name}.npy"] = npy(array)
+    with pytest.raises(ModelFileError, match="only a C4.5 tree's leaves"):
+        dtree.load(pack(parts))
+    # a leaf made empty in one array only is refused too
+    leaf = int(np.flatnonzero((tree.children_left == -1) & (tree.n_node_samples > 0))[0])
+    with pytest.raises(ModelFileError, match="at least one sample"):
+        dtree.load(_changed(c45, "n_node_samples", _set(leaf, 0)))
+    # a CART tree (no fractional rule) holds no empty leaf at all
+    cart = DecisionTreeClassifier(max_depth=3).fit(X, np.arange(20) % 3)
+    leaf = int(np.flatnonzero(cart.tree_.children_left == -1)[0])
+    parts = members(cart)
+    for name in ("n_node_samples", "weighted_n_node_samples"):
+        array = np.load(io.BytesIO(parts[f"{name}.npy"])).copy()
+        array[leaf] = 0
+        parts[f"{name}.npy"] = npy(array)
+    with pytest.raises(ModelFileError, match="at least one sample"):
+        dtree.load(pack(parts))

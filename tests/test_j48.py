@@ -7,10 +7,9 @@ subtree raising) and "U" (``-U``: unpruned, still collapsed). Each tree must be
 dtree's node for node: every leaf's path, class, cases and errors to J48's two
 decimals. The documented conventions:
 
-- J48 prints a leaf for every category of a multiway split, empty ones as
-  "(0.0)"; dtree stores no empty leaf (those categories join the last branch),
-  so empty leaves are left out and dtree's last branch may name several
-  categories.
+- J48 prints a leaf for every category its ARFF header declares, empty ones as
+  "(0.0)"; dtree knows the categories the data has: J48's empty leaves for
+  categories the data never has are left out.
 - Where a leaf's classes tie, J48 names the first in the ARFF's declaration,
   dtree the first in ``classes_`` (sorted, as scikit-learn's).
 """
@@ -30,8 +29,9 @@ OPTIONS = {"default": {}, "S": {"subtree_raising": False}, "U": {"pruning": "non
 _LINE = re.compile(r"(.+?) (=|<=|>) (.+?)(: (.+) \(([\d.]+)(/([\d.]+))?\))?$")
 
 
-def parse_j48(text):
-    """{path: (class, cases, errors)} of J48's printed tree, empty leaves left out."""
+def parse_j48(text, known=None):
+    """{path: (class, cases, errors)} of J48's printed tree; ``known`` ({attribute:
+    categories}): an empty leaf of a category not known is left out."""
     leaves, stack = {}, []
     for line in text.splitlines():
         if line.startswith("#") or not re.match(r"^(\|   )*[^\s|].* (=|<=|>) ", line):
@@ -40,8 +40,12 @@ def parse_j48(text):
         m = _LINE.match(line.replace("|   ", ""))
         name, op, value = m.group(1), m.group(2), m.group(3)
         stack = stack[:depth] + [(name, op, float(value)) if op != "=" else (name, value)]
-        if m.group(4) and float(m.group(6)) > 0:
-            leaves[tuple(stack)] = (m.group(5), float(m.group(6)), float(m.group(8) or 0))
+        if not m.group(4):
+            continue
+        if float(m.group(6)) == 0 and known is not None and op == "=" and \
+                value not in known.get(name, ()):
+            continue
+        leaves[tuple(stack)] = (m.group(5), float(m.group(6)), float(m.group(8) or 0))
     return leaves
 
 
@@ -55,10 +59,9 @@ def dtree_leaves(model):
         node, path, taken_before = todo.pop()
         if tree.children_left[node] == -1:
             w = tree.weighted_n_node_samples[node]
-            counts = tree.value[node, 0] * w
-            tied = {str(c) for c, n in zip(model.classes_, counts)
-                    if n >= counts.max() * (1 - 1e-9)}
-            out[path] = (tied, round(float(w), 2), round(float(w - counts.max()), 2))
+            value = tree.value[node, 0]
+            tied = {str(c) for c, v in zip(model.classes_, value) if v >= value.max() * (1 - 1e-9)}
+            out[path] = (tied, round(float(w), 2), round(float(w * (1 - value.max())), 2))
             continue
         f = tree.feature[node]
         left, right = tree.children_left[node], tree.children_right[node]
@@ -77,6 +80,11 @@ def dtree_leaves(model):
             rest = tuple(c for c in cats if c not in taken + taken_before)
             todo.append((right, path + ((names[f],) + rest,), ()))
     return out
+
+
+def _known(model):
+    return {n: {str(c) for c in cats} for n, cats in
+            zip(model.feature_names_in_, model.categories_) if cats is not None}
 
 
 def _same_test(j48, ours):
@@ -109,7 +117,7 @@ def unmatched(j48, ours):
 def test_c45_grows_j48s_tree(name, options):
     X, y = load_Xy(DATA[name], dtype=str) if name == "breast-cancer" else load_Xy(DATA[name])
     model = DecisionTreeClassifier(algorithm="c4.5", **OPTIONS[options]).fit(X, y)
-    expected = parse_j48((J48 / f"{name}.{options}.txt").read_text())
+    expected = parse_j48((J48 / f"{name}.{options}.txt").read_text(), _known(model))
     assert len(expected) >= 2
     missing, extra = unmatched(expected, dtree_leaves(model))
     assert missing == [] and extra == {}
@@ -142,13 +150,17 @@ def test_subtree_raising_needs_pessimistic_pruning():
 
 
 def test_a_raised_tree_round_trips_and_predicts_its_own_leaves(tmp_path):
-    # soybean's raising makes a leaf for a category its branch had no case of: a
-    # new category set, kept by model files; predict reads the new statistics
+    # soybean's raising fills an empty leaf (stem-cankers = below-soil: J48's
+    # rhizoctonia-root-rot (19.0)); model files keep the new statistics
     import dtree
     X, y = load_Xy("soybean")
     model = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
     grown = DecisionTreeClassifier(algorithm="c4.5", subtree_raising=False).fit(X, y)
-    assert model.tree_.category_sets.shape[0] > grown.tree_.category_sets.shape[0]
+
+    def below_soil(m):
+        return sorted((n, e) for p, (_, n, e) in dtree_leaves(m).items()
+                      if ("stem-cankers", "below-soil") in p)
+    assert (0.0, 0.0) in below_soil(grown) and (19.0, 0.0) in below_soil(model)
     path = tmp_path / "soybean.dtree"
     model.save(path)
     again = dtree.load(path)
@@ -159,3 +171,83 @@ def test_a_raised_tree_round_trips_and_predicts_its_own_leaves(tmp_path):
     w = np.bincount(leaves, minlength=model.tree_.node_count)
     assert (model.tree_.weighted_n_node_samples[np.unique(leaves)] >=
             w[np.unique(leaves)] - 1e-9).all()
+
+
+@pytest.mark.parametrize("options", list(OPTIONS))
+@pytest.mark.parametrize("name", list(DATA))
+def test_leaves_and_depth_count_c45s_nodes(name, options):
+    # get_n_leaves is J48's "Number of Leaves" and the k-way size its "Size of the
+    # tree", empty leaves included, less one for each empty leaf whose category the
+    # data never has (J48 knows it from the ARFF header; dtree only what it saw)
+    X, y = load_Xy(DATA[name], dtype=str) if name == "breast-cancer" else load_Xy(DATA[name])
+    model = DecisionTreeClassifier(algorithm="c4.5", **OPTIONS[options]).fit(X, y)
+    text = (J48 / f"{name}.{options}.txt").read_text()
+    leaves = int(re.search(r"Number of Leaves\s*:\s*(\d+)", text).group(1))
+    size = int(re.search(r"Size of the tree\s*:\s*(\d+)", text).group(1))
+    known = _known(model)
+    empty = [re.match(r"(.+?) = (.+?): .+ \(0\.0\)$", line.replace("|   ", ""))
+             for line in text.splitlines() if line.endswith("(0.0)")]
+    unseen = sum(1 for m in empty if m.group(2) not in known[m.group(1)])
+    assert model.get_n_leaves() == leaves - unseen
+    assert model._kway_shape()[2] == size - unseen
+    # depth: the deepest printed line's level
+    depth = max(line.count("|   ") + 1 for line in text.splitlines()
+                if re.match(r"^(\|   )*[^\s|#].* (=|<=|>) ", line))
+    assert model.get_depth() == depth
+    assert model.tree_.max_depth >= depth
+
+
+def test_id3_play_tennis_has_the_textbook_depth():
+    from dtree.datasets import load
+    frame = load("play_tennis")
+    model = DecisionTreeClassifier(algorithm="id3").fit(frame.drop(columns="PlayTennis"),
+                                                         frame["PlayTennis"])
+    assert model.get_depth() == 2 < model.tree_.max_depth
+    assert model.get_n_leaves() == model.tree_.n_leaves == 5
+
+
+def _tree_lines(text, known=None):
+    """J48-layout lines as a multiset (siblings' order is the header's in J48, sorted
+    in dtree): the class of a two-way tie and of an empty leaf blanked (the leaf
+    tests above compare them), empty leaves of categories the data never has left
+    out."""
+    from collections import Counter
+    out = Counter()
+    for line in text.splitlines():
+        if line.startswith("#") or not re.match(r"^(\|   )*[^\s|].* (=|<=|>|!=) ", line):
+            continue
+        m = re.match(r"^(.*?): (.+) \(([\d.]+)(/([\d.]+))?\)$", line)
+        if m and known is not None and m.group(3) == "0.0":
+            test = re.match(r"(.+?) = (.+)$", m.group(1).replace("|   ", ""))
+            if test and test.group(2) not in known.get(test.group(1), ()):
+                continue
+        if m and m.group(5) and abs(float(m.group(3)) - 2 * float(m.group(5))) < 1e-9:
+            line = f"{m.group(1)}: ? ({m.group(3)}/{m.group(5)})"
+        elif m and m.group(3) == "0.0":   # its parent's class, which may tie (checked above)
+            line = f"{m.group(1)}: ? (0.0)"
+        out[line] += 1
+    return out
+
+
+@pytest.mark.parametrize("options", list(OPTIONS))
+@pytest.mark.parametrize("name", list(DATA))
+def test_export_text_prints_j48s_layout(name, options):
+    from dtree.export import export_text
+    X, y = load_Xy(DATA[name], dtype=str) if name == "breast-cancer" else load_Xy(DATA[name])
+    model = DecisionTreeClassifier(algorithm="c4.5", **OPTIONS[options]).fit(X, y)
+    ours = export_text(model, layout="j48")
+    theirs = (J48 / f"{name}.{options}.txt").read_text()
+    assert _tree_lines(ours) == _tree_lines(theirs, _known(model))
+    leaves = re.search(r"Number of Leaves  : \t(\d+)", ours).group(1)
+    assert int(leaves) == model.get_n_leaves()
+
+
+def test_j48_layout_refuses_what_j48_cannot_print():
+    from dtree import DecisionTreeRegressor
+    from dtree.export import export_text
+    X, y = load_Xy("labor")
+    with pytest.raises(ValueError, match="layout must be"):
+        export_text(DecisionTreeClassifier().fit(X, y), layout="weka")
+    with pytest.raises(ValueError, match="classifier"):
+        export_text(DecisionTreeRegressor().fit(X.select_dtypes("number").fillna(0),
+                                                np.arange(len(X))), layout="j48")

@@ -262,8 +262,7 @@ def _hand_tree():
 
 def _c45_pruned(tree, raising=False):
     return c45_pruned(tree, None, None, None, cf=0.25, pruning=True, raising=raising,
-                      multiway=False, collapse=False, impurity=None,
-                      n_categories=np.zeros(1, dtype=int))
+                      multiway=False, collapse=False, impurity=None)
 
 
 def test_pessimistic_pruning_on_quinlans_example():

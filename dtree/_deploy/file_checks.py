@@ -250,8 +250,11 @@ def check_categories(header, n_features):
     return np.asarray(mask, dtype=bool), categories
 
 
-def _check_values(arrays, n_classes, is_classifier, inner, left, right, exponent):
-    """Numbers a fitted tree can hold: what predictions and importances read."""
+def _check_values(arrays, n_classes, is_classifier, inner, left, right, exponent,
+                  empty_leaves):
+    """Numbers a fitted tree can hold: what predictions and importances read.
+    ``empty_leaves``: C4.5's trees may hold leaves without cases (a category its
+    split had no case of), and only leaves."""
     for name in ("value", "impurity", "weighted_n_node_samples"):
         if not np.isfinite(arrays[name]).all():
             raise ModelFileError(f"tree array {name!r} has non-finite entries")
@@ -272,9 +275,15 @@ def _check_values(arrays, n_classes, is_classifier, inner, left, right, exponent
                                  f"for {max(n_classes)} classes; the file has "
                                  f"{float(arrays['impurity'].max())!r}")
     counts, weights = arrays["n_node_samples"], arrays["weighted_n_node_samples"]
-    if (counts < 1).any():
-        raise ModelFileError("every node holds at least one sample (n_node_samples >= 1)")
-    if (weights <= 0).any():
+    empty = np.zeros(counts.shape[0], dtype=bool)
+    if empty_leaves:
+        empty = (counts == 0) & (weights == 0)
+        empty[inner] = False
+    if (counts[~empty] < 1).any():
+        raise ModelFileError("every node holds at least one sample (n_node_samples >= 1)"
+                             + ("; only a C4.5 tree's leaves may be empty (0 samples, "
+                                "weight 0)" if empty_leaves else ""))
+    if (weights[~empty] <= 0).any():
         raise ModelFileError("every node has a positive weighted_n_node_samples")
     # children split their parent: neither holds more than it
     if (counts[left] > counts[inner]).any() or (counts[right] > counts[inner]).any():
@@ -312,7 +321,8 @@ def _check_decreases(arrays, inner, left, right, exponent):
                              "no split a fit makes raises the impurity")
 
 
-def check_tree(arrays, n_features, n_classes, is_classifier, categories, units):
+def check_tree(arrays, n_features, n_classes, is_classifier, categories, units,
+               empty_leaves=False):
     """The Tree of validated arrays (``n_classes``: per output, 1 for regression)."""
     for name, (dtype, ndim) in ARRAYS.items():
         if arrays[name].ndim != ndim:
@@ -365,7 +375,7 @@ def check_tree(arrays, n_features, n_classes, is_classifier, categories, units):
             raise ModelFileError(f"output {k} has {count} classes; value has fractions "
                                  "beyond them")
     _check_values(arrays, n_classes, is_classifier, inner, left[inner], right[inner],
-                  units[0])
+                  units[0], empty_leaves)
     if (arrays["missing_go_to_left"] > 1).any():
         raise ModelFileError("missing_go_to_left must hold 0 or 1")
     depth = arrays["node_depth"]

@@ -276,7 +276,9 @@ def _build(header, arrays):
     n_classes = [c.shape[0] for c in classes] if is_classifier else [1] * n_outputs
     categorical, categories = check_categories(header, n_features)
     units = check_units(header, is_classifier) if version >= 2 else (0, 1.0)
-    tree = check_tree(arrays, n_features, n_classes, is_classifier, categories, units)
+    # C4.5's trees (fractional missing values) may hold empty leaves
+    tree = check_tree(arrays, n_features, n_classes, is_classifier, categories, units,
+                      empty_leaves=header.get("missing_rule") == "fractional")
 
     params = header.get("params")
     if not isinstance(params, dict):

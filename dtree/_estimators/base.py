@@ -16,6 +16,8 @@ from .._deploy.model_file import save, to_dict
 from .._fit.fit import fit_tree
 from .._fit.pruning import RISKS, cost_complexity_path, prune_ccp
 from .._model.fitted import Fitted, install, one_fit
+from .._model.multiway import kway_shape
+from .._plan.registry import ROWS
 from .._plan.constraints import Interval, validate_params
 from .._plan.machine import n_threads
 from .._plan.plan import choose, make_plan
@@ -203,23 +205,41 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
     def get_depth(self):
         """Depth of the tree (a single leaf has depth 0).
 
+        For ``algorithm="id3"`` and ``"c4.5"`` a multiway split (stored as a
+        cascade of nodes) is one level, as in Quinlan's trees; ``tree_.max_depth``
+        counts the stored nodes.
+
         Returns
         -------
         int
         """
         self._check_fitted()
-        return self.tree_.max_depth
+        shape = self._kway_shape()
+        return self.tree_.max_depth if shape is None else shape[0]
 
     @one_fit
     def get_n_leaves(self):
         """Number of leaves.
 
+        For ``algorithm="id3"`` and ``"c4.5"``, C4.5's leaves (Weka J48's
+        "Number of Leaves"): a multiway split has a leaf for every category of
+        its feature, an empty one where no case at the split has it;
+        ``tree_.n_leaves`` counts the stored leaves.
+
         Returns
         -------
         int
         """
         self._check_fitted()
-        return self.tree_.n_leaves
+        shape = self._kway_shape()
+        return self.tree_.n_leaves if shape is None else shape[1]
+
+    def _kway_shape(self):
+        """(depth, leaves, size) of a multiway preset's tree read as C4.5's, else None."""
+        if not ROWS[getattr(self, "algorithm", "cart")].multiway:
+            return None
+        counts = [0 if c is None else len(c) for c in self.categories_]
+        return kway_shape(self.tree_, counts)
 
     @property
     def feature_importances_(self):

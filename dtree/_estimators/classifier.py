@@ -156,8 +156,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
           (``criterion="entropy"``); numeric features keep binary thresholds;
           growth stops where the gain is below ``min_impurity_decrease``.
         - "c4.5": Quinlan's C4.5 (release 8). Categorical features
-          (``"auto"`` unless given) split into one child per category present
-          at the node, numeric ones at binary thresholds (whose gain pays
+          (``"auto"`` unless given) split into one child per category (of those
+          seen at fit), numeric ones at binary thresholds (whose gain pays
           ``log2(candidate cuts) / node weight``); the split with the highest
           gain ratio among those whose gain is at least the average
           (``criterion="entropy"`` picks the highest gain instead); a split
@@ -165,15 +165,18 @@ class DecisionTreeClassifier(BaseDecisionTree):
           C4.5's MINOBJS); missing values are fractional cases: at fit and at
           predict a case missing the split's feature goes down every branch
           with its weight shared in proportion to the branches' known weights;
-          pessimistic pruning (``pruning="pessimistic"``, ``cf``) unless
-          ``pruning`` or ``ccp_alpha`` says otherwise. ``min_weight_fraction_leaf``
-          raises the branch minimum; ``max_features`` and ``max_leaf_nodes``
-          are refused.
+          a split that makes no fewer training errors than its node is
+          collapsed; pessimistic pruning (``pruning="pessimistic"``, ``cf``,
+          ``subtree_raising``) unless ``pruning`` or ``ccp_alpha`` says
+          otherwise. ``min_weight_fraction_leaf`` raises the branch minimum;
+          ``max_features`` and ``max_leaf_nodes`` are refused.
 
         Multiway splits are stored as a cascade of single-category tests (ID3:
-        the lowest code first, missing values last; C4.5: the lightest branch
-        first, so a category absent at a node follows the heaviest branch).
-        ``max_depth`` counts these binary levels.
+        the lowest code first, missing values last, a category absent at a node
+        following the last branch; C4.5: the lightest branch first, a category
+        absent at a node getting an empty leaf that predicts the node's
+        classes, as in C4.5). ``max_depth`` and ``tree_.max_depth`` count these
+        binary levels; ``get_depth()`` and ``get_n_leaves()`` count C4.5's.
     max_bins : int, default=255
         Bins per feature for ``splitter="hist"`` (2 to 255; missing values
         have a bin of their own).

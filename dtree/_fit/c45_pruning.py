@@ -28,6 +28,8 @@ import sys
 
 import numpy as np
 
+from .._model.multiway import cascade_links
+from .._route import node_sides
 from .._model.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 # C4.5's table of normal deviates by one-sided confidence (Documenta Geigy,
@@ -81,52 +83,30 @@ def estimated_errors(counts, cf):
 
 
 # ------------------------------------------------------------ the view
-def cascade_links(tree):
-    """Mask of the nodes that continue a multiway split's cascade: a category node
-    that is the "rest" (right) child of a category node on the same feature. (A
-    multiway split uses up its feature on every path below it, so in a multiway
-    tree only a cascade tests it again at once.)"""
-    left, right = tree.children_left, tree.children_right
-    split = (left != TREE_LEAF) & (tree.categorical_set >= 0)
-    parents = np.flatnonzero(split)
-    links = np.zeros(tree.node_count, dtype=bool)
-    rest = right[parents]
-    links[rest[split[rest] & (tree.feature[rest] == tree.feature[parents])]] = True
-    return links
-
-
 class _Node:
     """A node of the multiway view: ``links`` its stored nodes (a cascade's, head
-    first; one for a binary split or a leaf; none for an empty branch the view
-    added), ``children`` its branches (None for a leaf), ``codes`` each branch's
-    category codes (a category split's; None for the last branch, which takes
-    every other code), ``sets`` each branch's row of ``category_sets`` (-1: to
-    make), ``counts`` the class weights reaching it, ``rows``/``weights`` its
+    first; one for a binary split or a leaf), ``children`` its branches (None for
+    a leaf), ``counts`` the class weights reaching it, ``rows``/``weights`` its
     training cases (fractional ones included), ``changed`` whether its cases
     differ from growth's."""
 
-    __slots__ = ("links", "children", "codes", "sets", "counts", "rows", "weights",
-                 "changed")
+    __slots__ = ("links", "children", "counts", "rows", "weights", "changed")
 
-    def __init__(self, links, children, codes=None, sets=None):
-        self.links, self.children, self.codes, self.sets = links, children, codes, sets
+    def __init__(self, links, children):
+        self.links, self.children = links, children
         self.rows = self.weights = self.counts = None
         self.changed = False
 
 
 class MultiwayView:
     """A fitted classification tree read as C4.5's k-way nodes, with its training
-    cases routed through it (C4.5's fractional cases where the tree has them).
-
-    A k-way split also gets, as C4.5 has, an empty branch for each category of
-    its feature that no case at the node has (stored trees send those to the
-    last branch): cases that subtree raising brings there make a leaf of their
-    own, as in C4.5; branches still empty stay unstored.
+    cases routed through it by the tree's one rule (``_route.node_sides``), C4.5's
+    fractional cases where the tree has them.
 
     Parameters
     ----------
     tree : Tree
-    X : ndarray of shape (n_samples, n_features), float
+    X : ndarray of shape (n_samples, n_features), float32
         The encoded training X the tree was grown on (read only with ``route``).
     y : ndarray of shape (n_samples,), int
         Class codes.
@@ -134,16 +114,13 @@ class MultiwayView:
         In the tree's weight units (``weight_unit``).
     multiway : bool
         Read cascades as one node (the multiway presets).
-    n_categories : ndarray of shape (n_features,), int
-        Categories of each feature (0 for numeric ones).
     route : bool
         Route the training cases (subtree raising needs them).
     """
 
-    def __init__(self, tree, X, y, weights, multiway, n_categories, route=True):
+    def __init__(self, tree, X, y, weights, multiway, route=True):
         self.tree, self.X, self.y, self.weights = tree, X, y, weights
         self.K = int(tree.n_classes[0])
-        self.new_sets = []        # category sets of branches the view adds
         links = cascade_links(tree) if multiway else np.zeros(tree.node_count, dtype=bool)
         self.root = self._read(0, links)
         if not route:             # growth's statistics are all collapse and replacement read
@@ -153,8 +130,6 @@ class MultiwayView:
             return
         keep = weights > 0
         self._assign(self.root, np.flatnonzero(keep), weights[keep], changed=False)
-        if multiway:
-            self._add_empty_branches(n_categories)
 
     # the stored nodes as k-way ones
     def _read(self, head, links):
@@ -178,11 +153,7 @@ class MultiwayView:
                     continue
                 branches.append(nxt)
                 break
-            codes = sets = None
-            if tree.categorical_set[node] >= 0:
-                codes = [tuple(tree.left_categories(c)) for c in chain] + [None]
-                sets = [int(tree.categorical_set[c]) for c in chain] + [-1]
-            nodes[node] = _Node(chain, branches, codes, sets)   # children ids for now
+            nodes[node] = _Node(chain, branches)   # children ids for now
             order.append(node)
             todo.extend(branches)
         for node in reversed(order):
@@ -191,46 +162,20 @@ class MultiwayView:
                 view.children = [nodes[c] for c in view.children]
         return nodes[head]
 
-    def _add_empty_branches(self, n_categories):
-        todo = [self.root]
-        while todo:
-            node = todo.pop()
-            if node.children is None:
-                continue
-            todo.extend(node.children)
-            if node.codes is None:
-                continue
-            f = self.tree.feature[node.links[0]]
-            values = self.X[node.rows, f]
-            present = set(np.unique(values[~np.isnan(values)]).astype(np.intp).tolist())
-            taken = set(c for codes in node.codes[:-1] for c in codes)
-            for code in range(int(n_categories[f])):
-                if code in present or code in taken:
-                    continue
-                empty = _Node([], None)
-                empty.rows, empty.weights = node.rows[:0], node.weights[:0]
-                empty.counts, empty.changed = np.zeros(self.K), True
-                node.children.insert(-1, empty)
-                node.codes.insert(-1, (code,))
-                node.sets.insert(-1, -1)
-
     # routing
     def branches_of(self, node, rows):
-        """Branch index of each row at a split node, -1 where its value is missing."""
-        tree, head = self.tree, node.links[0]
-        values = self.X[rows, tree.feature[head]]
-        missing = np.isnan(values)
-        out = np.full(rows.shape[0], -1, dtype=np.intp)
-        if node.codes is None:
-            out[~missing] = np.where(values[~missing] <= tree.threshold[head], 0, 1)
-            return out
-        codes = values[~missing].astype(np.intp)
-        lookup = np.full(max(int(codes.max(initial=0)), max(
-            (max(t) for t in node.codes[:-1] if t), default=0)) + 1,
-            len(node.children) - 1, dtype=np.intp)
-        for j, taken in enumerate(node.codes[:-1]):
-            lookup[list(taken)] = j
-        out[~missing] = lookup[codes]
+        """Branch index of each row at a split node (the first link that sends it
+        left; the last branch past every link), -1 where its value is missing."""
+        tree = self.tree
+        out = np.full(rows.shape[0], len(node.links), dtype=np.intp)
+        undecided = np.arange(rows.shape[0])
+        for j, link in enumerate(node.links):
+            sides = node_sides(tree._packed, tree.category_sets, link, self.X,
+                               rows[undecided])
+            if j == 0:
+                out[undecided[sides < 0]] = -1
+            out[undecided[sides == 0]] = j
+            undecided = undecided[sides == 1]
         return out
 
     def split(self, node, rows, weights):
@@ -248,7 +193,7 @@ class MultiwayView:
             share = np.bincount(branch[known], weights=weights[known], minlength=k)
             if share.sum() <= 0:     # no known case here: growth's shares
                 share = np.array([tree.scaled_weighted_n_node_samples[c.links[0]]
-                                  if c.links else 0.0 for c in node.children])
+                                  for c in node.children])
             if share.sum() <= 0:
                 share = np.ones(k)
             share = share / share.sum()
@@ -279,7 +224,7 @@ class MultiwayView:
         while stack:
             n, r, w = stack.pop()
             n.rows, n.weights = r, w
-            n.changed = changed or not n.links
+            n.changed = changed
             n.counts = (self.counts_of(r, w) if n.changed else
                         self.tree.value[n.links[0], 0, :self.K]
                         * self.tree.scaled_weighted_n_node_samples[n.links[0]])
@@ -332,7 +277,6 @@ class MultiwayView:
                 # the largest branch takes the node's place with all its cases
                 raised = node.children[largest]
                 node.links, node.children = raised.links, raised.children
-                node.codes, node.sets = raised.codes, raised.sets
                 self._assign(node, node.rows, node.weights, changed=True)
                 continue
             return tree_errors
@@ -352,25 +296,15 @@ class MultiwayView:
     def to_tree(self, impurity):
         """The pruned tree as flat arrays (pre-order, left first). Nodes whose cases
         changed get statistics from them (``impurity(counts)`` per node); the
-        others keep growth's. A k-way split is stored as a cascade again, its
-        still-empty added branches left out."""
-        rows = []     # [source node, counts or None, cases or None, left, right, depth, set]
+        others keep growth's. A k-way split is stored as its cascade again."""
+        rows = []     # [source node, counts or None, cases or None, left, right, depth]
         todo = [(self.root, 0, -1, True, 0)]
         while todo:
             node, j, parent, is_left, depth = todo.pop()
-            if j == 0 and node.children is not None and node.codes is not None:
-                keep = [i for i, c in enumerate(node.children)
-                        if c.links or c.counts.sum() > 0 or i == len(node.children) - 1]
-                if len(keep) < len(node.children):
-                    node.children = [node.children[i] for i in keep]
-                    node.codes = [node.codes[i] for i in keep[:-1]] + [None]
-                    node.sets = [node.sets[i] for i in keep[:-1]] + [-1]
             changed = node.changed
-            source = node.links[0] if node.links else -1
             if node.children is None:
-                self._emit(rows, source, node.counts if changed else None,
-                           node.rows.shape[0] if changed else None, parent, is_left, depth,
-                           -2)
+                self._emit(rows, node.links[0], node.counts if changed else None,
+                           node.rows.shape[0] if changed else None, parent, is_left, depth)
                 continue
             k = len(node.children)
             counts = sum(c.counts for c in node.children[j:]) if changed else None
@@ -378,18 +312,7 @@ class MultiwayView:
             if changed:     # the node's cases that reach link j: branch >= j, or missing
                 branch = self.branches_of(node, node.rows)
                 cases = int(np.count_nonzero((branch >= j) | (branch < 0)))
-            if node.codes is None:
-                cat = -2                                   # the stored node's own
-            else:
-                cat = node.sets[j]
-                if cat < 0:                                # a branch the view added
-                    cat = self.tree.category_sets.shape[0] + len(self.new_sets)
-                    self.new_sets.append(node.codes[j])
-                    node.sets[j] = cat
-            if j < len(node.links) and node.codes is not None and node.links[j] >= 0 \
-                    and self.tree.categorical_set[node.links[j]] == cat:
-                source = node.links[j]
-            slot = self._emit(rows, source, counts, cases, parent, is_left, depth, cat)
+            slot = self._emit(rows, node.links[j], counts, cases, parent, is_left, depth)
             # pushed right first: the left branch is emitted (pre-order) before the rest
             if j < k - 2:
                 todo.append((node, j + 1, slot, False, depth + 1))
@@ -399,8 +322,8 @@ class MultiwayView:
         return self._arrays(rows, impurity)
 
     @staticmethod
-    def _emit(rows, source, counts, cases, parent, is_left, depth, cat):
-        rows.append([source, counts, cases, TREE_LEAF, TREE_LEAF, depth, cat])
+    def _emit(rows, source, counts, cases, parent, is_left, depth):
+        rows.append([source, counts, cases, TREE_LEAF, TREE_LEAF, depth])
         slot = len(rows) - 1
         if parent >= 0:
             rows[parent][3 if is_left else 4] = slot
@@ -409,6 +332,7 @@ class MultiwayView:
     def _arrays(self, rows, impurity):
         tree = self.tree
         m = len(rows)
+        source = np.array([r[0] for r in rows], dtype=np.intp)
         left = np.array([r[3] for r in rows], dtype=np.intp)
         right = np.array([r[4] for r in rows], dtype=np.intp)
         depth = np.array([r[5] for r in rows], dtype=np.intp)
@@ -416,14 +340,6 @@ class MultiwayView:
         parent = np.full(m, -1, dtype=np.intp)
         parent[left[~is_leaf]] = np.flatnonzero(~is_leaf)
         parent[right[~is_leaf]] = np.flatnonzero(~is_leaf)
-        # an added branch's leaf has no stored node: its parent's fields stand in
-        source = np.array([r[0] for r in rows], dtype=np.intp)
-        source = np.where(source >= 0, source, 0)
-        for i in range(m):
-            if rows[i][0] < 0:
-                source[i] = source[parent[i]]
-        cat = np.array([r[6] for r in rows], dtype=np.intp)
-        cat = np.where(cat == -2, tree.categorical_set[source], cat)
         value = tree.value[source].copy()
         w = tree.scaled_weighted_n_node_samples[source].copy()
         imp = tree.scaled_impurity[source].copy()
@@ -441,10 +357,6 @@ class MultiwayView:
                 value[i, 0, :self.K] = counts / total
             else:   # an empty branch predicts its parent's classes, as C4.5's do
                 value[i] = value[parent[i]] if parent[i] >= 0 else tree.value[0]
-        sets = tree.category_sets
-        if self.new_sets:
-            from .._model.routing import bitset
-            sets = np.vstack([sets] + [bitset(codes)[None, :] for codes in self.new_sets])
         return Tree(children_left=left, children_right=right,
                     feature=np.where(is_leaf, TREE_UNDEFINED, tree.feature[source]),
                     threshold=np.where(is_leaf, float(TREE_UNDEFINED), tree.threshold[source]),
@@ -453,8 +365,9 @@ class MultiwayView:
                     weight_unit=tree.weight_unit, node_depth=depth,
                     n_features=tree.n_features, n_classes=tree.n_classes,
                     missing_go_to_left=np.where(is_leaf, 0, tree.missing_go_to_left[source]),
-                    categorical_set=np.where(is_leaf, -1, cat),
-                    category_sets=sets, fractional_missing=tree.fractional_missing,
+                    categorical_set=np.where(is_leaf, -1, tree.categorical_set[source]),
+                    category_sets=tree.category_sets,
+                    fractional_missing=tree.fractional_missing,
                     feature_range=(None if changed or tree.feature_range is None else
                                    np.where(is_leaf[:, None], np.nan,
                                             tree.feature_range[source])))
@@ -485,7 +398,7 @@ def _largest(node):
 
 
 def c45_pruned(tree, X, y, weights, *, cf, pruning, raising, multiway, collapse,
-               impurity, n_categories):
+               impurity):
     """A tree collapsed (``collapse``: C4.5's growth does) and, for ``pruning=True``,
     pruned as C4.5 does.
 
@@ -494,7 +407,8 @@ def c45_pruned(tree, X, y, weights, *, cf, pruning, raising, multiway, collapse,
     tree : Tree
         A classification tree of one output.
     X, y, weights
-        Its training data: encoded X, class codes, weights in the tree's units.
+        Its training data: encoded X (float32), class codes, weights in the tree's
+        units.
     cf : float
         Confidence factor.
     pruning : bool
@@ -505,8 +419,6 @@ def c45_pruned(tree, X, y, weights, *, cf, pruning, raising, multiway, collapse,
         The tree's cascades are k-way splits.
     collapse : bool
         Collapse first.
-    n_categories : ndarray of int
-        Categories of each feature (0 for numeric ones).
     impurity : callable
         A node's impurity from its class counts (for nodes whose cases change).
 
@@ -514,8 +426,7 @@ def c45_pruned(tree, X, y, weights, *, cf, pruning, raising, multiway, collapse,
     -------
     Tree
     """
-    view = MultiwayView(tree, X, y, weights, multiway, n_categories,
-                        route=pruning and raising)
+    view = MultiwayView(tree, X, y, weights, multiway, route=pruning and raising)
     if collapse:
         view.collapse()
     if pruning:

@@ -86,14 +86,13 @@ def _quinlan_pruned(plan, tree, X, y, weights):
     raising = plan.params["subtree_raising"]
     if raising is None:
         raising = plan.choices.preset.raising
-    X = X.toarray() if is_sparse(X) else np.asarray(X)
+    X = np.ascontiguousarray(X.toarray() if is_sparse(X) else X, dtype=np.float32)
     w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
     gini = plan.choices.criterion.code == 0
     return c45_pruned(tree, X, np.asarray(y).reshape(-1), w / tree.weight_unit,
                       cf=plan.params["cf"], pruning=pessimistic, raising=bool(raising),
                       multiway=plan.choices.preset.multiway, collapse=collapse,
-                      impurity=_gini if gini else _entropy_bits,
-                      n_categories=plan.n_categories)
+                      impurity=_gini if gini else _entropy_bits)
 
 
 def _gini(counts):

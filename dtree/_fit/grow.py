@@ -103,8 +103,16 @@ def _grow_c45(plan, X, y, weights, growth, seed, w_exp):
                       min_samples_split=growth.min_samples_split, min_objs=float(min_objs),
                       min_impurity_decrease=growth.min_impurity_decrease,
                       use_ratio=plan.choices.criterion.split_information)
-    tree = tree_from_arrays(plan, arrays)
+    with np.errstate(invalid="ignore"):
+        tree = tree_from_arrays(plan, arrays)
     tree.fractional_missing = True
+    # C4.5's empty branches (categories without cases at their split) predict their
+    # split node's classes; nodes come in pre-order, so a parent's value is set first
+    empty = np.flatnonzero(tree.scaled_weighted_n_node_samples <= 0)
+    if empty.size:
+        parent = tree._parents
+        for node in empty.tolist():
+            tree.value[node] = tree.value[parent[node]]
     return tree
 
 

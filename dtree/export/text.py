@@ -5,6 +5,7 @@ import numpy as np
 from .._model.arguments import int_at_least
 from .._model.names import fitted_and_named, fitted_tree
 from .._model.tree import TREE_LEAF
+from .j48 import j48_text
 from .labels import _category_names, other_split_lines
 
 
@@ -81,8 +82,9 @@ def _number_list(values, decimals, form="f"):
 
 
 def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10,
-                spacing=3, decimals=2, show_weights=False, show_missing=False):
-    """The tree as indented text, in scikit-learn's ``export_text`` layout.
+                spacing=3, decimals=2, show_weights=False, show_missing=False,
+                layout="sklearn"):
+    """The tree as indented text, in scikit-learn's ``export_text`` layout or Weka J48's.
 
     Parameters
     ----------
@@ -102,12 +104,24 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
         Say on each split which branch a row missing its feature takes ("or
         missing"; surrogates and C4.5's fractional cases said as such). Off by
         default: scikit-learn's layout.
+    layout : {"sklearn", "j48"}, default="sklearn"
+        "j48": Weka J48's layout, for a classifier (``attribute = value`` per
+        branch of a multiway split, ``<=``/``>`` tests, leaves as ``class
+        (cases/errors)``, then the leaves and size), so a tree can be compared
+        with J48's line by line; ``max_depth``, ``spacing``, ``decimals``,
+        ``show_weights`` and ``show_missing`` are scikit-learn's layout's.
 
     Returns
     -------
     str
     """
     tree, names, classes = fitted_and_named(estimator, feature_names, class_names)
+    if not isinstance(layout, str) or layout not in ("sklearn", "j48"):
+        raise ValueError(f"layout must be 'sklearn' or 'j48', given {layout!r}")
+    if layout == "j48":
+        if classes is None:
+            raise ValueError("layout='j48' prints a classifier, as J48 has")
+        return j48_text(estimator, tree, names, classes)
     max_depth = int_at_least(max_depth, "max_depth", 0)
     decimals = _decimals(decimals)
     if not isinstance(spacing, int) or isinstance(spacing, bool) or spacing <= 0:
