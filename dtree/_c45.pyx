@@ -267,8 +267,8 @@ cdef class _Grower:
         if best_f < 0:
             return
         if self.is_cat[best_f]:
-            branches = self.categorical_branches(inst, best_f)
-            self.push_cascade(stack, node, best_f, branches, depth)
+            branches, n_missing = self.categorical_branches(inst, best_f)
+            self.push_cascade(stack, node, best_f, branches, n_missing, depth)
         else:
             self.split_numeric(stack, inst, node, best_f, best, depth)
 
@@ -337,9 +337,10 @@ cdef class _Grower:
         stack.append(("grow", right, node, False, depth + 1))
         stack.append(("grow", left, node, True, depth + 1))
 
-    cdef list categorical_branches(self, tuple inst, intp_t f):
+    cdef tuple categorical_branches(self, tuple inst, intp_t f):
         """(code, instances) per category, lightest first: the categories no case
-        here has (empty instances) in code order, then those present."""
+        here has (empty instances) in code order, then those present; and the
+        number of cases missing the feature (each is in every present branch)."""
         cdef const int[::1] samples = inst[0]
         cdef const double[::1] weights = inst[1]
         cdef intp_t n = samples.shape[0], i, n_codes = self.n_codes[f]
@@ -365,30 +366,45 @@ cdef class _Grower:
                  np.zeros((inst[2].shape[0], 0), dtype=np.int32),
                  np.zeros(inst[3].shape[0], dtype=np.intp))
         absent = [(int(code), empty) for code in np.flatnonzero(per_code <= 0)]
-        return absent + [(int(code), child) for code, child in zip(present, children)]
+        n_missing = int(np.count_nonzero(codes < 0))
+        return absent + [(int(code), child) for code, child in zip(present, children)], n_missing
 
-    cdef push_cascade(self, list stack, intp_t node, intp_t f, list branches, intp_t depth):
-        """Make ``node`` the head of a one-category-vs-rest cascade over ``branches``."""
-        code, first = branches[0]
-        rest = branches[1:]
-        w_first = float(np.sum(first[1]))
-        w_rest = float(sum(np.sum(b[1][1]) for b in rest))
-        self.set_split(node, f, NAN, code, w_first, w_rest)
-        if len(rest) == 1:
-            stack.append(("grow", rest[0][1], node, False, depth + 1))
+    cdef push_cascade(self, list stack, intp_t node, intp_t f, list branches,
+                      intp_t n_missing, intp_t depth):
+        """Make ``node`` the head of a one-category-vs-rest cascade over ``branches``.
+        Each link's statistics are suffix sums over its branches, taken once."""
+        k = len(branches)
+        stats = np.zeros((k + 1, self.K))
+        weight = np.zeros(k + 1)
+        cases = np.zeros(k + 1, dtype=np.intp)
+        for j in range(k - 1, -1, -1):
+            counts = self.class_counts(branches[j][1])
+            stats[j] = stats[j + 1] + counts
+            weight[j] = weight[j + 1] + counts.sum()
+            # a case missing the split value sits in every present branch: once here
+            n = branches[j][1][0].shape[0]
+            cases[j] = cases[j + 1] + (n - n_missing if n else 0)
+        cases[:k] += n_missing
+        self.cascade_link(stack, node, f, branches, stats, weight, cases, 0, depth)
+
+    cdef cascade_link(self, list stack, intp_t node, intp_t f, list branches, object stats,
+                      object weight, object cases, intp_t j, intp_t depth):
+        code, first = branches[j]
+        self.set_split(node, f, NAN, code, float(weight[j] - weight[j + 1]), float(weight[j + 1]))
+        if j + 2 == len(branches):
+            stack.append(("grow", branches[j + 1][1], node, False, depth + 1))
         else:
-            stack.append(("cascade", f, rest, node, False, depth + 1))
+            stack.append(("cascade", f, (branches, stats, weight, cases, j + 1), node, False,
+                          depth + 1))
         stack.append(("grow", first, node, True, depth + 1))
 
-    cdef cascade_node(self, list stack, intp_t f, list branches, intp_t parent, bint is_left,
+    cdef cascade_node(self, list stack, intp_t f, tuple rest, intp_t parent, bint is_left,
                       intp_t depth):
-        stats = sum(self.class_counts(b[1]) for b in branches)
-        # a case missing the split value sits in every branch: count it once
-        n = np.unique(np.concatenate([b[1][0] for b in branches])).shape[0]
-        cdef intp_t node = self.add_node(parent, is_left, depth, stats, n)
+        branches, stats, weight, cases, j = rest
+        cdef intp_t node = self.add_node(parent, is_left, depth, stats[j], cases[j])
         if depth >= self.max_depth:
             return
-        self.push_cascade(stack, node, f, branches, depth)
+        self.cascade_link(stack, node, f, branches, stats, weight, cases, j, depth)
 
     cdef list split_instances(self, tuple inst, object branch, intp_t n_branches):
         """Children's instances: known cases by ``branch``, missing (-1) ones to all.

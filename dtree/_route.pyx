@@ -167,28 +167,38 @@ def split_ranges(packed, sets, const DTYPE_t[:, :] X):
     return low, high
 
 
-def node_sides(packed, sets, Py_ssize_t node, const DTYPE_t[:, :] X,
-               const Py_ssize_t[::1] rows):
-    """The child each of ``rows`` of X takes at split ``node`` by the rule (``side``):
-    0 left, 1 right; -1 where its value is missing (C4.5's pruning shares such a
-    case among the branches)."""
+def cascade_branches(packed, sets, const Py_ssize_t[::1] links, const DTYPE_t[:, :] X,
+                     const Py_ssize_t[::1] rows):
+    """The branch each of ``rows`` of X takes at a split read whole (a multiway
+    cascade's ``links``, head first; one node for a binary split), by the rule
+    (``side``): the first link that sends it left, or ``len(links)`` past them
+    all; -1 where its value is missing (C4.5's pruning shares such a case among
+    the branches)."""
     assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
-    assert 0 <= node < packed.shape[0]
     cdef const unsigned char[::1] raw = packed.view(np.uint8)
     cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
     cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
     cdef const word_t* set_ptr = <const word_t*> &set_view[0, 0]
-    cdef Py_ssize_t n = rows.shape[0], i
-    cdef int f = nodes[node].feature
+    cdef Py_ssize_t n = rows.shape[0], k = links.shape[0], i, j, node
     cdef DTYPE_t x
-    out = np.empty(n, dtype=np.int8)
-    cdef signed char[::1] o = out
-    assert 0 <= f < X.shape[1]
+    for j in range(k):
+        assert 0 <= links[j] < packed.shape[0]
+        assert 0 <= nodes[links[j]].feature < X.shape[1]
+    out = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] o = out
     with nogil:
         for i in range(n):
-            x = X[rows[i], f]
-            o[i] = -1 if x != x else side(x, nodes[node].threshold, nodes[node].missing_right,
-                                          node_set(&nodes[node], set_ptr))
+            o[i] = k
+            for j in range(k):
+                node = links[j]
+                x = X[rows[i], nodes[node].feature]
+                if x != x:
+                    o[i] = -1
+                    break
+                if side(x, nodes[node].threshold, nodes[node].missing_right,
+                        node_set(&nodes[node], set_ptr)) == 0:
+                    o[i] = j
+                    break
     return out
 
 

@@ -29,7 +29,7 @@ import sys
 import numpy as np
 
 from .._model.multiway import cascade_links
-from .._route import node_sides
+from .._route import cascade_branches
 from .._model.tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 # C4.5's table of normal deviates by one-sided confidence (Documenta Geigy,
@@ -100,7 +100,7 @@ class _Node:
 
 class MultiwayView:
     """A fitted classification tree read as C4.5's k-way nodes, with its training
-    cases routed through it by the tree's one rule (``_route.node_sides``), C4.5's
+    cases routed through it by the tree's one rule (``_route.cascade_branches``), C4.5's
     fractional cases where the tree has them.
 
     Parameters
@@ -166,17 +166,8 @@ class MultiwayView:
     def branches_of(self, node, rows):
         """Branch index of each row at a split node (the first link that sends it
         left; the last branch past every link), -1 where its value is missing."""
-        tree = self.tree
-        out = np.full(rows.shape[0], len(node.links), dtype=np.intp)
-        undecided = np.arange(rows.shape[0])
-        for j, link in enumerate(node.links):
-            sides = node_sides(tree._packed, tree.category_sets, link, self.X,
-                               rows[undecided])
-            if j == 0:
-                out[undecided[sides < 0]] = -1
-            out[undecided[sides == 0]] = j
-            undecided = undecided[sides == 1]
-        return out
+        return cascade_branches(self.tree._packed, self.tree.category_sets,
+                                np.asarray(node.links, dtype=np.intp), self.X, rows)
 
     def split(self, node, rows, weights):
         """The cases of each branch: (rows, weights) per branch. A case missing the
@@ -206,8 +197,11 @@ class MultiwayView:
                     break
             branch = np.where(known, branch, learnt)
             missing = missing[:0]
+        # the rows grouped by branch in one sort (stable: each keeps the rows' order)
+        order = np.argsort(branch, kind="stable")
+        bounds = np.searchsorted(branch[order], np.arange(-1, k + 1))
         for j in range(k):
-            mine = branch == j
+            mine = order[bounds[j + 1]:bounds[j + 2]]
             r, w = rows[mine], weights[mine]
             if missing.size and share[j] > 0:
                 r = np.concatenate([r, rows[missing]])
