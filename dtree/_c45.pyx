@@ -124,15 +124,15 @@ cdef Candidate eval_numeric(const float[:, ::1] X, intp_t f, const int[::1] orde
     return c
 
 
-cdef Candidate eval_categorical(const float[:, ::1] X, intp_t f, intp_t n_codes,
-                                intp_t n, const int[::1] samples, const double[::1] weights,
-                                const intp_t[::1] y, intp_t K, double W, double min_objs,
-                                double* counts, double* known_counts) noexcept nogil:
-    cdef Candidate c
-    cdef intp_t i, code, k, reasonable = 0
-    cdef double known = 0.0, wb, info = 0.0, si = 0.0
+cdef double category_counts(const float[:, ::1] X, intp_t f, intp_t n_codes, intp_t n,
+                            const int[::1] samples, const double[::1] weights,
+                            const intp_t[::1] y, intp_t K, double* counts,
+                            double* known_counts) noexcept nogil:
+    """Class weights per code (``counts``, n_codes x K) and of the known cases;
+    returns the known weight."""
+    cdef intp_t i, code
+    cdef double known = 0.0
     cdef float v
-    c.valid = False
     memset(counts, 0, n_codes * K * sizeof(double))
     memset(known_counts, 0, K * sizeof(double))
     for i in range(n):
@@ -143,6 +143,18 @@ cdef Candidate eval_categorical(const float[:, ::1] X, intp_t f, intp_t n_codes,
         counts[code * K + y[samples[i]]] += weights[i]
         known_counts[y[samples[i]]] += weights[i]
         known += weights[i]
+    return known
+
+
+cdef Candidate eval_categorical(const float[:, ::1] X, intp_t f, intp_t n_codes,
+                                intp_t n, const int[::1] samples, const double[::1] weights,
+                                const intp_t[::1] y, intp_t K, double W, double min_objs,
+                                double* counts, double* known_counts) noexcept nogil:
+    cdef Candidate c
+    cdef intp_t code, k, reasonable = 0
+    cdef double known, wb, info = 0.0, si = 0.0
+    c.valid = False
+    known = category_counts(X, f, n_codes, n, samples, weights, y, K, counts, known_counts)
     if known + WEIGHT_SLACK * W < 2.0 * min_objs:
         return c
     for code in range(n_codes):
@@ -166,13 +178,58 @@ cdef Candidate eval_categorical(const float[:, ::1] X, intp_t f, intp_t n_codes,
     return c
 
 
+cdef Candidate eval_one_vs_rest(const float[:, ::1] X, intp_t f, intp_t n_codes,
+                                intp_t n, const int[::1] samples, const double[::1] weights,
+                                const intp_t[::1] y, intp_t K, double W, double min_objs,
+                                double* counts, double* known_counts,
+                                double* scratch) noexcept nogil:
+    """The best one-category-against-the-rest split of a categorical feature (Weka
+    J48's binary splits, ``-B``): each category with at least ``min_objs`` weight
+    against the rest (which needs as much) by gain ratio, the first category
+    kept unless a later one is better by more than BETTER_BY; ``cut`` holds the
+    category's code."""
+    cdef Candidate c
+    cdef intp_t code, k
+    cdef double known, wb, base, info, gain, si, ratio, best_ratio = 0.0
+    c.valid = False
+    c.gain = c.raw_gain = c.split_info = 0.0
+    c.threshold = NAN
+    c.cut = -1
+    known = category_counts(X, f, n_codes, n, samples, weights, y, K, counts, known_counts)
+    if known + WEIGHT_SLACK * W < 2.0 * min_objs:
+        return c
+    base = entropy_impurity(known_counts, K, known)
+    for code in range(n_codes):
+        wb = 0.0
+        for k in range(K):
+            wb += counts[code * K + k]
+        if wb + WEIGHT_SLACK * W < min_objs or known - wb + WEIGHT_SLACK * W < min_objs:
+            continue
+        info = (wb * entropy_impurity(counts + code * K, K, wb)
+                + (known - wb) * entropy_rest(known_counts, counts + code * K, K,
+                                               known - wb, scratch)) / known
+        gain = known / W * (base - info)
+        si = share_info(wb, W) + share_info(known - wb, W) + share_info(W - known, W)
+        ratio = gain / si if si > 0.0 else 0.0
+        # (J48 takes its first category whatever its ratio, later ones only if better)
+        if (code == 0) or ratio > best_ratio + BETTER_BY:
+            c.valid = True
+            best_ratio = ratio
+            c.cut = code
+            c.raw_gain = base - info
+            c.gain = gain
+            c.split_info = si
+        c.valid = True
+    return c
+
+
 cdef class _Grower:
     """Grows one C4.5 tree; nodes are appended in scikit-learn's pre-order."""
     cdef const float[:, ::1] X
     cdef const intp_t[::1] y
     cdef intp_t K, n_features, max_depth, min_samples_split, max_codes
     cdef double min_objs, min_decrease, root_weight
-    cdef bint use_ratio
+    cdef bint use_ratio, one_vs_rest
     cdef const unsigned char[::1] is_cat
     cdef const int[::1] n_codes
     cdef intp_t[::1] numeric_slot        # feature -> row of the order arrays, or -1
@@ -180,12 +237,13 @@ cdef class _Grower:
 
     def __init__(self, X, y, is_cat, n_codes, intp_t n_classes, intp_t max_depth,
                  intp_t min_samples_split, double min_objs, double min_decrease,
-                 bint use_ratio):
+                 bint use_ratio, bint one_vs_rest=False):
         self.X, self.y, self.K, self.n_features = X, y, n_classes, X.shape[1]
         self.is_cat, self.n_codes = is_cat, n_codes
         # the limits, and the score (gain ratio, or information gain)
         self.max_depth, self.min_samples_split = max_depth, min_samples_split
         self.min_objs, self.min_decrease, self.use_ratio = min_objs, min_decrease, use_ratio
+        self.one_vs_rest = one_vs_rest     # J48's -B: one category against the rest
         self.max_codes = max(1, int(np.max(n_codes, initial=0)))
         slots = np.full(self.n_features, -1, dtype=np.intp)
         numeric = np.flatnonzero(np.asarray(is_cat) == 0)
@@ -266,7 +324,9 @@ cdef class _Grower:
         best_f, best = self.choose_split(inst, W)
         if best_f < 0:
             return
-        if self.is_cat[best_f]:
+        if self.is_cat[best_f] and self.one_vs_rest:
+            self.split_one_vs_rest(stack, inst, node, best_f, best["cut"], depth)
+        elif self.is_cat[best_f]:
             branches, n_missing = self.categorical_branches(inst, best_f)
             self.push_cascade(stack, node, best_f, branches, n_missing, depth)
         else:
@@ -293,6 +353,11 @@ cdef class _Grower:
                     cands[f] = eval_numeric(self.X, f, order[slot], n_known[slot], samples,
                                             weights, self.y, self.K, W, self.min_objs,
                                             buf, buf + self.K, buf + 2 * self.K)
+                elif self.one_vs_rest:
+                    cands[f] = eval_one_vs_rest(self.X, f, self.n_codes[f], n, samples,
+                                                weights, self.y, self.K, W, self.min_objs,
+                                                buf + self.K, buf,
+                                                buf + (max_codes + 1) * self.K)
                 else:
                     cands[f] = eval_categorical(self.X, f, self.n_codes[f], n, samples,
                                                 weights, self.y, self.K, W, self.min_objs,
@@ -334,6 +399,22 @@ cdef class _Grower:
         left, right = self.split_instances(inst, branch, 2)
         self.set_split(node, f, best["threshold"], -1, float(np.sum(left[1])),
                        float(np.sum(right[1])))
+        stack.append(("grow", right, node, False, depth + 1))
+        stack.append(("grow", left, node, True, depth + 1))
+
+    cdef split_one_vs_rest(self, list stack, tuple inst, intp_t node, intp_t f, intp_t code,
+                           intp_t depth):
+        cdef const int[::1] samples = inst[0]
+        cdef intp_t n = samples.shape[0], i
+        cdef float v
+        branch = np.full(n, -1, dtype=np.intp)
+        cdef intp_t[::1] bv = branch
+        for i in range(n):
+            v = self.X[samples[i], f]
+            if v == v:
+                bv[i] = 0 if <intp_t> v == code else 1
+        left, right = self.split_instances(inst, branch, 2)
+        self.set_split(node, f, NAN, code, float(np.sum(left[1])), float(np.sum(right[1])))
         stack.append(("grow", right, node, False, depth + 1))
         stack.append(("grow", left, node, True, depth + 1))
 
@@ -489,7 +570,8 @@ cdef class _Grower:
 
 
 def grow_c45(X, y, weights, n_classes, is_categorical, n_codes, *, max_depth,
-             min_samples_split, min_objs, min_impurity_decrease, use_ratio=True):
+             min_samples_split, min_objs, min_impurity_decrease, use_ratio=True,
+             one_vs_rest=False):
     """Grow a C4.5 tree (see the module docstring).
 
     Parameters
@@ -510,6 +592,10 @@ def grow_c45(X, y, weights, n_classes, is_categorical, n_codes, *, max_depth,
         Weighted gain (as a fraction of the root weight) a split must reach.
     use_ratio : bool
         Gain ratio with C4.5's average-gain filter; else plain gain.
+    one_vs_rest : bool
+        Categorical splits send one category against the rest (Weka J48's
+        ``-B``), the feature free to split again below; else one branch per
+        category.
 
     Returns
     -------
@@ -519,6 +605,7 @@ def grow_c45(X, y, weights, n_classes, is_categorical, n_codes, *, max_depth,
     grower = _Grower(X, np.ascontiguousarray(y, dtype=np.intp),
                      np.ascontiguousarray(is_categorical, dtype=np.uint8),
                      np.ascontiguousarray(n_codes, dtype=np.int32), n_classes, max_depth,
-                     min_samples_split, min_objs, min_impurity_decrease, use_ratio)
+                     min_samples_split, min_objs, min_impurity_decrease, use_ratio,
+                     one_vs_rest)
     samples = np.arange(X.shape[0], dtype=np.int32)
     return grower.grow(samples, np.ascontiguousarray(weights, dtype=np.float64))

@@ -832,7 +832,7 @@ COMMON_PARAMS = ["splitter", "max_depth", "min_samples_split", "min_samples_leaf
                  "categorical_features", "keep_competitors", "n_surrogates", "max_bins",
                  "monotonic_cst", "value_tolerance", "n_jobs", "criterion"]
 CLF_PARAMS = COMMON_PARAMS + ["class_weight", "algorithm", "cf", "subtree_raising",
-                              "threshold_rule"]
+                              "threshold_rule", "category_splits"]
 REG_PARAMS = COMMON_PARAMS + ["quantile", "keep_leaf_targets"]
 
 
@@ -870,6 +870,7 @@ def valid_value(r, name, est, d, k):
         "cf": [0.25, 0.01, 0.5, 1e-9, 0.999],
         "subtree_raising": [None, True, False],
         "threshold_rule": [None, "midpoint", "training_value"],
+        "category_splits": [None, "subsets", "multiway", "one_vs_rest"],
         "quantile": [0.5, 0.1, 0.9, 0.01, 0.99],
         "keep_leaf_targets": [False, True],
         "class_weight": [None, "balanced", {0: 1.0, 1: 2.0}, {j: r.random() + 0.01

@@ -168,7 +168,7 @@ def test_params_repr_and_set_params():
         "prune_risk", "pruning", "cv", "cv_rule", "cf", "validation_fraction", "handle_missing",
         "categorical_features", "handle_unknown", "algorithm", "n_jobs", "max_bins",
         "value_tolerance", "keep_competitors", "n_surrogates", "threshold_rule",
-        "subtree_raising"}
+        "subtree_raising", "category_splits"}
     assert clf.set_params(max_depth=5) is clf and clf.max_depth == 5
     with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
         clf.set_params(depth=5)

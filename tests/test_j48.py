@@ -13,10 +13,12 @@ decimals. The documented conventions:
 - Where a leaf's classes tie, J48 names the first in the ARFF's declaration,
   dtree the first in ``classes_`` (sorted, as scikit-learn's).
 """
+import json
 import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dtree import DecisionTreeClassifier
@@ -251,3 +253,140 @@ def test_j48_layout_refuses_what_j48_cannot_print():
     with pytest.raises(ValueError, match="classifier"):
         export_text(DecisionTreeRegressor().fit(X.select_dtypes("number").fillna(0),
                                                 np.arange(len(X))), layout="j48")
+
+
+def _binary_leaves(model, X, text=None):
+    """{(training rows a leaf's tests pass (rows missing a tested value left out),
+    cases): (classes, errors)}. Two paths that split the same cases match, however
+    they name their categories (J48 names a split by its first category in the
+    ARFF header, dtree by its first code)."""
+    columns = {n: X[n].to_numpy() for n in model.feature_names_in_}
+
+    def rows(path):
+        keep = np.ones(len(X), dtype=bool)
+        for name, op, value in path:
+            col = columns[name]
+            if op in ("<=", ">"):
+                x = col.astype(float)
+                keep &= (x <= value + 1e-9) if op == "<=" else (x > value + 1e-9)
+                continue
+            known = ~pd.isna(col)
+            inside = np.isin(col.astype(str), list(value)) & known
+            keep &= inside if op == "=" else (known & ~inside)
+        return frozenset(np.flatnonzero(keep).tolist())
+
+    out = {}
+    if text is not None:
+        stack = []
+        for line in text.splitlines():
+            if line.startswith("#") or not re.match(r"^(\|   )*[^\s|].* (=|<=|>|!=) ", line):
+                continue
+            depth = line.count("|   ")
+            m = re.match(r"(.+?) (!=|=|<=|>) (.+?)(: (.+) \(([\d.]+)(/([\d.]+))?\))?$",
+                         line.replace("|   ", ""))
+            name, op, value = m.group(1), m.group(2), m.group(3)
+            test = (name, op, float(value)) if op in ("<=", ">") else (name, op, (value,))
+            stack = stack[:depth] + [test]
+            if m.group(4) and float(m.group(6)) > 0:
+                out[rows(stack), float(m.group(6))] = ({m.group(5)}, float(m.group(8) or 0))
+        return out
+    tree, names = model.tree_, list(model.feature_names_in_)
+    todo = [(0, ())]
+    while todo:
+        node, path = todo.pop()
+        if tree.children_left[node] == -1:
+            w = tree.weighted_n_node_samples[node]
+            value = tree.value[node, 0]
+            if w > 0:
+                tied = {str(c) for c, v in zip(model.classes_, value)
+                        if v >= value.max() * (1 - 1e-9)}
+                out[rows(path), round(float(w), 2)] = (tied,
+                                                       round(float(w * (1 - value.max())), 2))
+            continue
+        f = tree.feature[node]
+        left, right = tree.children_left[node], tree.children_right[node]
+        if tree.categorical_set[node] < 0:
+            t = float(tree.threshold[node])
+            todo += [(left, path + ((names[f], "<=", t),)), (right, path + ((names[f], ">", t),))]
+        else:
+            taken = tuple(str(model.categories_[f][c]) for c in tree.left_categories(node))
+            todo += [(left, path + ((names[f], "=", taken),)),
+                     (right, path + ((names[f], "!=", taken),))]
+    return out
+
+
+def _j48_extra_errors(n, e, cf):
+    """Weka J48's ``Stats.addErrs`` (a reference for the tests): C4.5's rule but
+    the deviate from the inverse normal and ``N - e`` at the high end."""
+    from statistics import NormalDist
+    if n <= 0:
+        return 0.0
+    if e < 1:
+        base = n * (1 - cf ** (1 / n))
+        return base if e == 0 else base + e * (_j48_extra_errors(n, 1.0, cf) - base)
+    if e + 0.5 >= n:
+        return max(n - e, 0.0)
+    z = NormalDist().inv_cdf(1 - cf)
+    f = (e + 0.5) / n
+    r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) \
+        / (1 + z * z / n)
+    return r * n - e
+
+
+def _in_header_order(X, y, name):
+    """Categories and classes renamed ("03~norm") so that sorted order, dtree's, is the
+    ARFF header's, J48's: ties between categories go the same way."""
+    lines = (J48 / "declared_categories.json").read_text().splitlines()
+    declared = json.loads("\n".join(line for line in lines if not line.startswith("#")))[name]
+    X = X.copy()
+    for column, values in declared.items():
+        rename = {v: f"{i:02d}~{v}" for i, v in enumerate(values)}
+        if column in X.columns:
+            X[column] = X[column].map(lambda v: rename.get(v, v))
+        else:
+            y = y.map(rename)
+    return X, y
+
+
+@pytest.mark.parametrize("options", ["B", "BU", "BS"])
+@pytest.mark.parametrize("name", list(DATA))
+def test_one_vs_rest_splits_grow_j48s_binary_tree(name, options, monkeypatch):
+    # J48 -B: a categorical split sends one category against the rest. Given J48's
+    # order of categories and classes (its ARFF header's) and J48's AddErrs
+    # constants, the trees are J48's, classes included
+    import dtree._fit.c45_pruning as c45_pruning
+    from dtree.export import export_text
+    X, y = load_Xy(DATA[name], dtype=str) if name == "breast-cancer" else load_Xy(DATA[name])
+    kw = {"B": {}, "BU": {"pruning": "none"}, "BS": {"subtree_raising": False}}[options]
+    Xh, yh = _in_header_order(X, y, name)
+    text = (J48 / f"{name}.{options}.txt").read_text()
+    with monkeypatch.context() as m:
+        m.setattr(c45_pruning, "extra_errors", _j48_extra_errors)
+        model = DecisionTreeClassifier(algorithm="c4.5", category_splits="one_vs_rest",
+                                       **kw).fit(Xh, yh)
+    ours = re.sub(r"\d\d~", "", export_text(model, layout="j48"))
+    reader = DecisionTreeClassifier(algorithm="c4.5", max_depth=1).fit(X, y)
+    theirs, mine = _binary_leaves(reader, X, text), _binary_leaves(reader, X, ours)
+    assert len(theirs) >= 2 and theirs == mine
+    assert model.get_depth() == model.tree_.max_depth     # binary: no k-way reading
+    # with C4.5's own AddErrs, unpruned and replacement-only trees are the same; only
+    # raising decides differently, at a node or two of credit-g and soybean
+    own = DecisionTreeClassifier(algorithm="c4.5", category_splits="one_vs_rest",
+                                 **kw).fit(Xh, yh)
+    mine = _binary_leaves(reader, X, re.sub(r"\d\d~", "", export_text(own, layout="j48")))
+    differing = len(set(theirs) ^ set(mine))
+    if options == "B" and name in ("credit-g", "soybean"):
+        assert 0 < differing <= 6
+    else:
+        assert differing == 0
+
+
+def test_category_splits_a_preset_does_not_grow_are_refused():
+    X, y = load_Xy("labor")
+    for algorithm, shape in [("cart", "multiway"), ("id3", "subsets"), ("c4.5", "subsets"),
+                             ("cart", "one_vs_rest")]:
+        with pytest.raises(ValueError, match=f"algorithm='{algorithm}' does not grow "
+                                             f"category_splits='{shape}'"):
+            DecisionTreeClassifier(algorithm=algorithm, category_splits=shape).fit(X, y)
+    with pytest.raises(ValueError, match="category_splits"):
+        DecisionTreeClassifier(category_splits="binary").fit(X, y)

@@ -17,7 +17,6 @@ from .._fit.fit import fit_tree
 from .._fit.pruning import RISKS, cost_complexity_path, prune_ccp
 from .._model.fitted import Fitted, install, one_fit
 from .._model.multiway import kway_shape
-from .._plan.registry import ROWS
 from .._plan.constraints import Interval, validate_params
 from .._plan.machine import n_threads
 from .._plan.plan import choose, make_plan
@@ -236,7 +235,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
 
     def _kway_shape(self):
         """(depth, leaves, size) of a multiway preset's tree read as C4.5's, else None."""
-        if not ROWS[getattr(self, "algorithm", "cart")].multiway:
+        if not choose(self).multiway:
             return None
         counts = [0 if c is None else len(c) for c in self.categories_]
         return kway_shape(self.tree_, counts)

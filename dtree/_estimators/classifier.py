@@ -112,6 +112,14 @@ class DecisionTreeClassifier(BaseDecisionTree):
         midpoint: C4.5 release 8's and Weka J48's). Either sends every
         training row the same way. None: the ``algorithm`` preset's
         ("training_value" for "c4.5", else "midpoint").
+    category_splits : {None, "subsets", "multiway", "one_vs_rest"}, default=None
+        The shape of a split on a categorical feature: "subsets" (a set of
+        categories against the rest: CART's), "multiway" (one branch per
+        category: ID3's and C4.5's) or "one_vs_rest" (one category against the
+        rest, the feature free to split again below: Weka J48's ``-B``, for
+        ``algorithm="c4.5"``). None: the ``algorithm`` preset's ("subsets" for
+        "cart", "multiway" for "id3" and "c4.5"); a shape the preset does not
+        grow is refused.
     subtree_raising : bool or None, default=None
         With ``pruning="pessimistic"``, C4.5's subtree raising as well as
         subtree replacement: where a node's largest branch, given all the
@@ -259,7 +267,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
                  monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None, threshold_rule=None, subtree_raising=None):
+                 n_surrogates=None, threshold_rule=None, subtree_raising=None,
+                 category_splits=None):
         self._store_params(locals())
 
     def _training_data(self, choices, X, y, sample_weight):

@@ -91,7 +91,7 @@ def _quinlan_pruned(plan, tree, X, y, weights):
     gini = plan.choices.criterion.code == 0
     return c45_pruned(tree, X, np.asarray(y).reshape(-1), w / tree.weight_unit,
                       cf=plan.params["cf"], pruning=pessimistic, raising=bool(raising),
-                      multiway=plan.choices.preset.multiway, collapse=collapse,
+                      multiway=plan.choices.multiway, collapse=collapse,
                       impurity=_gini if gini else _entropy_bits)
 
 

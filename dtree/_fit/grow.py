@@ -102,7 +102,8 @@ def _grow_c45(plan, X, y, weights, growth, seed, w_exp):
                       plan.n_categories, max_depth=growth.max_depth,
                       min_samples_split=growth.min_samples_split, min_objs=float(min_objs),
                       min_impurity_decrease=growth.min_impurity_decrease,
-                      use_ratio=plan.choices.criterion.split_information)
+                      use_ratio=plan.choices.criterion.split_information,
+                      one_vs_rest=plan.choices.category_splits == "one_vs_rest")
     with np.errstate(invalid="ignore"):
         tree = tree_from_arrays(plan, arrays)
     tree.fractional_missing = True

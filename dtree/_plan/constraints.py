@@ -201,6 +201,7 @@ COMMON = {
     "cf": [Interval("real", 0.0, 0.5, "right")],
     "threshold_rule": [Options("midpoint", "training_value"), NONE],
     "subtree_raising": [InstanceOf((bool, np.bool_), "a bool"), NONE],
+    "category_splits": [Options("subsets", "multiway", "one_vs_rest"), NONE],
     "validation_fraction": [Interval("real", 0.0, 1.0, "neither")],
     "handle_missing": [Options("split", "surrogate", "error")],
     "keep_competitors": [Interval("int", 0, None, "left")],

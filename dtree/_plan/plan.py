@@ -50,6 +50,12 @@ class Choices:
     preset: registry.Preset
     pruning: str
     categorical: object
+    category_splits: str = "subsets"
+
+    @property
+    def multiway(self):
+        """Whether a categorical split has one child per category (ID3's, C4.5's)."""
+        return self.category_splits == "multiway"
 
     @property
     def sparse(self):
@@ -88,9 +94,15 @@ def choose(est):
     categorical = est.categorical_features
     if categorical is None and preset.categories:
         categorical = "auto"
+    shape = getattr(est, "category_splits", None)
+    if shape is None:
+        shape = preset.category_splits[0]
+    elif shape not in preset.category_splits:
+        raise ValueError(f"{preset.label} does not grow category_splits={shape!r}; it grows "
+                         + " or ".join(repr(s) for s in preset.category_splits))
     return Choices(task=task, criterion=registry.criterion(name),
                    splitter=registry.ROWS[est.splitter], preset=preset, pruning=pruning,
-                   categorical=categorical)
+                   categorical=categorical, category_splits=shape)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,7 +207,7 @@ class FitPlan:
                     min_weight_leaf=growth.min_weight_leaf,
                     max_features=growth.max_features, seed=seed, n_threads=self.n_threads,
                     quantile=float(p["quantile"]), value_tolerance=float(p["value_tolerance"]),
-                    multiway=preset.multiway, index_order=preset.index_order,
+                    multiway=self.choices.multiway, index_order=preset.index_order,
                     random_split=self.choices.splitter.random_split)
 
 
@@ -242,7 +254,7 @@ _PARAMS = dict(max_depth=None, min_samples_split=2, min_samples_leaf=1,
                ccp_alpha=0.0, prune_risk="impurity", cf=0.25, cv=10, cv_rule="1se",
                validation_fraction=0.1, keep_leaf_targets=False, keep_competitors=0,
                n_surrogates=None, handle_missing="split", n_jobs=1, monotonic_cst=None,
-               threshold_rule=None, subtree_raising=None)
+               threshold_rule=None, subtree_raising=None, category_splits=None)
 
 
 def make_plan(est, choices, data, *, distributed=False):

@@ -91,8 +91,11 @@ class Preset(Row):
         classifier's default (None: the default itself).
     pruning : the pruning it applies when ``pruning`` is None.
     categories : text columns split by category unless told otherwise.
-    multiway : categorical features split one child per category (stored as a
-        cascade of one-category-against-the-rest nodes, pruned as one unit).
+    category_splits : the shapes of a categorical split it grows, its default
+        first: "subsets" (a set of categories against the rest, CART's),
+        "multiway" (one child per category, stored as a cascade of
+        one-category-against-the-rest nodes, pruned as one unit) or
+        "one_vs_rest" (one category against the rest: Weka J48's ``-B``).
     builder : its own grower (C4.5's fractional cases), or None.
     index_order : the features are scanned by index, so ties go to the
         smallest index (Quinlan's presets; CART's ties follow the feature draw).
@@ -108,7 +111,7 @@ class Preset(Row):
     criterion: str = None
     pruning: str = None
     categories: bool = False
-    multiway: bool = False
+    category_splits: tuple = ("subsets",)
     builder: str = None
     index_order: bool = False
     sparse: bool = False
@@ -176,11 +179,12 @@ SPLITTERS = (
 PRESETS = (
     Preset("cart", "algorithm", "algorithm='cart'", sparse=True),
     Preset("id3", "algorithm", "algorithm='id3'", criterion="entropy", categories=True,
-           multiway=True, index_order=True,
+           category_splits=("multiway",), index_order=True,
            lacks={"best_first": "ID3 grows depth-first", "outputs": _ONE_CLASS_VARIABLE,
                   "monotonic": "Quinlan's trees have no constraints", "audit": _AUDIT_WHY}),
     Preset("c4.5", "algorithm", "algorithm='c4.5'", criterion="gain_ratio",
-           pruning="pessimistic", categories=True, multiway=True, builder="c45",
+           pruning="pessimistic", categories=True, category_splits=("multiway", "one_vs_rest"),
+           builder="c45",
            index_order=True, threshold="training_value", raising=True,
            lacks={"best_first": "C4.5 grows depth-first on every feature",
                   "feature_draw": "C4.5 grows depth-first on every feature",
