@@ -41,6 +41,7 @@ cdef struct SearchSettings:
     double quantile             # the level of criterion="quantile"
     double value_tolerance      # feature values within it are equal (0: exact values)
     bint multiway               # categorical features split one child per category (ID3)
+    bint one_vs_rest            # a category split sends one category against the rest
     bint index_order            # scan the drawn features by index: ties to the smallest
     bint random_split           # splitter="random": one random cut per drawn feature
 

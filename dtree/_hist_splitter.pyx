@@ -256,6 +256,7 @@ cdef class HistSplitter:
         self.subset_rules.n_classes = self.n_stats if self.is_classifier else 0
         self.subset_rules.min_samples_leaf = settings.min_samples_leaf
         self.subset_rules.min_weight_leaf = settings.min_weight_leaf
+        self.subset_rules.one_vs_rest = settings.one_vs_rest
         owned += [samples, offsets, feature_order, left, best, groups, group_code, goes_left,
                   cat, cat_doubles, cat_ints, cat_codes, cat_bytes]
         self._owned = owned

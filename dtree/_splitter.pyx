@@ -1500,6 +1500,7 @@ cdef class Splitter:
         rules.xlogx_table = self.xlogx_table
         rules.min_samples_leaf = self.settings.min_samples_leaf
         rules.min_weight_leaf = self.settings.min_weight_leaf
+        rules.one_vs_rest = self.settings.one_vs_rest
         search_subsets(&groups, &rules, f, m, stats, weight, end - start, in_left, best)
 
     cdef void _consider_multiway(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const double* stats,
@@ -1699,7 +1700,7 @@ def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
     cdef Splitter sp = Splitter(X, y, sample_weight, dict(
         criterion=criterion, n_classes=n_classes, min_samples_leaf=min_samples_leaf,
         min_weight_leaf=min_weight_leaf, max_features=X.shape[1], seed=1, n_threads=1,
-        quantile=quantile, value_tolerance=value_tolerance, multiway=False,
+        quantile=quantile, value_tolerance=value_tolerance, multiway=False, one_vs_rest=False,
         index_order=True, random_split=False), n_categories)
     stats = np.zeros(sp.n_stats, dtype=np.float64)
     left = np.zeros(2 * sp.n_stats, dtype=np.float64)

@@ -11,7 +11,8 @@ regression the groups are ordered by class-1 rate or mean and the m - 1 cuts of
 that order are scanned (Breiman: exact for gini, entropy and squared error when
 the leaf-size limits do not bind); for more classes, one group against the rest.
 A subset beats the best only strictly, so among equal subsets the first met
-stays.
+stays. With ``one_vs_rest`` only one category against the rest is tried (the
+missing values with the rest), as splits on one-hot columns would.
 """
 from libc.string cimport memset
 
@@ -47,6 +48,7 @@ cdef struct SubsetRules:
     const double* xlogx_table
     Py_ssize_t min_samples_leaf
     double min_weight_leaf
+    bint one_vs_rest                 # one category against the rest (and the missing values)
 
 
 cdef inline void order_groups(Groups* g, Py_ssize_t m, bint regression) noexcept nogil:
@@ -128,7 +130,17 @@ cdef inline void search_subsets(Groups* g, const SubsetRules* r, Py_ssize_t f, P
     memset(g.left, 0, g.stride * sizeof(double))
     g.left_weight = 0.0
     g.left_count = 0
-    if m <= SUBSETS_EXHAUSTIVE:
+    if r.one_vs_rest:
+        # one category against the rest, as a one-hot column would split; the
+        # missing values stay with the rest
+        for h in range(m):
+            if g.code[h] < 0:
+                continue
+            move_group(g, h, 1, in_left)
+            consider_subset(g, r, f, m, in_left, stats, weight, n_node, w_node_entropy, wlogw,
+                            best)
+            move_group(g, h, -1, in_left)
+    elif m <= SUBSETS_EXHAUSTIVE:
         # every subset with group 0 on the right, in Gray-code order
         n_subsets = (<unsigned long long>1) << (m - 1)
         prev = 0

@@ -155,7 +155,7 @@ def search_settings(criterion, n_classes, max_features, seed=1, min_samples_leaf
     settings = dict(criterion=criterion, n_classes=n_classes,
                     min_samples_leaf=min_samples_leaf, min_weight_leaf=0.0,
                     max_features=max_features, seed=seed, n_threads=1, quantile=0.5,
-                    value_tolerance=0.0, multiway=False, index_order=False,
+                    value_tolerance=0.0, multiway=False, one_vs_rest=False, index_order=False,
                     random_split=False)
     settings.update(overrides)
     return settings

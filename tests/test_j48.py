@@ -384,7 +384,7 @@ def test_one_vs_rest_splits_grow_j48s_binary_tree(name, options, monkeypatch):
 def test_category_splits_a_preset_does_not_grow_are_refused():
     X, y = load_Xy("labor")
     for algorithm, shape in [("cart", "multiway"), ("id3", "subsets"), ("c4.5", "subsets"),
-                             ("cart", "one_vs_rest")]:
+                             ("id3", "one_vs_rest")]:
         with pytest.raises(ValueError, match=f"algorithm='{algorithm}' does not grow "
                                              f"category_splits='{shape}'"):
             DecisionTreeClassifier(algorithm=algorithm, category_splits=shape).fit(X, y)

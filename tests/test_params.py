@@ -72,7 +72,7 @@ def test_builders_bound_the_frontier_by_the_data_themselves():
         assert bound_leaves(5, 10) == 5 and bound_leaves(7, 1) == 2
         X = np.arange(10, dtype=np.float32).reshape(-1, 1)
         y = np.array([0, 1] * 5, dtype=np.int32)
-        s = Splitter(X, y, None, dict(criterion=criterion_code("gini"), n_classes=2, min_samples_leaf=1, min_weight_leaf=0.0, max_features=1, seed=1, n_threads=1, quantile=0.5, value_tolerance=0.0, multiway=False, index_order=False, random_split=False))
+        s = Splitter(X, y, None, dict(criterion=criterion_code("gini"), n_classes=2, min_samples_leaf=1, min_weight_leaf=0.0, max_features=1, seed=1, n_threads=1, quantile=0.5, value_tolerance=0.0, multiway=False, one_vs_rest=False, index_order=False, random_split=False))
         out = build_tree(s, max_depth=100, min_samples_split=2, min_samples_leaf=1,
                          min_weight_leaf=0.0, min_impurity_decrease=0.0,
                          max_leaf_nodes=2**62)

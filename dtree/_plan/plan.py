@@ -208,6 +208,7 @@ class FitPlan:
                     max_features=growth.max_features, seed=seed, n_threads=self.n_threads,
                     quantile=float(p["quantile"]), value_tolerance=float(p["value_tolerance"]),
                     multiway=self.choices.multiway, index_order=preset.index_order,
+                    one_vs_rest=self.choices.category_splits == "one_vs_rest",
                     random_split=self.choices.splitter.random_split)
 
 

@@ -177,7 +177,8 @@ SPLITTERS = (
 )
 
 PRESETS = (
-    Preset("cart", "algorithm", "algorithm='cart'", sparse=True),
+    Preset("cart", "algorithm", "algorithm='cart'", sparse=True,
+           category_splits=("subsets", "one_vs_rest")),
     Preset("id3", "algorithm", "algorithm='id3'", criterion="entropy", categories=True,
            category_splits=("multiway",), index_order=True,
            lacks={"best_first": "ID3 grows depth-first", "outputs": _ONE_CLASS_VARIABLE,
