@@ -390,3 +390,35 @@ def test_category_splits_a_preset_does_not_grow_are_refused():
             DecisionTreeClassifier(algorithm=algorithm, category_splits=shape).fit(X, y)
     with pytest.raises(ValueError, match="category_splits"):
         DecisionTreeClassifier(category_splits="binary").fit(X, y)
+
+
+@pytest.mark.parametrize("name", list(DATA))
+def test_reduced_error_pruning_grows_j48s_tree(name):
+    # J48 -R -N 3: one of 3 folds (Weka's stratified fold, the last) held out, the
+    # tree grown on the rest, uncollapsed, and pruned k-way node by node on the
+    # held-out cases; given J48's order of categories and classes, J48's tree
+    from dtree.export import export_text
+    X, y = load_Xy(DATA[name], dtype=str) if name == "breast-cancer" else load_Xy(DATA[name])
+    Xh, yh = _in_header_order(X, y, name)
+    model = DecisionTreeClassifier(algorithm="c4.5", pruning="reduced_error",
+                                   validation_fraction=1 / 3).fit(Xh, yh)
+    ours = re.sub(r"\d\d~", "", export_text(model, layout="j48"))
+    reader = DecisionTreeClassifier(algorithm="c4.5", max_depth=1).fit(X, y)
+    theirs = _binary_leaves(reader, X, (J48 / f"{name}.RN3.txt").read_text())
+    assert len(theirs) >= 3 and theirs == _binary_leaves(reader, X, ours)
+    # two thirds of the cases grew it
+    assert model.tree_.weighted_n_node_samples[0] == pytest.approx(len(X) - round(len(X) / 3),
+                                                                     abs=1)
+
+
+def test_j48_folds_need_a_fraction_of_one_over_n():
+    X, y = load_Xy("labor")
+    for fraction in (0.3, 0.6):
+        with pytest.raises(ValueError, match="validation_fraction must be 1/N"):
+            DecisionTreeClassifier(algorithm="c4.5", pruning="reduced_error",
+                                   validation_fraction=fraction).fit(X, y)
+    from dtree._fit.sampling import j48_prune_fold
+    # Weka's stratify by hand: its swaps group the classes as 0 2 4 6 8 | 5 3 7 1,
+    # dealt round-robin into 3 folds: 0 6 3 | 2 8 7 | 4 5 1; the last fold is held out
+    held = j48_prune_fold(np.array([0, 1, 0, 1, 0, 1, 0, 1, 0]), 3)
+    assert np.flatnonzero(held).tolist() == [1, 4, 5]

@@ -127,7 +127,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
         subtree, the branch takes the node's place (Weka J48's ``-S`` turns
         it off). None: the ``algorithm`` preset's (on for "c4.5", else off).
     validation_fraction : float, default=0.1
-        Held-out fraction for ``pruning="reduced_error"``.
+        Held-out fraction for ``pruning="reduced_error"``. With
+        ``algorithm="c4.5"`` it must be 1/N: one of N folds is held out as Weka
+        J48's ``-R -N`` holds it out (its stratified folds, the last one), and
+        the k-way tree is pruned node by node on it.
     handle_missing : {"split", "surrogate", "error"}, default="split"
         NaN in X is a missing value: "split" learns, at each split, whether
         missing values go left or right (both are tried, as is a split on

@@ -163,25 +163,28 @@ class MultiwayView:
         return nodes[head]
 
     # routing
-    def branches_of(self, node, rows):
+    def branches_of(self, node, rows, X=None):
         """Branch index of each row at a split node (the first link that sends it
         left; the last branch past every link), -1 where its value is missing."""
         return cascade_branches(self.tree._packed, self.tree.category_sets,
-                                np.asarray(node.links, dtype=np.intp), self.X, rows)
+                                np.asarray(node.links, dtype=np.intp),
+                                self.X if X is None else X, rows)
 
-    def split(self, node, rows, weights):
+    def split(self, node, rows, weights, X=None, training_shares=False):
         """The cases of each branch: (rows, weights) per branch. A case missing the
         split's feature goes down every branch, its weight times the branch's share
-        of the known weight (C4.5); in a tree without fractional cases it goes the
-        way the split learnt."""
+        of the known weight (C4.5), of these cases' or (``training_shares``) of the
+        training cases'; in a tree without fractional cases it goes the way the
+        split learnt. ``X``: other rows than the training rows."""
         tree = self.tree
-        branch = self.branches_of(node, rows)
+        branch = self.branches_of(node, rows, X)
         k = len(node.children)
         known = branch >= 0
         parts = []
         missing = np.flatnonzero(~known)
         if missing.size and tree.fractional_missing:
-            share = np.bincount(branch[known], weights=weights[known], minlength=k)
+            share = np.array([c.counts.sum() for c in node.children]) if training_shares \
+                else np.bincount(branch[known], weights=weights[known], minlength=k)
             if share.sum() <= 0:     # no known case here: growth's shares
                 share = np.array([tree.scaled_weighted_n_node_samples[c.links[0]]
                                   for c in node.children])
@@ -274,6 +277,32 @@ class MultiwayView:
                 self._assign(node, node.rows, node.weights, changed=True)
                 continue
             return tree_errors
+
+    def reduced_error_prune(self, X, y, weights):
+        """J48's reduced-error pruning (``-R``) on held-out cases: routed through the
+        k-way nodes (a case missing a split's feature shared among its branches by
+        the training cases' shares), bottom-up a node becomes a leaf when, as one,
+        it errs on them no more than its subtree does."""
+        held = {}
+        todo = [(self.root, np.arange(X.shape[0]), np.asarray(weights, dtype=np.float64))]
+        while todo:
+            node, r, w = todo.pop()
+            held[id(node)] = np.bincount(y[r], weights=w, minlength=self.K)[:self.K]
+            if node.children is not None:
+                todo.extend((c, cr, cw) for c, (cr, cw) in
+                            zip(node.children, self.split(node, r, w, X, training_shares=True)))
+        subtree = {}
+        for node in _post_order(self.root):
+            counts = held[id(node)]
+            as_leaf = float(counts.sum() - counts[int(np.argmax(node.counts))])
+            if node.children is None:
+                subtree[id(node)] = as_leaf
+                continue
+            below = sum(subtree[id(c)] for c in node.children)
+            if as_leaf <= below + 1e-6:        # J48's "no more than", within its 1e-6
+                node.children = None
+                below = as_leaf
+            subtree[id(node)] = below
 
     def _branch_errors(self, node, rows, weights, cf):
         """Estimated errors of ``node``'s subtree if it received these cases."""
@@ -392,7 +421,7 @@ def _largest(node):
 
 
 def c45_pruned(tree, X, y, weights, *, cf, pruning, raising, multiway, collapse,
-               impurity):
+               impurity, held_out=None):
     """A tree collapsed (``collapse``: C4.5's growth does) and, for ``pruning=True``,
     pruned as C4.5 does.
 
@@ -413,6 +442,9 @@ def c45_pruned(tree, X, y, weights, *, cf, pruning, raising, multiway, collapse,
         The tree's cascades are k-way splits.
     collapse : bool
         Collapse first.
+    held_out : (X, y, weights) or None
+        With ``pruning``, prune by these held-out cases (J48's reduced-error
+        pruning) instead of C4.5's estimate.
     impurity : callable
         A node's impurity from its class counts (for nodes whose cases change).
 
@@ -420,9 +452,12 @@ def c45_pruned(tree, X, y, weights, *, cf, pruning, raising, multiway, collapse,
     -------
     Tree
     """
-    view = MultiwayView(tree, X, y, weights, multiway, route=pruning and raising)
+    view = MultiwayView(tree, X, y, weights, multiway,
+                        route=pruning and raising and held_out is None)
     if collapse:
         view.collapse()
-    if pruning:
+    if pruning and held_out is not None:
+        view.reduced_error_prune(*held_out)
+    elif pruning:
         view.prune(cf, raising)
     return view.to_tree(impurity)

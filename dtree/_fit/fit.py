@@ -23,7 +23,7 @@ from .grow import grow
 from .c45_pruning import c45_pruned
 from .pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
                       prune_ccp, reduced_error_leaves, select_row, single_leaf_loss)
-from .sampling import check_fold, holdout, rng
+from .sampling import check_fold, folds_of, holdout, j48_prune_fold, rng
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,7 +48,19 @@ def fit_tree(plan, data):
     y_exp = 0 if plan.max_classes else power_of_two_scale(y)
     alpha, table = None, None
     p = plan.params
-    if plan.choices.pruning == "reduced_error":
+    X_all = X
+    if plan.choices.pruning == "reduced_error" and plan.choices.preset.builder == "c45":
+        # J48's -R -N: one of N folds held out (N = 1 / validation_fraction); the
+        # k-way tree pruned by it; cuts placed over all the cases, as J48 does
+        valid = j48_prune_fold(y, folds_of(p["validation_fraction"]))
+        train = ~valid
+        w_train = None if weights is None else weights[train]
+        w_valid = np.ones(valid.sum()) if weights is None else weights[valid]
+        tree = grow(plan, X[train], y[train], w_train, y_exp)
+        tree = _quinlan_pruned(plan, tree, X[train], y[train], w_train,
+                               held_out=(X[valid], y[valid], w_valid))
+        X, y, weights = X[train], y[train], w_train
+    elif plan.choices.pruning == "reduced_error":
         valid = holdout(y, plan.strata, p["validation_fraction"], rng(plan.random_state))
         train = ~valid
         tree = grow(plan, X[train], y[train], None if weights is None else weights[train],
@@ -69,20 +81,27 @@ def fit_tree(plan, data):
         alpha = float(p["ccp_alpha"])
     rule = p["threshold_rule"] or plan.choices.preset.threshold
     if rule == "training_value":
-        tree = training_value_thresholds(tree, X)
+        tree = training_value_thresholds(tree, X_all)
     return FitResult(tree=_annotated(plan, tree, X, y, weights),
                      max_features=plan.max_features(), n_outputs=plan.n_outputs,
                      ccp_alpha=alpha, cp_table=table)
 
 
-def _quinlan_pruned(plan, tree, X, y, weights):
+def _quinlan_pruned(plan, tree, X, y, weights, held_out=None):
     """C4.5's steps after growth: its own trees collapse (``algorithm="c4.5"``),
     and ``pruning="pessimistic"`` replaces subtrees by leaves and, with
-    ``subtree_raising``, raises their largest branches (``c45_pruning``)."""
-    collapse = plan.choices.preset.builder == "c45"
+    ``subtree_raising``, raises their largest branches; or ``held_out`` cases
+    prune them, uncollapsed (J48's reduced-error pruning; ``c45_pruning``)."""
+    # (J48's reduced-error pruning grows without collapsing)
+    collapse = plan.choices.preset.builder == "c45" and held_out is None
     pessimistic = plan.choices.pruning == "pessimistic"
-    if not (collapse or pessimistic) or tree.node_count == 1:
+    if not (collapse or pessimistic or held_out is not None) or tree.node_count == 1:
         return tree
+    if held_out is not None:
+        X_h, y_h, w_h = held_out
+        held_out = (np.ascontiguousarray(X_h.toarray() if is_sparse(X_h) else X_h,
+                                         dtype=np.float32),
+                    np.asarray(y_h).reshape(-1), w_h)
     raising = plan.params["subtree_raising"]
     if raising is None:
         raising = plan.choices.preset.raising
@@ -90,7 +109,8 @@ def _quinlan_pruned(plan, tree, X, y, weights):
     w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
     gini = plan.choices.criterion.code == 0
     return c45_pruned(tree, X, np.asarray(y).reshape(-1), w / tree.weight_unit,
-                      cf=plan.params["cf"], pruning=pessimistic, raising=bool(raising),
+                      cf=plan.params["cf"], pruning=pessimistic or held_out is not None,
+                      raising=bool(raising), held_out=held_out,
                       multiway=plan.choices.multiway, collapse=collapse,
                       impurity=_gini if gini else _entropy_bits)
 

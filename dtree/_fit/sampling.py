@@ -62,6 +62,44 @@ def holdout(encoded_y, n_classes, fraction, rng):
     return held
 
 
+def folds_of(fraction):
+    """N for a held-out fraction of 1/N (J48's -N); ValueError for other fractions."""
+    n = round(1.0 / fraction)
+    if n < 2 or abs(1.0 / fraction - n) > 1e-9 * n:
+        raise ValueError(f"algorithm='c4.5' prunes with one of N folds, as Weka J48's -R -N: "
+                         f"validation_fraction must be 1/N (0.5, 1/3, 0.25, ...); got {fraction!r}")
+    return n
+
+
+def j48_prune_fold(encoded_y, n_folds):
+    """Mask of the cases Weka J48's reduced-error pruning (``-R -N n_folds``) holds
+    out: Weka's ``stratify`` (cases grouped by class as its swaps leave them, then
+    dealt round-robin into folds) and ``testCV(n_folds, n_folds - 1)``, the last
+    fold. No randomness: J48's seed only shuffles the growing cases' order."""
+    order = list(range(encoded_y.shape[0]))
+    y = encoded_y.tolist()
+    n = len(order)
+    index = 1
+    while index < n:        # Weka's grouping by class, swap for swap
+        first = y[order[index - 1]]
+        for j in range(index, n):
+            if y[order[j]] == first:
+                order[index], order[j] = order[j], order[index]
+                index += 1
+        index += 1
+    dealt = [order[j] for start in range(n_folds) for j in range(start, n, n_folds)]
+    size, rest = divmod(n, n_folds)
+    fold = n_folds - 1
+    count = size + 1 if fold < rest else size
+    first = fold * size + (fold if fold < rest else rest)
+    held = np.zeros(n, dtype=bool)
+    held[dealt[first:first + count]] = True
+    if held.all() or not held.any():
+        raise ValueError(f"{n_folds} folds leave no samples to "
+                         f"{'train on' if held.all() else 'prune with'}")
+    return held
+
+
 def check_fold(pair, k, n_samples):
     """A user's (train, test) pair as integer index arrays within the data."""
     try:
