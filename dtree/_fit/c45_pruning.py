@@ -90,12 +90,21 @@ class _Node:
     training cases (fractional ones included), ``changed`` whether its cases
     differ from growth's."""
 
-    __slots__ = ("links", "children", "counts", "rows", "weights", "changed")
+    __slots__ = ("links", "children", "counts", "total", "wrong", "rows", "weights",
+                 "changed")
 
     def __init__(self, links, children):
         self.links, self.children = links, children
         self.rows = self.weights = self.counts = None
+        self.total = self.wrong = 0.0
         self.changed = False
+
+    def set_counts(self, counts):
+        """The class weights reaching the node, with their total and the weight
+        outside the majority (kept as numbers: the pruning reads them often)."""
+        self.counts = counts
+        self.total = float(counts.sum())
+        self.wrong = max(self.total - float(counts.max()), 0.0) if self.total > 0 else 0.0
 
 
 class MultiwayView:
@@ -114,22 +123,23 @@ class MultiwayView:
         In the tree's weight units (``weight_unit``).
     multiway : bool
         Read cascades as one node (the multiway presets).
-    route : bool
-        Route the training cases (subtree raising needs them).
+    Growth's statistics are all collapse and replacement read; subtree raising
+    also needs the training cases at each node (``route_training_cases``).
     """
 
-    def __init__(self, tree, X, y, weights, multiway, route=True):
+    def __init__(self, tree, X, y, weights, multiway):
         self.tree, self.X, self.y, self.weights = tree, X, y, weights
         self.K = int(tree.n_classes[0])
         links = cascade_links(tree) if multiway else np.zeros(tree.node_count, dtype=bool)
         self.root = self._read(0, links)
-        if not route:             # growth's statistics are all collapse and replacement read
-            for node in _post_order(self.root):
-                node.counts = tree.value[node.links[0], 0, :self.K] * \
-                    tree.scaled_weighted_n_node_samples[node.links[0]]
-            return
-        keep = weights > 0
-        self._assign(self.root, np.flatnonzero(keep), weights[keep], changed=False)
+        value = tree.value[:, 0, :self.K] * tree.scaled_weighted_n_node_samples[:, None]
+        for node in _post_order(self.root):
+            node.set_counts(value[node.links[0]])
+
+    def route_training_cases(self):
+        """Give every node its training cases (fractional ones included)."""
+        keep = self.weights > 0
+        self._assign(self.root, np.flatnonzero(keep), self.weights[keep], changed=False)
 
     # the stored nodes as k-way ones
     def _read(self, head, links):
@@ -222,9 +232,8 @@ class MultiwayView:
             n, r, w = stack.pop()
             n.rows, n.weights = r, w
             n.changed = changed
-            n.counts = (self.counts_of(r, w) if n.changed else
-                        self.tree.value[n.links[0], 0, :self.K]
-                        * self.tree.scaled_weighted_n_node_samples[n.links[0]])
+            if changed:
+                n.set_counts(self.counts_of(r, w))
             if n.children is not None:
                 for child, (cr, cw) in zip(n.children, self.split(n, r, w)):
                     stack.append((child, cr, cw))
@@ -235,14 +244,14 @@ class MultiwayView:
         training errors (less 0.001), top-down as C4.5 and J48 do."""
         below = {}
         for node in _post_order(self.root):
-            below[id(node)] = (_wrong(node.counts) if node.children is None else
+            below[id(node)] = (node.wrong if node.children is None else
                                sum(below[id(c)] for c in node.children))
         todo = [self.root]
         while todo:
             node = todo.pop()
             if node.children is None:
                 continue
-            if below[id(node)] >= _wrong(node.counts) - COLLAPSE_SLACK:
+            if below[id(node)] >= node.wrong - COLLAPSE_SLACK:
                 node.children = None
             else:
                 todo.extend(node.children)
@@ -260,9 +269,9 @@ class MultiwayView:
         """Prune ``node``'s subtree; returns its estimated errors."""
         while True:
             if node.children is None:
-                return estimated_errors(node.counts, cf)
+                return node.wrong + extra_errors(node.total, node.wrong, cf)
             tree_errors = sum(self._prune(child, cf, raising) for child in node.children)
-            leaf_errors = estimated_errors(node.counts, cf)
+            leaf_errors = node.wrong + extra_errors(node.total, node.wrong, cf)
             largest = _largest(node)
             branch_errors = (self._branch_errors(node.children[largest], node.rows,
                                                  node.weights, cf)
@@ -396,10 +405,6 @@ class MultiwayView:
                                             tree.feature_range[source])))
 
 
-def _wrong(counts):
-    return max(float(counts.sum() - counts.max()), 0.0)
-
-
 def _post_order(root):
     order, todo = [], [root]
     while todo:
@@ -412,7 +417,7 @@ def _post_order(root):
 
 def _largest(node):
     """The branch with the most cases (the last of equals, as C4.5 scans)."""
-    weights = [float(c.counts.sum()) for c in node.children]
+    weights = [c.total for c in node.children]
     best = 0
     for j, w in enumerate(weights):
         if w >= weights[best]:
@@ -452,10 +457,11 @@ def c45_pruned(tree, X, y, weights, *, cf, pruning, raising, multiway, collapse,
     -------
     Tree
     """
-    view = MultiwayView(tree, X, y, weights, multiway,
-                        route=pruning and raising and held_out is None)
+    view = MultiwayView(tree, X, y, weights, multiway)
     if collapse:
         view.collapse()
+    if pruning and raising and held_out is None:
+        view.route_training_cases()       # after collapse: through what is left
     if pruning and held_out is not None:
         view.reduced_error_prune(*held_out)
     elif pruning:
