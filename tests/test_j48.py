@@ -422,3 +422,23 @@ def test_j48_folds_need_a_fraction_of_one_over_n():
     # dealt round-robin into 3 folds: 0 6 3 | 2 8 7 | 4 5 1; the last fold is held out
     held = j48_prune_fold(np.array([0, 1, 0, 1, 0, 1, 0, 1, 0]), 3)
     assert np.flatnonzero(held).tolist() == [1, 4, 5]
+
+
+def test_held_out_cases_missing_a_value_are_shared_by_the_training_shares():
+    # J48's reduced-error pruning routes a held-out case missing the split's value
+    # by the training cases' shares of the branches (not the held-out ones')
+    from dtree._fit.c45_pruning import MultiwayView
+    from dtree._input.encode import encode_predict_X
+    X, y = load_Xy("labor")
+    model = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y)
+    tree = model.tree_
+    view = MultiwayView(tree, None, None, None, multiway=True)
+    held = np.ascontiguousarray(encode_predict_X(model, X.iloc[:3]), dtype=np.float32)
+    held[:, tree.feature[0]] = [np.nan, 1.0, 1.0]       # one missing, two known (left)
+    parts = view.split(view.root, np.arange(3), np.ones(3), held, training_shares=True)
+    training = np.array([c.total for c in view.root.children])
+    shared = [w[r == 0].sum() for r, w in parts]
+    np.testing.assert_allclose(shared, training / training.sum())
+    # by the held-out cases' own shares, the known two would send it all left
+    own = view.split(view.root, np.arange(3), np.ones(3), held)
+    assert [w[r == 0].sum() for r, w in own] == [1.0, 0.0]
