@@ -15,7 +15,10 @@ is one node with k branches. Then, as in C4.5's ``EstimateErrors``:
   fed every training case of the node (the other branches' cases follow its
   tests, fractional cases included), is no worse than the subtree plus 0.1,
   the branch takes the node's place, its statistics are recomputed from those
-  cases, and it is pruned again.
+  cases, and it is pruned again;
+- or **reduced-error pruning** on held-out cases (Weka J48's ``-R``; the tree
+  uncollapsed): bottom-up, a node becomes a leaf when it errs on them no more
+  than its subtree does.
 
 Weka's J48 (C4.5 release 8 in Java) prunes the same way; it differs only in
 ``AddErrs``'s constants (its normal deviate comes from the inverse normal, not
