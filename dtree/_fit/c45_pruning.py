@@ -77,12 +77,17 @@ def _deviate(cf):
     return float(np.interp(cf, _CONFIDENCES, _DEVIATES))
 
 
-def estimated_errors(counts, cf):
-    """Predicted errors of a leaf holding ``counts`` (per class): C4.5's
-    ``errors + AddErrs``; 0 for an empty leaf."""
-    total = float(counts.sum())
-    wrong = max(total - float(counts.max()), 0.0) if total > 0 else 0.0
+def estimated_errors(total, wrong, cf):
+    """Predicted errors of a leaf of ``total`` cases, ``wrong`` of them outside its
+    class: C4.5's ``errors + AddErrs``; 0 for an empty leaf."""
     return wrong + extra_errors(total, wrong, cf)
+
+
+def total_and_wrong(counts):
+    """A leaf's cases and the weight outside its majority class, from its class
+    weights."""
+    total = float(counts.sum())
+    return total, (max(total - float(counts.max()), 0.0) if total > 0 else 0.0)
 
 
 # ------------------------------------------------------------ the view
@@ -106,8 +111,7 @@ class _Node:
         """The class weights reaching the node, with their total and the weight
         outside the majority (kept as numbers: the pruning reads them often)."""
         self.counts = counts
-        self.total = float(counts.sum())
-        self.wrong = max(self.total - float(counts.max()), 0.0) if self.total > 0 else 0.0
+        self.total, self.wrong = total_and_wrong(counts)
 
 
 class MultiwayView:
@@ -272,9 +276,9 @@ class MultiwayView:
         """Prune ``node``'s subtree; returns its estimated errors."""
         while True:
             if node.children is None:
-                return node.wrong + extra_errors(node.total, node.wrong, cf)
+                return estimated_errors(node.total, node.wrong, cf)
             tree_errors = sum(self._prune(child, cf, raising) for child in node.children)
-            leaf_errors = node.wrong + extra_errors(node.total, node.wrong, cf)
+            leaf_errors = estimated_errors(node.total, node.wrong, cf)
             largest = _largest(node)
             branch_errors = (self._branch_errors(node.children[largest], node.rows,
                                                  node.weights, cf)
@@ -322,7 +326,7 @@ class MultiwayView:
         while todo:
             n, r, w = todo.pop()
             if n.children is None:
-                total += estimated_errors(self.counts_of(r, w), cf)
+                total += estimated_errors(*total_and_wrong(self.counts_of(r, w)), cf)
             else:
                 todo.extend((c, cr, cw) for c, (cr, cw) in zip(n.children, self.split(n, r, w)))
         return total
