@@ -1,18 +1,23 @@
 """dtree: exact, fast decision trees with typed Cython kernels.
 
 Public names: the estimators ``DecisionTreeClassifier``,
-``DecisionTreeRegressor``, ``ExtraTreeClassifier`` and ``ExtraTreeRegressor``;
+``DecisionTreeRegressor``, ``ExtraTreeClassifier`` and ``ExtraTreeRegressor``, and
+the forests ``RandomForestClassifier``, ``RandomForestRegressor``,
+``ExtraTreesClassifier`` and ``ExtraTreesRegressor``;
 ``load`` / ``from_dict`` for model files (and their ``ModelFileError``);
 ``NotFittedError``; ``__version__``. Datasets live in
 ``dtree.datasets``, exporters in ``dtree.export``.
 """
 from ._estimators.classifier import DecisionTreeClassifier, ExtraTreeClassifier
 from ._estimators.regressor import DecisionTreeRegressor, ExtraTreeRegressor
+from ._forest.estimators import (ExtraTreesClassifier, ExtraTreesRegressor,
+                                 RandomForestClassifier, RandomForestRegressor)
 from ._fit.gains import information_gains
 from ._deploy.model_file import ModelFileError, from_dict, load
 from ._input.validation import NotFittedError
 from ._version import __version__
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
-           "ExtraTreeRegressor", "ModelFileError",
+           "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
+           "ModelFileError", "RandomForestClassifier", "RandomForestRegressor",
            "NotFittedError", "from_dict", "information_gains", "load", "__version__"]

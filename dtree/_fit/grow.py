@@ -28,6 +28,9 @@ def grow(plan, X, y, weights, y_exp=None):
     ``y_exp``: the targets' power-of-two scale, shared by every tree of a fit
     (folds and hold-outs too); None: this data's own.
     """
+    # fractional sizes (min_samples_leaf=0.01) count every row, zero-weight ones
+    # too, as scikit-learn counts them: a forest's bootstrap is such weights
+    n_rows = X.shape[0]
     if weights is not None and not (weights > 0).all():
         # A zero-weight sample must not place a threshold: drop it, as
         # scikit-learn does (n_node_samples counts positive weights only).
@@ -45,7 +48,7 @@ def grow(plan, X, y, weights, y_exp=None):
         y_exp = 0 if plan.max_classes else power_of_two_scale(y)
     y = scaled(y, y_exp)
     degree = plan.choices.criterion.degree
-    growth = scaled_growth(plan, X.shape[0], float(weights.sum()) if weights is not None
+    growth = scaled_growth(plan, n_rows, float(weights.sum()) if weights is not None
                            else float(X.shape[0]), degree * y_exp)
     # drawn for every tree, as scikit-learn does: the visiting order decides ties
     seed = draw_seed(plan.random_state)

@@ -196,7 +196,8 @@ def encode_predict_X(est, X):
 
 def check_fitted(est):
     """Raise NotFittedError (scikit-learn's too, when loaded) unless ``est`` is fitted."""
-    if not hasattr(est, "tree_"):
+    fitted = getattr(est, "__sklearn_is_fitted__", None)
+    if not (fitted() if fitted is not None else hasattr(est, "tree_")):
         raise val.not_fitted_error(
             f"This {type(est).__name__} instance is not fitted yet. Call 'fit' with "
             "appropriate arguments before using this estimator.")

@@ -1,0 +1,1 @@
+"""Forests of dtree's trees, drawn as scikit-learn draws its forests."""
