@@ -102,8 +102,9 @@ cdef class SparseSplitter:
     cdef bint _is_constant(self, Py_ssize_t f, Py_ssize_t n_node) noexcept nogil
     cdef Py_ssize_t _known_end(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
     cdef Py_ssize_t _first_positive(self, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
-    cdef void _random_split(self, const Node* node, const double* stats, double weight_root,
-                            SplitRecord* best, double* child_stats) noexcept nogil
+    cdef void _random_cut(self, const Node* node, Py_ssize_t f, const double* stats,
+                          double weight_root, SplitRecord* best,
+                          double* child_stats) noexcept nogil
     cdef Py_ssize_t _score_cut(self, const Node* node, const double* stats, double weight_root,
                                SplitRecord* cut, double* child_stats) noexcept nogil
     cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,

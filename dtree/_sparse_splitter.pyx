@@ -305,7 +305,7 @@ cdef class SparseSplitter:
         segment list could not be allocated)."""
         cdef const Segments* seg = self._segments(node)
         cdef Py_ssize_t j, f, n_node = node.end - node.start
-        cdef bint found
+        cdef bint found, constant
         cdef unsigned int i
         if self.oom:
             return -1
@@ -320,19 +320,24 @@ cdef class SparseSplitter:
             self.ids = self.pool_i
         # scikit-learn's draw (as the dense splitter's ``draw_features``); constants
         # are carried down depth-first growth only
+        # (splitter="random" draws each feature's cut as soon as it draws the
+        # feature, in the generator's order of scikit-learn's random splitter)
+        clear_split(split, node.end)
         draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
         j = draw_next(&self.draw)
         while j >= 0:
             f = self.draw.features[j]
             if seg == NULL:
                 self._extract(f, node.start, node.end)
-            draw_take(&self.draw, j, self._is_constant(f, n_node))
+            constant = self._is_constant(f, n_node)
+            draw_take(&self.draw, j, constant)
+            if self.random_split and not constant:
+                self._random_cut(node, f, stats, weight_root, split, child_stats)
             j = draw_next(&self.draw)
         node.n_constant = draw_end(&self.draw)
 
-        clear_split(split, node.end)
         if self.random_split:
-            self._random_split(node, stats, weight_root, split, child_stats)
+            pass
         elif not (n_node == 2 and self._split_pair(node.start, stats, node.weight, split)):
             if self.n_threads > 1 and self._visited_entries() >= PARALLEL_ENTRIES:
                 self._scan_in_parallel(node, stats, split)
@@ -758,41 +763,46 @@ cdef class SparseSplitter:
     # ends of its segment and its zero block, and a cut's children cost one pass
     # over the feature's non-zeros in the node.
 
-    cdef void _random_split(self, const Node* node, const double* stats, double weight_root,
-                            SplitRecord* best, double* child_stats) noexcept nogil:
-        """The drawn features' random cuts, the one of largest proxy kept in ``best``
-        (``cut_proxy``; ties to the first drawn); ``best.feature`` < 0 when none is
-        valid."""
+    cdef void _random_cut(self, const Node* node, Py_ssize_t f, const double* stats,
+                          double weight_root, SplitRecord* best,
+                          double* child_stats) noexcept nogil:
+        """Feature f's random cut, drawn, scored and kept in ``best`` if admissible
+        and better (exact ties as scikit-learn's rounded score sends them)."""
         cdef SplitRecord cut
-        cdef Py_ssize_t i, f, n_left, n_node = node.end - node.start
-        cdef Py_ssize_t lo, hi, ke
+        cdef Py_ssize_t n_left, n_node = node.end - node.start
+        cdef Py_ssize_t lo = self.seg_lo[f], hi = self.seg_hi[f], ke
         cdef DTYPE_t least, greatest
-        for i in range(self.draw.n_visit):
-            f = self.draw.visit[i]
-            lo = self.seg_lo[f]
-            hi = self.seg_hi[f]
-            ke = self._known_end(lo, hi)
-            least = self.vals[lo] if ke > lo else 0.0
-            greatest = self.vals[ke - 1] if ke > lo else 0.0
-            if n_node > hi - lo:
-                least = min(least, <DTYPE_t>0.0)
-                greatest = max(greatest, <DTYPE_t>0.0)
-            clear_split(&cut, node.end)
-            cut.feature = f
-            cut.den = 1.0
-            draw_numeric_cut(&cut, least, greatest, ke < hi, &self.draw.state)
-            n_left = self._score_cut(node, stats, weight_root, &cut, child_stats)
-            if not random_cut_admissible(&cut, n_left, n_node, child_stats, self.n_stats,
-                                         self.criterion,
-                                         self.monotonic[f] if self.monotonic != NULL else 0,
-                                         self.lower, self.upper, self.settings.min_samples_leaf,
-                                         self.settings.min_weight_leaf, node.weight):
-                continue
-            cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
-                                cut.weight_left, self.n_stats, self.n_outputs,
-                                self.xlogx_table, self.count_left, &cut.den)
-            if best.feature < 0 or compare_score(cut.num, cut.den, best) > 0:
-                best[0] = cut
+        cdef int order
+        cdef double key
+        ke = self._known_end(lo, hi)
+        least = self.vals[lo] if ke > lo else 0.0
+        greatest = self.vals[ke - 1] if ke > lo else 0.0
+        if n_node > hi - lo:
+            least = min(least, <DTYPE_t>0.0)
+            greatest = max(greatest, <DTYPE_t>0.0)
+        clear_split(&cut, node.end)
+        cut.feature = f
+        cut.den = 1.0
+        draw_numeric_cut(&cut, least, greatest, ke < hi, &self.draw.state)
+        n_left = self._score_cut(node, stats, weight_root, &cut, child_stats)
+        if not random_cut_admissible(&cut, n_left, n_node, child_stats, self.n_stats,
+                                     self.criterion,
+                                     self.monotonic[f] if self.monotonic != NULL else 0,
+                                     self.lower, self.upper, self.settings.min_samples_leaf,
+                                     self.settings.min_weight_leaf, node.weight):
+            return
+        cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
+                            cut.weight_left, self.n_stats, self.n_outputs,
+                            self.xlogx_table, self.count_left, &cut.den)
+        order = compare_score(cut.num, cut.den, best)
+        if order < 0 and best.feature >= 0:
+            return
+        key = sklearn_score(self.criterion, child_stats, child_stats + self.n_stats,
+                            self.n_stats // self.n_outputs, self.n_outputs,
+                            cut.weight_left, cut.weight_right)
+        if best.feature < 0 or wins(order, key, best):
+            best[0] = cut
+            best.tie_key = key
 
     cdef Py_ssize_t _score_cut(self, const Node* node, const double* stats, double weight_root,
                                SplitRecord* cut, double* child_stats) noexcept nogil:

@@ -154,9 +154,12 @@ cdef class Splitter:
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil
     cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
-    cdef bint _random_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
-                            double weight, double impurity, double weight_root,
+    cdef bint _random_split(self, Node* node, const double* stats, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil
+    cdef void _random_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                          const double* stats, double weight, double impurity,
+                          double weight_root, SplitRecord* best,
+                          double* child_stats) noexcept nogil
     cdef bint _draw_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                         SplitRecord* cut) noexcept nogil
     cdef void _score_cut(self, Py_ssize_t start, Py_ssize_t end, const double* stats,

@@ -654,6 +654,8 @@ cdef class Splitter:
         cdef int code
         self.lower = node.lower
         self.upper = node.upper
+        if node.forced_feature < 0 and self.random_split:
+            return self._random_split(node, stats, weight_root, split, child_stats)
         if node.forced_feature < 0:
             # scikit-learn carries constants down depth-first growth only
             node.n_constant = self.draw_features(
@@ -750,9 +752,6 @@ cdef class Splitter:
         cdef Py_ssize_t i
         cdef Scratch* s = &self.scratch[0]
         clear_split(best, end)
-        if self.random_split:
-            return self._random_split(start, end, stats, weight, impurity, weight_root, best,
-                                      child_stats)
         if self.quantile_criterion:
             self._rank_node(start, end)
 
@@ -782,41 +781,73 @@ cdef class Splitter:
     # (``_score_cut``; the quantile criteria route the node instead): a bisection
     # and a sequential pass over its smaller side per drawn feature.
 
-    cdef bint _random_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
-                            double weight, double impurity, double weight_root,
+    cdef bint _random_split(self, Node* node, const double* stats, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil:
-        """node_split for splitter="random": the drawn features' random cuts, the
-        one of largest proxy kept (``cut_proxy``; ties to the first drawn)."""
-        cdef SplitRecord cut
-        cdef Py_ssize_t i, f
-        for i in range(self.draw.n_visit):
-            f = self.draw.visit[i]
-            self._draw_cut(f, start, end, &cut)
-            if self.quantile_criterion:
-                # a side's quantile needs its targets in order: route the samples
-                self.finish_split(start, end, stats, weight, impurity, weight_root, &cut,
-                                  child_stats)
-            else:
-                self._score_cut(start, end, stats, weight, impurity, weight_root, &cut,
-                                child_stats)
-            if not self._admissible(f, start, end, &cut, child_stats, weight):
-                continue
-            if self.quantile_criterion:
-                cut.num = cut.improvement    # (no running sums give a quantile's proxy)
-                cut.den = 1.0
-            else:
-                cut.num = cut_proxy(self.criterion, stats, weight, child_stats,
-                                    cut.weight_left, self.n_stats, self.n_outputs,
-                                    self.xlogx_table, self.scratch[0].count_left, &cut.den)
-            if best.feature < 0 or compare_score(cut.num, cut.den, best) > 0:
-                best[0] = cut
+        """split() for splitter="random": scikit-learn's feature draw with each drawn
+        feature's cut drawn as soon as the feature is found not constant (the
+        generator's sequence is scikit-learn's random splitter's, so the same
+        seed gives its tree); the cut of largest proxy kept (ties to the first
+        drawn). Sets the node's constants as ``draw_features`` does."""
+        cdef Py_ssize_t j, f, start = node.start, end = node.end
+        cdef bint constant
+        clear_split(best, end)
+        # scikit-learn carries constants down depth-first growth only
+        draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
+        j = draw_next(&self.draw)
+        while j >= 0:
+            f = self.draw.features[j]
+            constant = self.is_constant(f, start, end)
+            draw_take(&self.draw, j, constant)
+            if not constant:
+                self._random_cut(f, start, end, stats, node.weight, node.impurity,
+                                 weight_root, best, child_stats)
+            j = draw_next(&self.draw)
+        node.n_constant = draw_end(&self.draw)
         if best.feature < 0:
             return False
         best.proxy = best.num / best.den
         # the winner's children summed afresh, both sides (the score may have taken
         # one side as the node minus the other)
-        self.finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
+        self.finish_split(start, end, stats, node.weight, node.impurity, weight_root, best,
+                          child_stats)
         return True
+
+    cdef void _random_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                          const double* stats, double weight, double impurity,
+                          double weight_root, SplitRecord* best,
+                          double* child_stats) noexcept nogil:
+        """Feature f's random cut, drawn, scored and kept in ``best`` if admissible
+        and better."""
+        cdef SplitRecord cut
+        cdef int order
+        cdef double key
+        self._draw_cut(f, start, end, &cut)
+        if self.quantile_criterion:
+            # a side's quantile needs its targets in order: route the samples
+            self.finish_split(start, end, stats, weight, impurity, weight_root, &cut,
+                              child_stats)
+        else:
+            self._score_cut(start, end, stats, weight, impurity, weight_root, &cut,
+                            child_stats)
+        if not self._admissible(f, start, end, &cut, child_stats, weight):
+            return
+        if self.quantile_criterion:
+            cut.num = cut.improvement    # (no running sums give a quantile's proxy)
+            cut.den = 1.0
+        else:
+            cut.num = cut_proxy(self.criterion, stats, weight, child_stats,
+                                cut.weight_left, self.n_stats, self.n_outputs,
+                                self.xlogx_table, self.scratch[0].count_left, &cut.den)
+        order = compare_score(cut.num, cut.den, best)
+        if order < 0 and best.feature >= 0:
+            return
+        # exact ties go as scikit-learn's rounded score sends them (``wins``)
+        key = sklearn_score(self.criterion, child_stats, child_stats + self.n_stats,
+                            self.n_stats // self.n_outputs, self.n_outputs,
+                            cut.weight_left, cut.weight_right)
+        if best.feature < 0 or wins(order, key, best):
+            best[0] = cut
+            best.tie_key = key
 
     cdef void _score_cut(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                          double weight, double impurity, double weight_root, SplitRecord* cut,

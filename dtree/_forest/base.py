@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .._fit.fit import fit_tree
+from .._input import validation as val
 from .._input.encode import encode_predict_X
 from .._model.fitted import Fitted, install
 from .._plan.constraints import validate_params
@@ -25,6 +26,16 @@ from .._plan.plan import choose, make_plan
 from .._estimators.params import ParamsMixin
 from . import draws
 from .predict import forest_leaf_values
+
+
+# every attribute a fit sets (``_install`` replaces them all at once)
+_FITTED = ("estimators_", "estimator_", "n_features_in_", "categorical_features_",
+           "categories_", "n_outputs_", "feature_names_in_", "classes_", "n_classes_",
+           "oob_score_", "oob_decision_function_", "oob_prediction_", "_n_samples",
+           "_n_samples_bootstrap", "_sample_weight")
+
+
+_OOB = ("oob_score_", "oob_decision_function_", "oob_prediction_")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,10 +78,14 @@ class BaseForest(ParamsMixin):
         """
         validate_params(self)
         self._check_forest_params()
+        if val.is_sparse(y):
+            raise ValueError("sparse multilabel-indicator for y is not supported.")
         template = self._template()
         choices = choose(template)
-        data = template._training_data(choices, X, y, sample_weight)
+        data = self._training_data(template, choices, X, y, sample_weight)
         plan = make_plan(template, choices, data)
+        if self.oob_score:
+            self._check_oob_target(data)
         n_samples = data.X.shape[0]
         weights = self._forest_weights(data)
         n_drawn = draws.n_bootstrap(n_samples, self.max_samples, weights) \
@@ -98,10 +113,19 @@ class BaseForest(ParamsMixin):
             state["feature_names_in_"] = data.columns.feature_names_in_
         if data.classes is not None:
             state.update(classes_=data.classes, n_classes_=data.n_classes_attribute)
+        if n_new == 0:   # (a warm start adding no tree keeps its out-of-bag estimates)
+            state.update({name: getattr(self, name) for name in _OOB if hasattr(self, name)})
         self._install(state)
         if self.oob_score and (n_new > 0 or not hasattr(self, "oob_score_")):
-            self._set_oob(X, data)
+            self._set_oob_score_and_attributes(X, data)
         return self
+
+    def _training_data(self, template, choices, X, y, sample_weight):
+        """The encoded training data (the template tree's encoding)."""
+        return template._training_data(choices, X, y, sample_weight)
+
+    def _check_oob_target(self, data):
+        """Out-of-bag scores need targets they can average (scikit-learn's rule)."""
 
     def _template(self):
         """A tree with the forest's tree parameters: it encodes the data and makes the
@@ -121,9 +145,10 @@ class BaseForest(ParamsMixin):
         return data.weights
 
     def _install(self, state):
-        """Set one fit's attributes at once (the instance's dictionary replaced)."""
+        """Set one fit's attributes at once (the instance's dictionary replaced: an
+        earlier fit's attributes this one has not, such as ``oob_score_``, go)."""
         keep = {name: value for name, value in vars(self).items()
-                if name in self._param_names()}
+                if name not in _FITTED and name not in state}
         keep.update(state)
         self.__dict__ = keep
 
@@ -174,6 +199,24 @@ class BaseForest(ParamsMixin):
     # ------------------------------------------------------------- reading
     def __sklearn_is_fitted__(self):
         return hasattr(self, "estimators_")
+
+    def __len__(self):
+        """The number of trees."""
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        """The index-th tree."""
+        return self.estimators_[index]
+
+    def __iter__(self):
+        """The trees, in order."""
+        return iter(self.estimators_)
+
+    @property
+    def estimator(self):
+        """The kind of tree the forest grows, unfitted, with its defaults (scikit-learn's
+        ``estimator``; not a parameter here)."""
+        return self._tree_class()
 
     def _validate_X_predict(self, X):
         return encode_predict_X(self, X)

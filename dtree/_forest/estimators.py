@@ -8,6 +8,7 @@ from .._estimators.classifier import DecisionTreeClassifier, ExtraTreeClassifier
 from .._estimators.params import register
 from .._estimators.regressor import DecisionTreeRegressor, ExtraTreeRegressor
 from .._model.fitted import one_fit
+from .._plan.registry import CLASSIFICATION, DEFAULT_CRITERION, REGRESSION, current_criterion
 from .._plan.constraints import (CLASSIFIER, COMMON, NONE, REGRESSOR, InstanceOf, Interval,
                                  Options, Predicate, is_int)
 from . import draws
@@ -54,6 +55,29 @@ class ForestClassifier(BaseForest):
         if factors is None:
             return data.weights
         return factors if data.weights is None else data.weights * factors
+
+    def _validate_y_class_weight(self, y, sample_weight):
+        """scikit-learn's hook: the class codes of y (n_samples, n_outputs) and each
+        row's class weight at forest level (None: none)."""
+        y = np.asarray(y).reshape(len(y), -1)
+        classes, codes = zip(*(np.unique(y[:, k], return_inverse=True)
+                               for k in range(y.shape[1])))
+        codes = np.stack(codes, axis=1)
+        if y.shape[1] == 1:
+            return codes, draws.forest_class_weights(
+                self.class_weight, classes[0], codes[:, 0],
+                None if sample_weight is None else np.asarray(sample_weight, float),
+                self.bootstrap)
+        return codes, draws.forest_class_weights(
+            self.class_weight, list(classes), codes,
+            None if sample_weight is None else np.asarray(sample_weight, float), self.bootstrap)
+
+    def _check_oob_target(self, data):
+        if data.n_outputs > 1 and max(np.atleast_1d(data.n_classes)) > 2:
+            raise ValueError("The type of target cannot be used to compute OOB estimates. Got "
+                             "multiclass-multioutput while only the following are supported: "
+                             "continuous, continuous-multioutput, binary, multiclass, "
+                             "multilabel-indicator.")
 
     def _tree_classes(self, data):
         if isinstance(data.classes, list):
@@ -115,7 +139,7 @@ class ForestClassifier(BaseForest):
             out[:, k] = classes.take(np.argmax(proba[k], axis=1))
         return out
 
-    def _set_oob(self, X, data):
+    def _set_oob_score_and_attributes(self, X, data):
         mean = self._oob_sums(X)            # (n_samples, n_outputs, width)
         codes = data.y.reshape(data.y.shape[0], -1)
         decision = np.moveaxis(mean, 1, 2)  # scikit-learn's (n_samples, width, n_outputs)
@@ -156,7 +180,17 @@ class ForestRegressor(BaseForest):
         values = self._leaf_values(self._validate_X_predict(X))[:, :, 0]
         return values[:, 0] if self.n_outputs_ == 1 else values
 
-    def _set_oob(self, X, data):
+    def _training_data(self, template, choices, X, y, sample_weight):
+        try:
+            return template._training_data(choices, X, y, sample_weight)
+        except ValueError as error:
+            # (scikit-learn's forests word the Poisson check apart from its trees)
+            if str(error).startswith("Sum of y is not positive"):
+                raise ValueError("Sum of y is not strictly positive which is necessary for "
+                                 "Poisson regression.") from None
+            raise
+
+    def _set_oob_score_and_attributes(self, X, data):
         prediction = self._oob_sums(X)[:, :, 0]
         y = data.y.reshape(data.y.shape[0], -1)
         self.oob_prediction_ = prediction[:, 0] if prediction.shape[1] == 1 else prediction
@@ -225,7 +259,8 @@ _CLASSIFIER_DOC = """
 """
 
 
-def _classifier_init(self, n_estimators=100, *, criterion="gini", max_depth=None,
+def _classifier_init(self, n_estimators=100, *, criterion=DEFAULT_CRITERION[CLASSIFICATION],
+                     max_depth=None,
                      min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                      max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                      bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
@@ -236,7 +271,8 @@ def _classifier_init(self, n_estimators=100, *, criterion="gini", max_depth=None
     self._store_params(locals())
 
 
-def _regressor_init(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+def _regressor_init(self, n_estimators=100, *, criterion=DEFAULT_CRITERION[REGRESSION],
+                    max_depth=None,
                     min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                     max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                     bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
@@ -244,7 +280,6 @@ def _regressor_init(self, n_estimators=100, *, criterion="squared_error", max_de
                     monotonic_cst=None, splitter="best", max_bins=255,
                     handle_missing="split", categorical_features="auto",
                     handle_unknown="missing"):
-    from .._plan.registry import current_criterion
     criterion = current_criterion(criterion)   # (as the trees: deprecated names replaced)
     self._store_params(locals())
 

@@ -1,0 +1,344 @@
+"""The forests: scikit-learn's RandomForest and ExtraTrees, tree for tree.
+
+For the same ``random_state`` every tree of a dtree forest is scikit-learn's
+(seeds, bootstraps, feature draws and, for ExtraTrees, threshold draws all
+in scikit-learn's order), so predictions, out-of-bag estimates and
+importances agree; plus the API around them and dtree's own additions
+(text columns, missing values, sparse X, threads).
+"""
+import pickle
+
+import numpy as np
+import pytest
+import sklearn.datasets as skd
+import sklearn.ensemble as ske
+
+import dtree
+from dtree import datasets
+
+FORESTS = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+           "ExtraTreesRegressor"]
+
+
+def _data(name):
+    if name == "california":
+        X, y = datasets.load_Xy("california_housing")
+        X = X.select_dtypes("number")   # (ocean_proximity is text: scikit-learn's cannot)
+        rows = np.random.RandomState(0).choice(X.shape[0], 2000, replace=False)
+        return X.to_numpy(np.float64)[rows], np.asarray(y, dtype=np.float64)[rows]
+    loader = {"iris": skd.load_iris, "breast_cancer": skd.load_breast_cancer,
+              "digits": skd.load_digits, "wine": skd.load_wine,
+              "diabetes": skd.load_diabetes}[name]
+    return loader(return_X_y=True)
+
+
+def assert_same_trees(ours, theirs):
+    assert len(ours.estimators_) == len(theirs.estimators_)
+    for i, (a, b) in enumerate(zip(ours.estimators_, theirs.estimators_)):
+        ta, tb = a.tree_, b.tree_
+        assert a.random_state == b.random_state, i
+        assert ta.node_count == tb.node_count, f"tree {i}"
+        np.testing.assert_array_equal(ta.children_left, tb.children_left)
+        np.testing.assert_array_equal(ta.children_right, tb.children_right)
+        np.testing.assert_array_equal(ta.feature, tb.feature)
+        split = tb.children_left >= 0
+        # (dtree stores a random cut as the float32 at or below scikit-learn's
+        # float64 threshold: the same routing of every float32 value)
+        np.testing.assert_allclose(ta.threshold[split], tb.threshold[split], rtol=1e-6)
+        np.testing.assert_array_equal(ta.n_node_samples, tb.n_node_samples)
+        np.testing.assert_allclose(ta.weighted_n_node_samples, tb.weighted_n_node_samples)
+        np.testing.assert_allclose(ta.value, tb.value, rtol=1e-9, atol=1e-12)
+
+
+def _is_pure(tree, node):
+    return bool(np.all(np.count_nonzero(tree.value[node], axis=-1) == 1))
+
+
+def assert_same_trees_but_pure_splits(ours, theirs):
+    """The trees equal scikit-learn's, in pre-order (the order both grow in), up to
+    the first pure node scikit-learn splits: with fractional weights it derives a
+    child's class weights by subtraction, and the rounding left can make a pure
+    node's impurity exceed DBL_EPSILON; dtree's pure node is a leaf (README: "A
+    pure node is a leaf"), or to a tie of features cutting the same rows, which the
+    rounding of fractional sums decides. From there the draws of the two generators
+    part."""
+    for i, (a, b) in enumerate(zip(ours.estimators_, theirs.estimators_)):
+        ta, tb = a.tree_, b.tree_
+        stack = [(0, 0)]
+        while stack:
+            p, q = stack.pop()
+            leaf_a, leaf_b = ta.children_left[p] < 0, tb.children_left[q] < 0
+            assert ta.n_node_samples[p] == tb.n_node_samples[q], f"tree {i}"
+            if leaf_a and not leaf_b and _is_pure(tb, q):
+                break    # scikit-learn's rounding split a pure node: draws part here
+            assert leaf_a == leaf_b, f"tree {i} node {p}"
+            if leaf_a:
+                continue
+            sides_a = sorted(ta.n_node_samples[[ta.children_left[p], ta.children_right[p]]])
+            sides_b = sorted(tb.n_node_samples[[tb.children_left[q], tb.children_right[q]]])
+            if ta.feature[p] != tb.feature[q] and sides_a == sides_b:
+                break    # a tie of two features cutting the same rows, which the
+                #          rounding of fractional sums decides (README)
+            assert ta.feature[p] == tb.feature[q], f"tree {i} node {p}"
+            assert ta.threshold[p] == pytest.approx(tb.threshold[q], rel=1e-6)
+            stack += [(ta.children_right[p], tb.children_right[q]),
+                      (ta.children_left[p], tb.children_left[q])]
+
+
+CLASSIFIER_SETTINGS = [
+    dict(n_estimators=8),
+    dict(n_estimators=6, max_depth=4, criterion="entropy", oob_score=True, bootstrap=True),
+    dict(n_estimators=5, max_samples=0.5, bootstrap=True, min_samples_leaf=0.01,
+         max_features=3),
+    # (integer class weights keep the sums exact; fractional ones: see below)
+    dict(n_estimators=5, class_weight={0: 2, 1: 3}, bootstrap=True, min_samples_split=5),
+    dict(n_estimators=5, max_leaf_nodes=12, bootstrap=True),
+]
+REGRESSOR_SETTINGS = [
+    dict(n_estimators=6),
+    dict(n_estimators=5, max_depth=5, oob_score=True, bootstrap=True, max_features=0.5),
+    dict(n_estimators=4, max_samples=300, bootstrap=True, min_samples_leaf=3,
+         criterion="poisson"),
+    dict(n_estimators=4, max_leaf_nodes=20, min_weight_fraction_leaf=0.01, bootstrap=True),
+]
+
+
+@pytest.mark.parametrize("kind", ["RandomForest", "ExtraTrees"])
+@pytest.mark.parametrize("dataset", ["iris", "breast_cancer", "digits", "wine"])
+@pytest.mark.parametrize("setting", range(len(CLASSIFIER_SETTINGS)))
+def test_classifier_forest_is_scikit_learns(kind, dataset, setting):
+    X, y = _data(dataset)
+    params = dict(CLASSIFIER_SETTINGS[setting], random_state=setting + 7)
+    ours = getattr(dtree, kind + "Classifier")(**params).fit(X, y)
+    theirs = getattr(ske, kind + "Classifier")(**params).fit(X, y)
+    assert_same_trees(ours, theirs)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_,
+                               atol=1e-12)
+    np.testing.assert_array_equal(ours.apply(X), theirs.apply(X))
+    if params.get("oob_score"):
+        assert ours.oob_score_ == pytest.approx(theirs.oob_score_)
+        np.testing.assert_allclose(ours.oob_decision_function_,
+                                   theirs.oob_decision_function_, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["RandomForest", "ExtraTrees"])
+@pytest.mark.parametrize("class_weight", ["balanced", "balanced_subsample"])
+def test_fractional_class_weights_are_scikit_learns(kind, class_weight):
+    """Each tree's weights are scikit-learn's to the bit (its root's class weights);
+    the trees are too, up to the pure nodes scikit-learn splits on rounding, after
+    which its draws and dtree's part (README: "A pure node is a leaf")."""
+    X, y = _data("wine")
+    y = np.where(np.arange(y.shape[0]) % 7 == 0, 0, y)   # unbalanced classes
+    params = dict(n_estimators=6, random_state=5, class_weight=class_weight,
+                  bootstrap=True, max_depth=3)
+    ours = getattr(dtree, kind + "Classifier")(**params).fit(X, y)
+    theirs = getattr(ske, kind + "Classifier")(**params).fit(X, y)
+    for a, b in zip(ours.estimators_, theirs.estimators_):
+        assert a.tree_.weighted_n_node_samples[0] == b.tree_.weighted_n_node_samples[0]
+        np.testing.assert_allclose(a.tree_.value[0], b.tree_.value[0], rtol=1e-12)
+    assert_same_trees_but_pure_splits(ours, theirs)
+    agree = np.mean(ours.predict(X) == theirs.predict(X))
+    assert agree > 0.95
+
+
+@pytest.mark.parametrize("kind", ["RandomForest", "ExtraTrees"])
+@pytest.mark.parametrize("dataset", ["diabetes", "california"])
+@pytest.mark.parametrize("setting", range(len(REGRESSOR_SETTINGS)))
+def test_regressor_forest_is_scikit_learns(kind, dataset, setting):
+    X, y = _data(dataset)
+    params = dict(REGRESSOR_SETTINGS[setting], random_state=setting + 3)
+    ours = getattr(dtree, kind + "Regressor")(**params).fit(X, y)
+    theirs = getattr(ske, kind + "Regressor")(**params).fit(X, y)
+    assert_same_trees(ours, theirs)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-9)
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_,
+                               rtol=1e-7, atol=1e-12)
+    if params.get("oob_score"):
+        assert ours.oob_score_ == pytest.approx(theirs.oob_score_, rel=1e-9)
+        np.testing.assert_allclose(ours.oob_prediction_, theirs.oob_prediction_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["RandomForestClassifier", "ExtraTreesClassifier"])
+def test_sample_weights_draw_the_bootstrap_as_scikit_learn(kind):
+    X, y = _data("breast_cancer")
+    w = np.random.RandomState(1).randint(0, 4, size=y.shape[0]).astype(float)
+    params = dict(n_estimators=5, random_state=11, bootstrap=True, max_depth=6)
+    ours = getattr(dtree, kind)(**params).fit(X, y, sample_weight=w)
+    theirs = getattr(ske, kind)(**params).fit(X, y, sample_weight=w)
+    assert_same_trees(ours, theirs)
+    for a, b in zip(ours.estimators_samples_, theirs.estimators_samples_):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_weights_without_bootstrap_weight_every_tree():
+    X, y = _data("wine")
+    w = np.random.RandomState(2).randint(1, 5, size=y.shape[0]).astype(float)
+    params = dict(n_estimators=4, random_state=5, class_weight={0: 2.0, 2: 0.5})
+    ours = dtree.ExtraTreesClassifier(**params).fit(X, y, sample_weight=w)
+    theirs = ske.ExtraTreesClassifier(**params).fit(X, y, sample_weight=w)
+    assert_same_trees(ours, theirs)
+
+
+def test_missing_values_give_scikit_learns_forest():
+    X, y = _data("breast_cancer")
+    X = X.copy()
+    X[np.random.RandomState(0).random_sample(X.shape) < 0.1] = np.nan
+    params = dict(n_estimators=5, random_state=0, max_depth=6)
+    for kind in ("RandomForestClassifier", "ExtraTreesClassifier"):
+        ours = getattr(dtree, kind)(**params).fit(X, y)
+        theirs = getattr(ske, kind)(**params).fit(X, y)
+        assert_same_trees(ours, theirs)
+        np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X),
+                                   atol=1e-12)
+
+
+def test_several_outputs_give_scikit_learns_forest():
+    X, y = _data("diabetes")
+    Y = np.c_[y, np.sqrt(y)]
+    params = dict(n_estimators=4, random_state=2, max_depth=5, oob_score=True)
+    ours = dtree.RandomForestRegressor(**params).fit(X, Y)
+    theirs = ske.RandomForestRegressor(**params).fit(X, Y)
+    assert_same_trees(ours, theirs)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-9)
+    assert ours.oob_score_ == pytest.approx(theirs.oob_score_, rel=1e-9)
+    Xc, yc = _data("iris")
+    Yc = np.c_[yc, yc % 2]
+    ours = dtree.RandomForestClassifier(n_estimators=4, random_state=2).fit(Xc, Yc)
+    theirs = ske.RandomForestClassifier(n_estimators=4, random_state=2).fit(Xc, Yc)
+    assert_same_trees(ours, theirs)
+    np.testing.assert_array_equal(ours.predict(Xc), theirs.predict(Xc))
+    for p, q in zip(ours.predict_proba(Xc), theirs.predict_proba(Xc)):
+        np.testing.assert_allclose(p, q, atol=1e-12)
+
+
+def test_warm_start_adds_the_trees_a_single_fit_grows():
+    X, y = _data("wine")
+    grown = dtree.RandomForestClassifier(n_estimators=3, warm_start=True, random_state=4)
+    grown.fit(X, y)
+    first = grown.estimators_[:]
+    grown.set_params(n_estimators=7).fit(X, y)
+    assert grown.estimators_[:3] == first
+    whole = dtree.RandomForestClassifier(n_estimators=7, random_state=4).fit(X, y)
+    assert_same_trees(grown, whole)
+    with pytest.warns(UserWarning, match="does not fit new trees"):
+        grown.fit(X, y)
+    with pytest.raises(ValueError, match="must be larger or equal to len"):
+        grown.set_params(n_estimators=2).fit(X, y)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2, -1])
+def test_threads_do_not_change_the_forest(n_jobs):
+    X, y = _data("digits")
+    ours = dtree.RandomForestClassifier(n_estimators=6, random_state=3, n_jobs=n_jobs)
+    theirs = ske.RandomForestClassifier(n_estimators=6, random_state=3)
+    assert_same_trees(ours.fit(X, y), theirs.fit(X, y))
+
+
+def test_trees_are_fitted_on_class_codes_as_scikit_learns():
+    X, y = _data("iris")
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, labels)
+    np.testing.assert_array_equal(forest.classes_, ["setosa", "versicolor", "virginica"])
+    assert forest.n_classes_ == 3
+    np.testing.assert_array_equal(forest.estimators_[0].classes_, [0.0, 1.0, 2.0])
+    assert isinstance(forest.estimator_, dtree.DecisionTreeClassifier)
+    assert len(forest) == 3 and forest[1] is forest.estimators_[1]
+
+
+def test_text_columns_and_frames():
+    pd = pytest.importorskip("pandas")
+    frame = datasets.load("adult").head(3000)
+    y = frame.pop("income")
+    forest = dtree.RandomForestClassifier(n_estimators=5, random_state=0, max_depth=8)
+    forest.fit(frame, y)
+    assert forest.categorical_features_.sum() >= 5
+    assert list(forest.feature_names_in_) == list(frame.columns)
+    accuracy = forest.score(frame, y)
+    assert accuracy > 0.8
+    # each tree reads the same frames
+    assert set(forest.estimators_[0].predict(frame)) <= {0.0, 1.0}
+    with pytest.raises(ValueError, match="feature names"):
+        forest.predict(frame[frame.columns[::-1]])
+
+
+def test_sparse_X_gives_the_dense_forest():
+    sparse = pytest.importorskip("scipy.sparse")
+    X, y = _data("digits")
+    dense = dtree.ExtraTreesClassifier(n_estimators=4, random_state=1).fit(X, y)
+    csc = dtree.ExtraTreesClassifier(n_estimators=4, random_state=1).fit(
+        sparse.csc_matrix(X), y)
+    assert_same_trees(csc, dense)
+    np.testing.assert_allclose(csc.predict_proba(sparse.csr_matrix(X)), dense.predict_proba(X))
+
+
+def test_pickle_keeps_predictions():
+    X, y = _data("diabetes")
+    forest = dtree.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    again = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(again.predict(X), forest.predict(X))
+
+
+def test_oob_callable_and_warnings():
+    X, y = _data("iris")
+    seen = {}
+
+    def scorer(y_true, y_pred):
+        seen["shape"] = y_true.shape
+        return 0.25
+
+    forest = dtree.RandomForestClassifier(n_estimators=4, oob_score=scorer, random_state=0)
+    with pytest.warns(UserWarning, match="do not have OOB scores"):
+        forest.fit(X, y)
+    assert forest.oob_score_ == 0.25 and seen["shape"] == (150, 1)
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(bootstrap=False, max_samples=10), "`max_sample` cannot be set"),
+    (dict(bootstrap=False, oob_score=True), "Out of bag estimation only available"),
+    (dict(n_estimators=0), "'n_estimators' parameter"),
+    (dict(ccp_alpha="cv"), "'ccp_alpha' parameter"),
+    (dict(max_samples=0.0), "'max_samples' parameter"),
+    (dict(class_weight="balanced_sub"), "'class_weight' parameter"),
+    (dict(random_state=np.random.default_rng(0)), "'random_state' parameter"),
+    (dict(criterion="squared_error"), "'criterion' parameter"),
+])
+def test_bad_parameters_are_refused(params, message):
+    X, y = _data("iris")
+    with pytest.raises(ValueError, match=message):
+        dtree.RandomForestClassifier(**params).fit(X, y)
+
+
+def test_unfitted_and_bad_targets():
+    forest = dtree.ExtraTreesRegressor()
+    with pytest.raises(dtree.NotFittedError):
+        forest.predict([[0.0]])
+    with pytest.raises(dtree.NotFittedError):
+        forest.feature_importances_
+    with pytest.raises(ValueError, match="strictly positive"):
+        dtree.RandomForestRegressor(criterion="poisson").fit(np.zeros((3, 2)), [0, 0, 0])
+    Y = np.c_[np.arange(6) % 3, np.arange(6) % 2]
+    with pytest.raises(ValueError, match="multiclass-multioutput"):
+        dtree.RandomForestClassifier(oob_score=True).fit(np.arange(12.).reshape(6, 2), Y)
+
+
+@pytest.mark.parametrize("name", FORESTS)
+def test_parameters_and_defaults_are_scikit_learns(name):
+    ours, theirs = getattr(dtree, name)(), getattr(ske, name)()
+    mine = ours.get_params()
+    for key, value in theirs.get_params().items():
+        assert key in mine, key
+        assert mine[key] == value, key
+
+
+def test_decision_path_and_samples():
+    X, y = _data("iris")
+    ours = dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    theirs = ske.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    a, ptr_a = ours.decision_path(X)
+    b, ptr_b = theirs.decision_path(X)
+    np.testing.assert_array_equal(ptr_a, ptr_b)
+    assert (a != b).nnz == 0
+    for p, q in zip(ours.estimators_samples_, theirs.estimators_samples_):
+        np.testing.assert_array_equal(p, q)
