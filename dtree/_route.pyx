@@ -456,3 +456,65 @@ def partial_dependence(packed, sets, const double[::1] weighted_n, const double[
                     wv[p.child[0]] = w * share
                     wv[p.child[1]] = w * (1.0 - share)
     return out
+
+
+# ------------------------------------------------------------------ forests
+cdef void _forest_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
+                       bint numeric_only, const Py_ssize_t* roots, Py_ssize_t n_trees,
+                       const double* values, Py_ssize_t width, const DTYPE_t[:, :] X,
+                       Py_ssize_t lo, Py_ssize_t hi, double* out) noexcept nogil:
+    # rows [lo, hi) through every tree, tree by tree (the tree's upper nodes stay
+    # in cache over the rows), each leaf's values added to the row's sums
+    cdef int cur[BLOCK]
+    cdef Py_ssize_t t, start, m, r, k
+    cdef const PackedNode* tree
+    cdef const double* v
+    cdef double* row
+    for t in range(n_trees):
+        tree = nodes + roots[t]
+        start = lo
+        while start < hi:
+            m = min(<Py_ssize_t>BLOCK, hi - start)
+            if numeric_only:
+                _apply_block(<NumericSplits*> NULL, tree, set_ptr, X, start, m, cur)
+            else:
+                _apply_block(<AnySplits*> NULL, tree, set_ptr, X, start, m, cur)
+            for r in range(m):
+                v = values + (roots[t] + cur[r]) * width
+                row = out + (start + r) * width
+                for k in range(width):
+                    row[k] += v[k]
+            start += m
+
+
+def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] values,
+               const DTYPE_t[:, :] X, int n_threads=1):
+    """Each row's sum over the trees of its leaf's values, in tree order.
+
+    ``packed``: every tree's packed nodes, concatenated (children numbered within
+    their tree; tree t's nodes start at ``roots[t]``; category set rows numbered
+    in the concatenated ``sets``); ``values``: a row of ``width`` values per node,
+    concatenated alike. Rows are split over n_threads in chunks.
+    """
+    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
+    cdef const unsigned long long* set_ptr = &set_view[0, 0]
+    cdef bint numeric_only = np.asarray(sets).size == 0
+    cdef Py_ssize_t n = X.shape[0], width = values.shape[1], n_trees = roots.shape[0]
+    cdef Py_ssize_t chunk, n_chunks = (n + PREDICT_CHUNK - 1) // PREDICT_CHUNK
+    out = np.zeros((n, width), dtype=np.float64)
+    cdef double[:, ::1] out_view = out
+    if n == 0 or n_trees == 0 or width == 0:
+        return out
+    if n_threads <= 1 or n_chunks < 2:
+        with nogil:
+            _forest_rows(nodes, set_ptr, numeric_only, &roots[0], n_trees, &values[0, 0],
+                         width, X, 0, n, &out_view[0, 0])
+        return out
+    for chunk in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="dynamic"):
+        _forest_rows(nodes, set_ptr, numeric_only, &roots[0], n_trees, &values[0, 0], width,
+                     X, chunk * PREDICT_CHUNK, min(n, (chunk + 1) * PREDICT_CHUNK),
+                     &out_view[0, 0])
+    return out

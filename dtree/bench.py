@@ -14,6 +14,9 @@
    text columns as category codes; attack vs normal, so every library grows
    one tree).
 4. Peak memory of one fit (tracemalloc) against the float32 size of X.
+5. Forests (``bench_forests``): dtree's RandomForest and ExtraTrees against
+   scikit-learn's (fit on one thread and every core, predict, memory, pickled
+   bytes per node, same trees), LightGBM's rf mode beside them.
 
 Fit times are the best of ``--repeat`` runs (wall clock), predict times the
 best of at least PREDICT_REPEAT (they are short, so one run is mostly noise).
@@ -37,6 +40,9 @@ from ._openmp import openmp_enabled
 from ._version import __version__
 
 QUICK_SIZES = (10_000, 30_000, 100_000, 200_000)
+# the forest table: (rows, features, trees)
+FOREST_QUICK = (20_000, 20, 20)
+FOREST_FULL = (100_000, 20, 100)
 PREDICT_REPEAT = 3
 FULL_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000)
 
@@ -534,7 +540,7 @@ def memory_table(task, n_samples, out=sys.stdout):
 # -------------------------------------------------------------------- run
 def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
         with_sklearn=True, peers=True, kdd=True, memory=True, out=sys.stdout,
-        sparse_shapes=SPARSE_SHAPES_QUICK):
+        sparse_shapes=SPARSE_SHAPES_QUICK, forests=FOREST_QUICK):
     """Run the benchmark; returns the JSON-able result dict."""
     sklearn_classes = _sklearn_estimators() if with_sklearn else None
     if with_sklearn and sklearn_classes is None:
@@ -583,6 +589,11 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
     if memory:
         for task in tasks:
             result["memory"] += memory_table(task, max(sizes), out)
+    if forests:
+        from .bench_forests import forest_table
+        n, d, trees = forests
+        result["forests"] = forest_table(make_data, n, d, trees,
+                                         lambda fn: _best_time(fn, repeat), with_sklearn, out)
     return result
 
 
@@ -609,6 +620,7 @@ def main(argv=None):
     parser.add_argument("--no-peers", action="store_true",
                         help="skip the peer tables (synthetic and KDD Cup 99)")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory table")
+    parser.add_argument("--no-forests", action="store_true", help="skip the forest table")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -619,7 +631,9 @@ def main(argv=None):
     depths = (None, 10) if args.full else (None,)
     result = run(sizes, depths=depths, repeat=args.repeat, with_sklearn=not args.no_sklearn,
                  peers=not args.no_peers, kdd=not args.no_peers, memory=not args.no_memory,
-                 sparse_shapes=SPARSE_SHAPES_FULL if args.full else SPARSE_SHAPES_QUICK)
+                 sparse_shapes=SPARSE_SHAPES_FULL if args.full else SPARSE_SHAPES_QUICK,
+                 forests=None if args.no_forests else
+                 (FOREST_FULL if args.full else FOREST_QUICK))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=2)

@@ -25,14 +25,14 @@ from .._plan.machine import n_threads
 from .._plan.plan import choose, make_plan
 from .._estimators.params import ParamsMixin
 from . import draws
-from .predict import forest_leaf_values
+from .predict import ForestLayout, forest_leaf_values
 
 
 # every attribute a fit sets (``_install`` replaces them all at once)
 _FITTED = ("estimators_", "estimator_", "n_features_in_", "categorical_features_",
            "categories_", "n_outputs_", "feature_names_in_", "classes_", "n_classes_",
            "oob_score_", "oob_decision_function_", "oob_prediction_", "_n_samples",
-           "_n_samples_bootstrap", "_sample_weight")
+           "_n_samples_bootstrap", "_sample_weight", "_layout")
 
 
 _OOB = ("oob_score_", "oob_decision_function_", "oob_prediction_")
@@ -223,8 +223,17 @@ class BaseForest(ParamsMixin):
 
     def _leaf_values(self, X):
         """The trees' mean leaf values for validated X: (n_samples, n_outputs, width)."""
-        return forest_leaf_values([t.tree_ for t in self.estimators_], X,
-                                  n_threads(self.n_jobs))
+        trees = [t.tree_ for t in self.estimators_]
+        layout = self.__dict__.get("_layout")
+        if layout is None or layout.n_trees != len(trees):
+            layout = ForestLayout(trees)
+            self.__dict__["_layout"] = layout
+        return forest_leaf_values(trees, X, n_threads(self.n_jobs), layout)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_layout", None)     # derived from the trees: rebuilt on first use
+        return state
 
     def apply(self, X):
         """Index of the leaf each sample ends up in, in every tree.
