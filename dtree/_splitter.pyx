@@ -417,10 +417,13 @@ cdef class Splitter:
     n_categories : ndarray of shape (n_features,), int32, optional
         Per feature 0 (numeric) or its number of categories.
     monotonic_cst : ndarray of shape (n_features,), int8, optional
+    presorted : (vals, idx) or None
+        X's columns already sorted (``ColumnOrder.rows``): float32 values and
+        int32 sample ids, shape (n_features, n_samples), taken over (not copied).
     """
 
     def __cinit__(self, X, y, sample_weight, SearchSettings settings, n_categories=None,
-                  monotonic_cst=None):
+                  monotonic_cst=None, presorted=None):
         check_criterion(settings.criterion)
         self.settings = settings
         cdef int criterion = settings.criterion, n_threads = settings.n_threads
@@ -446,8 +449,18 @@ cdef class Splitter:
         self.best_first = False
         self.qloss = quantile_loss(criterion, settings.quantile)
 
-        vals = np.empty((d, n), dtype=np.float32)
-        idx = np.empty((d, n), dtype=np.int32)
+        if presorted is not None:
+            # X's columns sorted already (a forest sorts once for all its trees): the
+            # arrays are the splitter's own from here, partitioned in place
+            vals, idx = presorted
+            if vals.shape != (d, n) or idx.shape != (d, n) or vals.dtype != np.float32 \
+                    or idx.dtype != np.int32 or not (vals.flags.c_contiguous
+                                                     and idx.flags.c_contiguous):
+                raise ValueError("presorted must be two C-contiguous (n_features, n_samples) "
+                                 "arrays: float32 values and int32 sample ids")
+        else:
+            vals = np.empty((d, n), dtype=np.float32)
+            idx = np.empty((d, n), dtype=np.int32)
         if self.is_classifier:
             if n_classes > MAX_CLASSES:
                 raise ValueError(f"at most {MAX_CLASSES} classes are supported; got "
@@ -455,7 +468,8 @@ cdef class Splitter:
             y = np.ascontiguousarray(y, dtype=np.int32)
         else:
             y = np.ascontiguousarray(y, dtype=np.float64)
-        _presort(X, vals, idx, n_threads)
+        if presorted is None:
+            _presort(X, vals, idx, n_threads)
         # the targets beside each value (class codes in two bytes: less to move in
         # every partition); several outputs: a row of them
         payload = np.take(y.astype(np.uint16) if self.is_classifier else y, idx,
@@ -1686,6 +1700,30 @@ cdef class Splitter:
         else:
             partition_rows(self.vals + offset, self.idx + offset, self.yval + offset * K,
                            K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
+
+
+class ColumnOrder:
+    """Every column of a matrix sorted once (NaN last; equal values by row, the
+    sort being stable), for the trees of a forest: each tree takes the sorted
+    columns of its own rows (``rows``) instead of sorting again."""
+
+    def __init__(self, X, int n_threads=1):
+        X = np.asarray(X, dtype=np.float32)
+        self.vals = np.empty((X.shape[1], X.shape[0]), dtype=np.float32)
+        self.idx = np.empty((X.shape[1], X.shape[0]), dtype=np.int32)
+        _presort(X, self.vals, self.idx, n_threads)
+
+    def rows(self, keep=None):
+        """(vals, idx) of the rows where ``keep`` is True, numbered 0, 1, ... in row
+        order (all rows for None): what sorting ``X[keep]`` gives, in O(n d)."""
+        if keep is None:
+            return self.vals.copy(), self.idx.copy()
+        d = self.vals.shape[0]
+        n_keep = int(np.count_nonzero(keep))
+        new_id = (np.cumsum(keep, dtype=np.int64) - 1).astype(np.int32)
+        mask = keep[self.idx]
+        return (np.ascontiguousarray(self.vals[mask].reshape(d, n_keep)),
+                np.ascontiguousarray(new_id[self.idx[mask]].reshape(d, n_keep)))
 
 
 def _presort(X, vals, idx, int n_threads=1):

@@ -22,20 +22,26 @@ from .binning import category_thresholds, fit_bins
 from .sampling import draw_seed
 
 
-def grow(plan, X, y, weights, y_exp=None):
+def grow(plan, X, y, weights, y_exp=None, column_order=None):
     """An unpruned tree grown by the plan's builder on (X, y, weights).
 
     ``y_exp``: the targets' power-of-two scale, shared by every tree of a fit
-    (folds and hold-outs too); None: this data's own.
+    (folds and hold-outs too); None: this data's own. ``column_order``: X's
+    columns sorted already (``_splitter.ColumnOrder``, a forest's), for the
+    exact splitter on dense X.
     """
     # fractional sizes (min_samples_leaf=0.01) count every row, zero-weight ones
     # too, as scikit-learn counts them: a forest's bootstrap is such weights
     n_rows = X.shape[0]
+    keep = None
     if weights is not None and not (weights > 0).all():
         # A zero-weight sample must not place a threshold: drop it, as
         # scikit-learn does (n_node_samples counts positive weights only).
         keep = weights > 0
         X, y, weights = X[keep], y[keep], weights[keep]
+    presorted = None
+    if column_order is not None and plan.builder == "exact":
+        presorted = column_order.rows(keep)
     w_unit, w_exp = 1.0, 0
     if weights is not None:
         # x ln x of weighted counts depends on their unit: one unit for every
@@ -53,7 +59,10 @@ def grow(plan, X, y, weights, y_exp=None):
     # drawn for every tree, as scikit-learn does: the visiting order decides ties
     seed = draw_seed(plan.random_state)
     builder = _BUILDERS[plan.builder]
-    tree = builder(plan, X, y, weights, growth, seed, w_exp)
+    if presorted is not None:
+        tree = _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted)
+    else:
+        tree = builder(plan, X, y, weights, growth, seed, w_exp)
     return unscale_tree(tree, w_unit, y_exp, degree)
 
 
@@ -68,13 +77,15 @@ def scaled_growth(plan, n_samples, total_weight, impurity_exp):
         growth.min_impurity_decrease, impurity_exp))
 
 
-def _grow_exact(plan, X, y, weights, growth, seed, w_exp):
-    """The presorted splitter's tree (dense X), or the sparse splitter's (sparse X)."""
+def _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted=None):
+    """The presorted splitter's tree (dense X; ``presorted``: its columns sorted
+    already), or the sparse splitter's (sparse X)."""
     search = plan.search(growth, seed)
     if plan.builder == "sparse":
         splitter = SparseSplitter(X, y, weights, search, plan.monotonic)
     else:
-        splitter = Splitter(X, y, weights, search, plan.n_categories, plan.monotonic)
+        splitter = Splitter(X, y, weights, search, plan.n_categories, plan.monotonic,
+                            presorted=presorted)
     arrays = build_tree(splitter, **growth.limits())
     del splitter  # free the presorted columns before building the Tree object
     return tree_from_arrays(plan, arrays, ranges=plan.builder != "sparse")

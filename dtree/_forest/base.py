@@ -23,6 +23,7 @@ from .._model.fitted import Fitted, install
 from .._plan.constraints import validate_params
 from .._plan.machine import n_threads
 from .._plan.plan import choose, make_plan
+from .._splitter import ColumnOrder
 from .._estimators.params import ParamsMixin
 from . import draws
 from .predict import ForestLayout, forest_leaf_values
@@ -84,6 +85,10 @@ class BaseForest(ParamsMixin):
         choices = choose(template)
         data = self._training_data(template, choices, X, y, sample_weight)
         plan = make_plan(template, choices, data)
+        if plan.builder == "exact":
+            # sorted once for every tree: a tree's bootstrap keeps its rows' order
+            data = dataclasses.replace(data, column_order=ColumnOrder(
+                data.X, n_threads(self.n_jobs)))
         if self.oob_score:
             self._check_oob_target(data)
         n_samples = data.X.shape[0]

@@ -46,6 +46,8 @@ class TrainingData:
     n_classes: object
     columns: Columns
     classes: object = None
+    # X's columns sorted once (``_splitter.ColumnOrder``) when several trees share X
+    column_order: object = None
 
     @property
     def n_outputs(self):
