@@ -342,3 +342,97 @@ def test_decision_path_and_samples():
     assert (a != b).nnz == 0
     for p, q in zip(ours.estimators_samples_, theirs.estimators_samples_):
         np.testing.assert_array_equal(p, q)
+
+
+# ------------------------------------------------------------------ model files
+def _forest_file(forest):
+    import io
+    buf = io.BytesIO()
+    forest.save(buf)
+    return buf.getvalue()
+
+
+def _members(raw):
+    import io
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        return {info.filename[:-4]: np.load(io.BytesIO(archive.read(info)))
+                for info in archive.infolist()}
+
+
+def _rezip(members):
+    import io
+    buf = io.BytesIO()
+    np.savez(buf, **members)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name", FORESTS)
+def test_model_files_and_dicts_keep_the_forest(name):
+    import io
+    import json
+    X, y = _data("iris" if name.endswith("Classifier") else "diabetes")
+    if name.endswith("Classifier"):
+        y = np.array(["setosa", "versicolor", "virginica"])[y]
+    forest = getattr(dtree, name)(n_estimators=4, random_state=0, max_depth=5).fit(X, y)
+    loaded = dtree.load(io.BytesIO(_forest_file(forest)))
+    again = dtree.from_dict(json.loads(json.dumps(forest.to_dict())))
+    for other in (loaded, again):
+        assert type(other) is type(forest) and len(other) == 4
+        np.testing.assert_array_equal(other.predict(X), forest.predict(X))
+        np.testing.assert_array_equal(other.apply(X), forest.apply(X))
+        np.testing.assert_allclose(other.feature_importances_, forest.feature_importances_)
+        assert other.get_params() == forest.get_params()
+        for a, b in zip(other.estimators_samples_, forest.estimators_samples_):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_hostile_forest_files_are_refused():
+    import io
+    X, y = _data("iris")
+    forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    members = _members(_forest_file(forest))
+    n = members["children_left"].shape[0]
+
+    def refused(change, message):
+        m = {k: v.copy() for k, v in members.items()}
+        change(m)
+        with pytest.raises(dtree.ModelFileError, match=message):
+            dtree.load(io.BytesIO(_rezip(m)))
+
+    def offsets(values):
+        return lambda m: m.__setitem__("tree_nodes", np.array(values, dtype=np.int64))
+    refused(offsets([0, 5, 3, n]), "rise from 0")             # not increasing
+    refused(offsets([0, 5, n]), "n_trees \\+ 1")               # one tree short
+    refused(offsets([1, 5, 9, n]), "rise from 0")
+    refused(offsets([0, 5, 9, n + 1]), "rise from 0")          # past the arrays
+    refused(lambda m: m.__setitem__("tree_sets", np.zeros(4, dtype=np.int32)), "int64")
+    # a tree's own checks still run, naming the tree
+    first = int(members["tree_nodes"][1])
+
+    def bad_child(m):
+        m["children_left"][first] = 10 ** 6
+    refused(bad_child, "tree 1")
+
+    def header(change):
+        def edit(m):
+            import json
+            h = json.loads(m["header"].tobytes())
+            change(h)
+            m["header"] = np.frombuffer(json.dumps(h).encode(), dtype=np.uint8)
+        return edit
+    refused(header(lambda h: h.__setitem__("tree_estimator", "ExtraTreeClassifier")),
+            "trees are DecisionTreeClassifiers")
+    refused(header(lambda h: h.__setitem__("format_version", 4)), "must be 5")
+    refused(header(lambda h: h.__setitem__("tree_classes", {"kind": "int", "values": [0, 1, 5]})),
+            "class codes|classes")
+    refused(header(lambda h: h.__setitem__("n_samples", -3)), "positive integers")
+    refused(header(lambda h: h["trees"][0]["params"].__setitem__("max_depth", -1)),
+            "tree 0")
+    # a tree's file does not take a forest's members
+    tree_file = io.BytesIO()
+    forest.estimators_[0].save(tree_file)
+    tree_members = _members(tree_file.getvalue())
+    tree_members["tree_nodes"] = members["tree_nodes"]
+    with pytest.raises(dtree.ModelFileError, match="forest's members"):
+        dtree.load(io.BytesIO(_rezip(tree_members)))

@@ -282,3 +282,36 @@ def test_random_regression_trees_run_in_onnx():
     session = onnxruntime.InferenceSession(to_onnx(reg).SerializeToString())
     (values,) = session.run(None, {session.get_inputs()[0].name: X})
     np.testing.assert_allclose(values.ravel(), reg.predict(X), rtol=1e-6)
+
+
+@pytest.mark.parametrize("make, theirs", [
+    (dtree.ExtraTreeClassifier, SkExtraClassifier),
+    (dtree.ExtraTreeRegressor, SkExtraRegressor)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_tree_is_scikit_learns_for_the_same_random_state(make, theirs, seed):
+    """The generator's sequence is scikit-learn's random splitter's: each drawn
+    feature's cut is drawn right after the feature (not after the node's whole
+    draw), so the same random_state gives scikit-learn's tree node for node."""
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 50, size=(400, 6)).astype(np.float32)   # ties of values
+    X[rng.random_sample(X.shape) < 0.05] = np.nan
+    y = (X[:, 0] > 20).astype(int) + (np.nan_to_num(X[:, 1]) > 30)
+    leaf = 2
+    if make is dtree.ExtraTreeRegressor:
+        # (continuous values and leaves of 5: two cuts making the same children, a
+        # tie that float sums in two orders decide, are then rare; see the README)
+        X = X + rng.random_sample(X.shape).astype(np.float32)
+        y = y + rng.random_sample(400)
+        leaf = 5
+    params = dict(random_state=seed, max_features=3, min_samples_leaf=leaf)
+    ours, sk = make(**params).fit(X, y), theirs(**params).fit(X, y)
+    a, b = ours.tree_, sk.tree_
+    assert a.node_count == b.node_count
+    np.testing.assert_array_equal(a.feature, b.feature)
+    np.testing.assert_array_equal(a.children_left, b.children_left)
+    np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
+    split = b.children_left >= 0
+    np.testing.assert_array_equal(a.missing_go_to_left[split], b.missing_go_to_left[split])
+    # a random cut is kept as the float32 at or below scikit-learn's float64 one
+    np.testing.assert_allclose(a.threshold[split], b.threshold[split], rtol=1e-6)
+    np.testing.assert_allclose(ours.predict(X), sk.predict(X))

@@ -29,6 +29,8 @@ from .._input.validation import column_label
 from .._model.tree import CAT_WORDS
 from .._model.fitted import Fitted, install
 from .._model.leaves import LeafTargets
+from .forest_file import (OFFSETS, forest_from_dict, forest_to_dict, is_forest, join_trees,
+                          split_trees)
 from .file_checks import (ARRAYS, ModelFileError, check_categories, check_classes,
                           check_leaf_targets, check_other_splits, check_outputs, check_ranges,
                           check_tree, check_units)
@@ -43,7 +45,9 @@ FORMAT_NAME = "dtree-model"
 # A file is written in the oldest version that holds it, so one-output models stay
 # readable by older releases.
 # 4: competitor and surrogate splits (``other_*`` members, missing_rule "surrogate");
+# 5: forests (``forest_file``)
 FORMAT_VERSION = 4
+FOREST_VERSION = 5
 # The largest model file we read (and so the largest member): far above any real
 # tree, far below a hostile file's claims. load(max_bytes=...) raises or lowers it.
 MAX_FILE_BYTES = 1 << 31
@@ -107,40 +111,31 @@ def to_dict(estimator):
     dict
     """
     check_fitted(estimator)
-    tree = estimator.tree_
-    params = {}
-    defaults = estimator._param_defaults()
-    for name, value in estimator.get_params().items():
-        if isinstance(value, (np.integer, np.floating, np.bool_)):
-            value = value.item()
-        if value is None or isinstance(value, (str, int, float, bool)):
-            params[name] = value
-        elif isinstance(value, dict):  # class_weight
-            params[name] = _dict_items(value)
-        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            params[name] = {"__dict_list__": [_dict_items(v) for v in value]}
-        elif _plain_list(value):  # categorical_features as indices, names or a mask
-            params[name] = [_plain(v) for v in value]
-        else:  # RandomState objects, CV splitters or folds: not part of a fitted model
-            params[name] = defaults[name]
-    out = {
+    shared = {
         "format": FORMAT_NAME,
-        "format_version": _oldest_version(estimator),
         "dtree_version": __version__,
-        "estimator": type(estimator).__name__,
-        "params": params,
         "n_features_in": int(estimator.n_features_in_),
         "feature_names_in": (estimator.feature_names_in_.tolist()
                              if hasattr(estimator, "feature_names_in_") else None),
-        "max_features": int(estimator.max_features_),
-        "classes": (None if not hasattr(estimator, "classes_") else
-                    _encode_labels(estimator.classes_) if estimator.n_outputs_ == 1 else
-                    [_encode_labels(c) for c in estimator.classes_]),
         "categorical_features": [bool(v) for v in estimator.categorical_features_],
         "categories": [None if c is None else
                        _encode_labels(np.asarray(c), "the categories of " + column_label(
                                           j, getattr(estimator, "feature_names_in_", None)))
                        for j, c in enumerate(estimator.categories_)],
+    }
+    if is_forest(type(estimator)):
+        return forest_to_dict(estimator, to_dict, _params_of, _encode_labels,
+                              FOREST_VERSION, shared)
+    tree = estimator.tree_
+    out = {
+        **shared,
+        "format_version": _oldest_version(estimator),
+        "estimator": type(estimator).__name__,
+        "params": _params_of(estimator),
+        "max_features": int(estimator.max_features_),
+        "classes": (None if not hasattr(estimator, "classes_") else
+                    _encode_labels(estimator.classes_) if estimator.n_outputs_ == 1 else
+                    [_encode_labels(c) for c in estimator.classes_]),
         "tree": {name: _stored_column(tree, name).tolist() for name in ARRAYS},
         "impurity_exponent": int(tree.impurity_exponent),
         **({"n_outputs": int(estimator.n_outputs_)} if estimator.n_outputs_ > 1 else {}),
@@ -157,6 +152,27 @@ def to_dict(estimator):
     if extra:
         out["tree"]["extra"] = {name: arr.tolist() for name, arr in extra.items()}
     return out
+
+
+def _params_of(estimator):
+    """The estimator's parameters as JSON carries them (objects a fitted model does not
+    need, such as RandomState or CV splitters, as their defaults)."""
+    params = {}
+    defaults = estimator._param_defaults()
+    for name, value in estimator.get_params().items():
+        if isinstance(value, (np.integer, np.floating, np.bool_)):
+            value = value.item()
+        if value is None or isinstance(value, (str, int, float, bool)):
+            params[name] = value
+        elif isinstance(value, dict):  # class_weight
+            params[name] = _dict_items(value)
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            params[name] = {"__dict_list__": [_dict_items(v) for v in value]}
+        elif _plain_list(value):  # categorical_features as indices, names or a mask
+            params[name] = [_plain(v) for v in value]
+        else:  # RandomState objects, CV splitters, callables: not part of a fitted model
+            params[name] = defaults[name]
+    return params
 
 
 def _oldest_version(estimator):
@@ -220,6 +236,10 @@ def from_dict(data):
     """
     if not isinstance(data, dict):
         raise ModelFileError("a model must be a dict")
+    cls = _forest_class(data)
+    if cls is not None:
+        return forest_from_dict(data, cls, lambda k, tree: from_dict(tree), _checked_params,
+                                FORMAT_NAME, FOREST_VERSION)
     header = {k: v for k, v in data.items() if k != "tree"}
     tree = data.get("tree")
     if not isinstance(tree, dict):
@@ -280,31 +300,7 @@ def _build(header, arrays):
     tree = check_tree(arrays, n_features, n_classes, is_classifier, categories, units,
                       empty_leaves=header.get("missing_rule") == "fractional")
 
-    params = header.get("params")
-    if not isinstance(params, dict):
-        raise ModelFileError("params must be a dict")
-    known = set(parameter_names(cls))
-    unknown = set(params) - known
-    if unknown:
-        raise ModelFileError(f"unknown parameters {sorted(unknown)} for {cls.__name__}")
-    clean = {}
-    for name, value in params.items():
-        if isinstance(value, dict) and "__dict_list__" in value:
-            dicts = value["__dict_list__"]
-            if not isinstance(dicts, list) or len(value) != 1:
-                raise ModelFileError(f"parameter {name!r} is malformed")
-            value = [_read_dict(name, d) for d in dicts]
-        elif isinstance(value, dict):
-            value = _read_dict(name, value)
-        elif not (value is None or isinstance(value, (str, int, float, bool))
-                  or _plain_list(value)):
-            raise ModelFileError(f"parameter {name!r} has an unsupported type")
-        clean[name] = value
-    estimator = cls(**clean)
-    try:
-        validate_params(estimator)
-    except InvalidParameterError as exc:
-        raise ModelFileError(f"the model's parameters are invalid: {exc}") from None
+    estimator = cls(**_checked_params(cls, header.get("params")))
     names = header.get("feature_names_in")
     if names is not None:
         if not isinstance(names, list) or len(names) != n_features or \
@@ -354,6 +350,51 @@ def _build(header, arrays):
         feature_names_in_=names, classes_=labels, n_classes_=counts, ccp_alpha_=alpha))
 
 
+def _checked_params(cls, params):
+    """An estimator's parameters read from a model, each checked as ``fit`` checks it."""
+    if not isinstance(params, dict):
+        raise ModelFileError("params must be a dict")
+    known = set(parameter_names(cls))
+    unknown = set(params) - known
+    if unknown:
+        raise ModelFileError(f"unknown parameters {sorted(unknown)} for {cls.__name__}")
+    clean = {}
+    for name, value in params.items():
+        if isinstance(value, dict) and "__dict_list__" in value:
+            dicts = value["__dict_list__"]
+            if not isinstance(dicts, list) or len(value) != 1:
+                raise ModelFileError(f"parameter {name!r} is malformed")
+            value = [_read_dict(name, d) for d in dicts]
+        elif isinstance(value, dict):
+            value = _read_dict(name, value)
+        elif not (value is None or isinstance(value, (str, int, float, bool))
+                  or _plain_list(value)):
+            raise ModelFileError(f"parameter {name!r} has an unsupported type")
+        clean[name] = value
+    try:
+        validate_params(cls(**clean))
+    except InvalidParameterError as exc:
+        raise ModelFileError(f"the model's parameters are invalid: {exc}") from None
+    return clean
+
+
+def _forest_class(header):
+    """The forest class a header names, None for a tree (or a name that is neither:
+    the tree reader refuses it)."""
+    name = header.get("estimator")
+    cls = ESTIMATORS.get(name) if isinstance(name, str) else None
+    return cls if cls is not None and is_forest(cls) else None
+
+
+def _tree_members(tree):
+    """The binary members of one tree's arrays."""
+    members = {name: np.ascontiguousarray(_stored_column(tree, name), dtype=dtype)
+               for name, (dtype, _) in ARRAYS.items()}
+    members[SETS[0]] = np.ascontiguousarray(tree.category_sets, dtype=SETS[1])
+    members.update(_extra_members(tree))
+    return members
+
+
 # ------------------------------------------------------------------ files
 def save(estimator, path):
     """Write a fitted estimator to ``path`` (see the module docstring for the format).
@@ -364,13 +405,19 @@ def save(estimator, path):
     path : str or path-like or writable binary file
     """
     data = to_dict(estimator)
-    del data["tree"]  # the arrays go in as binary members
+    # the arrays go in as binary members (a forest's trees' end to end)
+    if is_forest(type(estimator)):
+        tree_members = [_tree_members(t.tree_) for t in estimator.estimators_]
+        if any(set(m) != set(tree_members[0]) for m in tree_members):
+            raise ValueError("the forest's trees keep different arrays: save needs the same")
+        for entry in data["trees"]:
+            del entry["tree"]
+        arrays = join_trees(tree_members)
+    else:
+        del data["tree"]
+        arrays = _tree_members(estimator.tree_)
     header = np.frombuffer(json.dumps(data, sort_keys=True).encode("utf-8"), dtype=np.uint8)
-    members = {"header": header}
-    for name, (dtype, _) in ARRAYS.items():
-        members[name] = np.ascontiguousarray(_stored_column(estimator.tree_, name), dtype=dtype)
-    members[SETS[0]] = np.ascontiguousarray(estimator.tree_.category_sets, dtype=SETS[1])
-    members.update(_extra_members(estimator.tree_))
+    members = {"header": header, **arrays}
     if hasattr(path, "write"):
         np.savez(path, **members)
         return
@@ -415,7 +462,8 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
             if not name.endswith(".npy") or name[:-4] in members:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             key = name[:-4]
-            if key != "header" and key not in ARRAYS and key != SETS[0] and key not in EXTRA:
+            if key != "header" and key not in ARRAYS and key != SETS[0] and \
+                    key not in EXTRA and key not in OFFSETS:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             members[key] = _read_member(archive, info)
     if "header" not in members:
@@ -431,6 +479,9 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
         raise ModelFileError("the model header is nested too deeply") from None
     if not isinstance(header, dict):
         raise ModelFileError("the model header must be a JSON object")
+    forest = _forest_class(header)
+    if forest is None and any(k in members for k in OFFSETS):
+        raise ModelFileError("a tree's model file holds a forest's members")
     missing = [name for name in ARRAYS if name not in members]
     if missing:
         raise ModelFileError(f"the model file lacks the arrays {missing}")
@@ -446,7 +497,16 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
         raise ModelFileError("category_sets must be a 2-D uint64 array")
     arrays["category_sets"] = sets
     arrays.update({key: members[key] for key in EXTRA if key in members})
-    return _build(header, arrays)
+    if forest is None:
+        return _build(header, arrays)
+    entries = header.get("trees")
+    if not isinstance(entries, list) or not entries:
+        raise ModelFileError("a forest must list its trees under 'trees'")
+    node_members = [k for k in arrays if k != "category_sets"]
+    per_tree = split_trees(dict(arrays, **{k: members.get(k) for k in OFFSETS}),
+                           len(entries), node_members)
+    return forest_from_dict(header, forest, lambda k, tree: _build(tree, per_tree[k]),
+                            _checked_params, FORMAT_NAME, FOREST_VERSION)
 
 
 def _read_bounded(path, max_bytes):

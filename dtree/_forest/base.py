@@ -201,6 +201,31 @@ class BaseForest(ParamsMixin):
         class codes, as scikit-learn's are)."""
         return None, None
 
+    # ------------------------------------------------------------- keeping
+    def save(self, path):
+        """Write this fitted forest to a model file (read it with ``dtree.load``).
+
+        The trees' arrays are laid end to end in a versioned archive of plain
+        arrays with a JSON header: loading never executes code, and checks every
+        tree as a single tree's file is checked.
+
+        Parameters
+        ----------
+        path : str, path-like or writable binary file
+        """
+        from .._deploy.model_file import save
+        save(self, path)
+
+    def to_dict(self):
+        """The fitted forest as JSON-able Python (read it with ``dtree.from_dict``).
+
+        Returns
+        -------
+        dict
+        """
+        from .._deploy.model_file import to_dict
+        return to_dict(self)
+
     # ------------------------------------------------------------- reading
     def __sklearn_is_fitted__(self):
         return hasattr(self, "estimators_")
@@ -295,6 +320,9 @@ class BaseForest(ParamsMixin):
         """The rows tree drew (all rows without bootstrap)."""
         if not self.bootstrap:
             return np.arange(self._n_samples, dtype=np.int32)
+        if isinstance(self._sample_weight, str):
+            raise ValueError("the rows each tree drew depend on the sample weights of the "
+                             "fit, which model files do not keep")
         return draws.bootstrap_indices(tree.random_state, self._n_samples,
                                        self._n_samples_bootstrap, self._sample_weight)
 
