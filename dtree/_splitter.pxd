@@ -100,6 +100,14 @@ cdef class Splitter:
     cdef double* node_sums                # per output: the sum of the node's targets and
                                           # of those below its quantile's rank
     cdef SplitRecord* feature_best        # parallel search: best split of each feature
+    # --- splitter="random" without presorted columns (``sample_mode``): a node's
+    # samples in one segment of ``samples``, in no order; a drawn feature's values
+    # gathered from X by feature (``xt``, (d, N)) ---
+    cdef readonly bint sample_mode
+    cdef const DTYPE_t* xt
+    cdef int* samples
+    cdef double* cut_stats                # (room for 2 n_stats statistics)
+    cdef bint _node_has_missing           # the last _sum_sides met a missing value
     cdef object _owned                    # numpy arrays that own the memory above
 
     # --- the growers' protocol (the same methods as _hist_splitter.HistSplitter's; see _grow) ---
@@ -156,6 +164,19 @@ cdef class Splitter:
     cdef void _rank_node(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
     cdef bint _random_split(self, Node* node, const double* stats, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil
+    cdef bint _sample_split(self, Node* node, const double* stats, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil
+    cdef bint _gather(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end, DTYPE_t* lo,
+                      DTYPE_t* hi, Py_ssize_t* n_missing) noexcept nogil
+    cdef void _sample_cut(self, Py_ssize_t f, const Node* node, DTYPE_t lo, DTYPE_t hi,
+                          Py_ssize_t n_missing, const double* stats, double weight_root,
+                          SplitRecord* best, double* child_stats) noexcept nogil
+    cdef Py_ssize_t _score_sides(self, const SplitRecord* cut, const Node* node,
+                                 const DTYPE_t* values, const double* stats, double* child_stats,
+                                 double* weights) noexcept nogil
+    cdef Py_ssize_t _sum_sides(self, const SplitRecord* cut, Py_ssize_t start, Py_ssize_t end,
+                               const DTYPE_t* values, bint mark, double* child_stats,
+                               double* weights) noexcept nogil
     cdef void _random_cut(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                           const double* stats, double weight, double impurity,
                           double weight_root, SplitRecord* best,

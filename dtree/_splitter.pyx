@@ -46,7 +46,7 @@ from ._criterion cimport rank_value, RankWalk, record_children, reg_proxy, reg_p
 from ._criterion cimport rest_begin, rest_remove, rest_remove_half, Side, sklearn_mse_score
 from ._criterion cimport sklearn_score, stats_size, sums_each_side
 from ._criterion import xlogx_table
-from ._route cimport side
+from ._route cimport numeric_side, side
 from ._subsets cimport Groups, SubsetRules, order_groups, record_category_split, search_subsets
 
 
@@ -449,11 +449,18 @@ cdef class Splitter:
         self.best_first = False
         self.qloss = quantile_loss(criterion, settings.quantile)
 
+        # splitter="random" needs no sorted columns: a drawn feature's least and
+        # greatest value and a cut's sides come from one pass over the node's samples
+        # (the quantile criteria need targets in order; multiway splits, sorted codes)
+        self.sample_mode = settings.random_split and not is_quantile(criterion) \
+            and not multiway and presorted is None
+        if self.sample_mode:
+            presorted = (np.empty((d, 0), dtype=np.float32), np.empty((d, 0), dtype=np.int32))
         if presorted is not None:
             # X's columns sorted already (a forest sorts once for all its trees): the
             # arrays are the splitter's own from here, partitioned in place
             vals, idx = presorted
-            if vals.shape != (d, n) or idx.shape != (d, n) or vals.dtype != np.float32 \
+            if not self.sample_mode and (vals.shape != (d, n) or idx.shape != (d, n)) or vals.dtype != np.float32 \
                     or idx.dtype != np.int32 or not (vals.flags.c_contiguous
                                                      and idx.flags.c_contiguous):
                 raise ValueError("presorted must be two C-contiguous (n_features, n_samples) "
@@ -473,7 +480,23 @@ cdef class Splitter:
         # the targets beside each value (class codes in two bytes: less to move in
         # every partition); several outputs: a row of them
         payload = np.take(y.astype(np.uint16) if self.is_classifier else y, idx,
-                          axis=0).reshape(d, n * self.n_outputs)
+                          axis=0).reshape(d, idx.shape[1] * self.n_outputs)
+        cdef const DTYPE_t[:, ::1] xt_view
+        cdef int[::1] samples_view
+        cdef double[::1] cut_view
+        self.xt = NULL
+        self.samples = NULL
+        self.cut_stats = NULL
+        if self.sample_mode:
+            xt = np.ascontiguousarray(X.T)
+            samples = np.arange(n, dtype=np.int32)
+            cut_stats = np.zeros(2 * max(self.n_stats, 1), dtype=np.float64)
+            xt_view = xt
+            samples_view = samples
+            cut_view = cut_stats
+            self.xt = &xt_view[0, 0] if n * d > 0 else NULL
+            self.samples = &samples_view[0] if n > 0 else NULL
+            self.cut_stats = &cut_view[0]
 
         # a bit per sample: small enough to stay in the core's own cache
         goes_left = np.zeros((n + 63) // 64, dtype=np.uint64)
@@ -487,6 +510,8 @@ cdef class Splitter:
             raise ValueError("n_categories must give, per feature, 0 or a count <= "
                              f"{MAX_CATEGORIES}")
         owned = [vals, idx, payload, goes_left, features, visit_mark, y, n_categories]
+        if self.sample_mode:
+            owned.extend([xt, samples, cut_stats])
         self.tol = <DTYPE_t>settings.value_tolerance   # float32 sums, as scikit-learn's
         self.lower = -INFINITY
         self.upper = INFINITY
@@ -530,8 +555,8 @@ cdef class Splitter:
         cdef unsigned char[::1] mark_view = visit_mark
         cdef const int[::1] ncat_view = n_categories
 
-        self.vals = &vals_view[0, 0] if n * d > 0 else NULL
-        self.idx = &idx_view[0, 0] if n * d > 0 else NULL
+        self.vals = &vals_view[0, 0] if vals.size > 0 else NULL
+        self.idx = &idx_view[0, 0] if idx.size > 0 else NULL
         self.ycode = NULL
         self.yval = NULL
         self.y_by_sample = NULL
@@ -539,12 +564,12 @@ cdef class Splitter:
         if self.is_classifier:
             yc_view = payload
             y_code = y
-            self.ycode = &yc_view[0, 0]
+            self.ycode = &yc_view[0, 0] if payload.size > 0 else NULL
             self.y_by_sample = &y_code[0] if n > 0 else NULL
         else:
             yv_view = payload
             y_val = y
-            self.yval = &yv_view[0, 0]
+            self.yval = &yv_view[0, 0] if payload.size > 0 else NULL
             self.yv_by_sample = &y_val[0] if n > 0 else NULL
         self.goes_left = &gl_view[0]
         self.draw.features = &feat_view[0, 0]
@@ -668,6 +693,8 @@ cdef class Splitter:
         cdef int code
         self.lower = node.lower
         self.upper = node.upper
+        if node.forced_feature < 0 and self.sample_mode:
+            return self._sample_split(node, stats, weight_root, split, child_stats)
         if node.forced_feature < 0 and self.random_split:
             return self._random_split(node, stats, weight_root, split, child_stats)
         if node.forced_feature < 0:
@@ -692,6 +719,11 @@ cdef class Splitter:
         return 1
 
     cdef void partition(self, const Node* node, const SplitRecord* split) noexcept nogil:
+        if self.sample_mode:
+            # (the sides were marked by _sample_split, for exactly these samples)
+            partition_ids(self.samples, self.goes_left, self.scratch[0].tmp_i, node.start,
+                          node.end)
+            return
         self._partition(node.start, node.end, split)
 
     cdef void hand_down(self, Node* node, const SplitRecord* split, bint left_grows,
@@ -794,6 +826,237 @@ cdef class Splitter:
     # A cut is scored from its ranges of the feature's sorted segment
     # (``_score_cut``; the quantile criteria route the node instead): a bisection
     # and a sequential pass over its smaller side per drawn feature.
+
+    # ------------------------------------------------ splitter="random", sample mode
+    # The same draws as ``_random_split`` from the same generator, in the same
+    # order (a feature's least and greatest value, its categories in ascending
+    # order, are those of its sorted segment), so the same tree; but no column is
+    # sorted or partitioned: a node's samples sit in one segment of ``samples``,
+    # a drawn feature's values are gathered from X by feature, and a cut's sides
+    # are summed in one pass. Per node that costs the drawn features' passes, not
+    # a partition of every feature.
+
+    cdef bint _sample_split(self, Node* node, const double* stats, double weight_root,
+                            SplitRecord* best, double* child_stats) noexcept nogil:
+        cdef Py_ssize_t j, f, n_missing, n_left, start = node.start, end = node.end
+        cdef DTYPE_t lo, hi
+        cdef bint constant
+        cdef double weights[2]
+        clear_split(best, end)
+        draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
+        j = draw_next(&self.draw)
+        while j >= 0:
+            f = self.draw.features[j]
+            constant = self._gather(f, start, end, &lo, &hi, &n_missing)
+            draw_take(&self.draw, j, constant)
+            if not constant:
+                self._sample_cut(f, node, lo, hi, n_missing, stats, weight_root, best,
+                                 child_stats)
+            j = draw_next(&self.draw)
+        node.n_constant = draw_end(&self.draw)
+        if best.feature < 0:
+            return False
+        best.proxy = best.num / best.den
+        # the sides marked for the partition, the children summed afresh
+        n_left = self._sum_sides(best, start, end, NULL, True, child_stats, weights)
+        if not self._node_has_missing:
+            # no missing value here: at predict NaN follows the larger child
+            best.missing_left = n_left > end - start - n_left
+        record_children(best, self.criterion, start + n_left, child_stats, self.n_stats,
+                        self.n_outputs, weights, node.weight, node.impurity, weight_root)
+        return True
+
+    cdef bint _gather(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end, DTYPE_t* lo,
+                      DTYPE_t* hi, Py_ssize_t* n_missing) noexcept nogil:
+        """Feature f's values of the node's samples into the scratch buffer, their
+        least and greatest (NaN aside) and NaN count; returns whether f is constant
+        in the node (``is_constant``'s test)."""
+        cdef const DTYPE_t* col = self.xt + f * self.n_samples
+        cdef DTYPE_t* buf = self.scratch[0].tmp_v
+        cdef DTYPE_t x, least = INFINITY, greatest = -INFINITY
+        cdef Py_ssize_t p, missing = 0
+        for p in range(start, end):
+            x = col[self.samples[p]]
+            buf[p - start] = x
+            if x != x:
+                missing += 1
+            else:
+                least = min(least, x)
+                greatest = max(greatest, x)
+        lo[0], hi[0], n_missing[0] = least, greatest, missing
+        if missing:
+            return missing == end - start
+        if self.n_categories[f] > 0:
+            return greatest == least
+        return greatest <= <DTYPE_t>(least + self.tol)
+
+    cdef void _sample_cut(self, Py_ssize_t f, const Node* node, DTYPE_t lo, DTYPE_t hi,
+                          Py_ssize_t n_missing, const double* stats, double weight_root,
+                          SplitRecord* best, double* child_stats) noexcept nogil:
+        """Feature f's random cut (its values gathered), drawn as ``_draw_cut`` draws
+        it, its sides summed, kept in ``best`` if admissible and better."""
+        cdef SplitRecord cut
+        cdef Py_ssize_t n = node.end - node.start, q, n_left, S = self.n_stats
+        cdef const DTYPE_t* buf = self.scratch[0].tmp_v
+        cdef unsigned int* state = &self.draw.state
+        cdef word_t present[CAT_WORDS]
+        cdef int code, first = -1, word, bit
+        cdef bint any_left = False, any_right = False
+        cdef double weights[2]
+        cdef int order
+        cdef double key
+        clear_split(&cut, node.end)
+        cut.feature = f
+        cut.den = 1.0
+        if self.n_categories[f] > 0:
+            # the categories present, in ascending order (a sorted segment's runs)
+            memset(present, 0, CAT_WORDS * sizeof(word_t))
+            for q in range(n):
+                if buf[q] == buf[q]:
+                    set_bit(present, <int>buf[q])
+            cut.categorical = True
+            cut.threshold = NAN
+            memset(cut.cat_left, 0, CAT_WORDS * sizeof(word_t))
+            for word in range(CAT_WORDS):
+                if not present[word]:
+                    continue
+                for bit in range(64):
+                    if (present[word] >> bit) & 1:
+                        code = word * 64 + bit
+                        if first < 0:
+                            first = code
+                        if rand_int(0, 2, state):
+                            set_bit(cut.cat_left, code)
+                            any_left = True
+                        else:
+                            any_right = True
+            if n_missing:
+                cut.missing_left = rand_int(0, 2, state) == 1
+                any_left = any_left or cut.missing_left
+                any_right = any_right or not cut.missing_left
+            if not any_left:
+                set_bit(cut.cat_left, first)
+            elif not any_right:
+                clear_bit(cut.cat_left, first)
+        else:
+            draw_numeric_cut(&cut, lo, hi, n_missing > 0, state)
+        n_left = self._score_sides(&cut, node, buf, stats, child_stats, weights)
+        record_children(&cut, self.criterion, node.start + n_left, child_stats, S,
+                        self.n_outputs, weights, node.weight, node.impurity, weight_root)
+        if not self._admissible(f, node.start, node.end, &cut, child_stats, node.weight):
+            return
+        cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
+                            cut.weight_left, S, self.n_outputs, self.xlogx_table,
+                            self.scratch[0].count_left, &cut.den)
+        order = compare_score(cut.num, cut.den, best)
+        if order < 0 and best.feature >= 0:
+            return
+        key = sklearn_score(self.criterion, child_stats, child_stats + S, S // self.n_outputs,
+                            self.n_outputs, cut.weight_left, cut.weight_right)
+        if best.feature < 0 or wins(order, key, best):
+            best[0] = cut
+            best.tie_key = key
+            best.low = lo
+            best.high = hi
+
+    cdef Py_ssize_t _score_sides(self, const SplitRecord* cut, const Node* node,
+                                 const DTYPE_t* values, const double* stats, double* child_stats,
+                                 double* weights) noexcept nogil:
+        """A cut's children for its scoring: the left side summed, the right as the
+        node's statistics less the left's (as ``_score_cut`` takes one side from the
+        other); a numeric cut of one output, classification or squared error, in a
+        loop of its own. Returns the left count."""
+        cdef Py_ssize_t S = self.n_stats, q, k, n = node.end - node.start, n_left = 0
+        cdef const int* ids = self.samples + node.start
+        cdef double* left = child_stats
+        cdef double t = cut.threshold, w, wl = 0.0, yv
+        cdef bint missing_left = cut.missing_left
+        cdef DTYPE_t x
+        cdef int i
+        if cut.categorical or self.n_outputs != 1 or not (
+                self.is_classifier or is_squared_error(self.criterion)):
+            return self._sum_sides(cut, node.start, node.end, values, False, child_stats,
+                                   weights)
+        memset(left, 0, S * sizeof(double))
+        # (``routes_left`` of a numeric cut: the rule's ``numeric_side``)
+        if self.is_classifier and self.sw == NULL:
+            for q in range(n):
+                x = values[q]
+                if numeric_side(x, t, not missing_left) == 0:
+                    left[self.y_by_sample[ids[q]]] += 1.0
+                    n_left += 1
+            wl = <double>n_left
+        elif self.is_classifier:
+            for q in range(n):
+                x = values[q]
+                if numeric_side(x, t, not missing_left) == 0:
+                    i = ids[q]
+                    left[self.y_by_sample[i]] += self.sw[i]
+                    wl += self.sw[i]
+                    n_left += 1
+        else:
+            for q in range(n):
+                x = values[q]
+                if numeric_side(x, t, not missing_left) == 0:
+                    i = ids[q]
+                    w = self.sw[i] if self.sw != NULL else 1.0
+                    yv = self.yv_by_sample[i]
+                    left[0] += w * yv
+                    left[1] += w * yv * yv
+                    wl += w
+                    n_left += 1
+        for k in range(S):
+            child_stats[S + k] = stats[k] - left[k]
+        weights[0] = wl
+        weights[1] = node.weight - wl
+        return n_left
+
+    cdef Py_ssize_t _sum_sides(self, const SplitRecord* cut, Py_ssize_t start, Py_ssize_t end,
+                               const DTYPE_t* values, bint mark, double* child_stats,
+                               double* weights) noexcept nogil:
+        """Both children's statistics and weights summed over the node's samples (the
+        cut feature's values in ``values``, or read from X when NULL); with ``mark``
+        each sample's side is set for the partition. Returns the left count."""
+        cdef Py_ssize_t p, i, n_left = 0, K = self.n_outputs, S = self.n_stats
+        cdef const DTYPE_t* col = self.xt + cut.feature * self.n_samples
+        cdef DTYPE_t x
+        cdef double w = 1.0
+        cdef bint go_left, missing = False
+        memset(child_stats, 0, 2 * S * sizeof(double))
+        weights[0] = 0.0
+        weights[1] = 0.0
+        if self.is_classifier and K == 1 and not cut.categorical:
+            # (one output's class counts, a numeric cut: ``routes_left`` and
+            # ``add_outputs`` written out)
+            for p in range(start, end):
+                i = self.samples[p]
+                x = values[p - start] if values != NULL else col[i]
+                missing = missing or x != x
+                go_left = numeric_side(x, cut.threshold, not cut.missing_left) == 0
+                if mark:
+                    put_bit(self.goes_left, i, go_left)
+                if self.sw != NULL:
+                    w = self.sw[i]
+                n_left += go_left
+                weights[1 - go_left] += w
+                child_stats[(1 - go_left) * S + self.y_by_sample[i]] += w
+            self._node_has_missing = missing
+            return n_left
+        for p in range(start, end):
+            i = self.samples[p]
+            x = values[p - start] if values != NULL else col[i]
+            missing = missing or x != x
+            if self.sw != NULL:
+                w = self.sw[i]
+            go_left = routes_left(cut, x)
+            if mark:
+                put_bit(self.goes_left, i, go_left)
+            n_left += go_left
+            weights[0 if go_left else 1] += w
+            add_outputs(child_stats if go_left else child_stats + S, self.criterion, K, S // K,
+                        self.y_by_sample, self.yv_by_sample, i, w)
+        self._node_has_missing = missing
+        return n_left
 
     cdef bint _random_split(self, Node* node, const double* stats, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil:

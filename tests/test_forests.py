@@ -436,3 +436,29 @@ def test_hostile_forest_files_are_refused():
     tree_members["tree_nodes"] = members["tree_nodes"]
     with pytest.raises(dtree.ModelFileError, match="forest's members"):
         dtree.load(io.BytesIO(_rezip(tree_members)))
+
+
+def test_the_readme_forest_example_runs(tmp_path, monkeypatch):
+    """The README's forest block, on its own (it saves a model file: run in a
+    temporary folder)."""
+    import pathlib
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text.split("## Forests", 1)[1]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md (Forests)", "exec"), {})
+    assert isinstance(dtree.load("adult-forest.dtree"), dtree.RandomForestClassifier)
+
+
+def test_fuzzed_forests_pass_every_oracle():
+    """150 random forests (random data, parameters valid and hostile, readers) in a
+    subprocess: a crash is a finding, not a lost suite (tests/forest_fuzz.py; run
+    it longer with --cases)."""
+    import pathlib
+    import subprocess
+    import sys
+    script = pathlib.Path(__file__).with_name("forest_fuzz.py")
+    done = subprocess.run([sys.executable, str(script), "--cases", "150", "--seed", "7"],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "150 cases, 0 findings" in done.stdout

@@ -85,8 +85,9 @@ class BaseForest(ParamsMixin):
         choices = choose(template)
         data = self._training_data(template, choices, X, y, sample_weight)
         plan = make_plan(template, choices, data)
-        if plan.builder == "exact":
+        if plan.builder == "exact" and not plan.choices.splitter.random_split:
             # sorted once for every tree: a tree's bootstrap keeps its rows' order
+            # (random cuts need no sorted columns: ``Splitter.sample_mode``)
             data = dataclasses.replace(data, column_order=ColumnOrder(
                 data.X, n_threads(self.n_jobs)))
         if self.oob_score:
