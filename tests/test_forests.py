@@ -303,6 +303,10 @@ def test_oob_callable_and_warnings():
     (dict(class_weight="balanced_sub"), "'class_weight' parameter"),
     (dict(random_state=np.random.default_rng(0)), "'random_state' parameter"),
     (dict(criterion="squared_error"), "'criterion' parameter"),
+    # sizes no machine holds, refused before anything is drawn
+    (dict(n_estimators=2**64), "n_estimators=18446744073709551616 trees need"),
+    (dict(max_samples=2**40), "draws more than 2147483647 rows"),
+    (dict(max_samples=1e300), "draws more than 2147483647 rows"),
 ])
 def test_bad_parameters_are_refused(params, message):
     X, y = _data("iris")
@@ -451,14 +455,14 @@ def test_the_readme_forest_example_runs(tmp_path, monkeypatch):
 
 
 def test_fuzzed_forests_pass_every_oracle():
-    """150 random forests (random data, parameters valid and hostile, readers) in a
+    """400 random forests (random data, parameters valid and hostile, readers) in a
     subprocess: a crash is a finding, not a lost suite (tests/forest_fuzz.py; run
     it longer with --cases)."""
     import pathlib
     import subprocess
     import sys
     script = pathlib.Path(__file__).with_name("forest_fuzz.py")
-    done = subprocess.run([sys.executable, str(script), "--cases", "150", "--seed", "7"],
+    done = subprocess.run([sys.executable, str(script), "--cases", "400", "--seed", "7"],
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "150 cases, 0 findings" in done.stdout
+    assert "400 cases, 0 findings" in done.stdout

@@ -21,7 +21,7 @@ from .._input import validation as val
 from .._input.encode import encode_predict_X
 from .._model.fitted import Fitted, install
 from .._plan.constraints import validate_params
-from .._plan.machine import n_threads
+from .._plan.machine import n_threads, physical_memory
 from .._plan.plan import choose, make_plan
 from .._splitter import ColumnOrder
 from .._estimators.params import ParamsMixin
@@ -35,6 +35,9 @@ _FITTED = ("estimators_", "estimator_", "n_features_in_", "categorical_features_
            "oob_score_", "oob_decision_function_", "oob_prediction_", "_n_samples",
            "_n_samples_bootstrap", "_sample_weight", "_layout")
 
+
+# the least a fitted tree costs (its estimator, Tree and arrays): bounds n_estimators
+TREE_BYTES = 4096
 
 _OOB = ("oob_score_", "oob_decision_function_", "oob_prediction_")
 
@@ -140,6 +143,13 @@ class BaseForest(ParamsMixin):
         return self._tree_class(**params, n_jobs=self.n_jobs, random_state=None)
 
     def _check_forest_params(self):
+        # sizes bounded by what a machine can hold before anything is drawn
+        memory = physical_memory() or 2**40
+        if self.n_estimators * TREE_BYTES > memory:
+            raise ValueError(f"n_estimators={self.n_estimators} trees need at least "
+                             f"{self.n_estimators * TREE_BYTES:.3g} bytes (about {TREE_BYTES} "
+                             f"per fitted tree): more than this machine's memory "
+                             f"({memory:.3g} bytes)")
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch "
                              "to `bootstrap=True` or set `max_sample=None`.")

@@ -43,16 +43,27 @@ def tree_seeds(random_state, n_new, n_existing=0):
     return [int(rs.randint(MAX_INT)) for _ in range(n_new)]
 
 
+# rows one tree may draw: int32 indices, as scikit-learn's
+MAX_DRAWN = 2**31 - 1
+
+
 def n_bootstrap(n_samples, max_samples, sample_weight):
     """Rows drawn per tree: ``n_samples`` (None), ``max_samples`` (an int) or the
     fraction ``max_samples`` of the rows (of the total sample weight, when there
-    are weights), at least 1."""
+    are weights), at least 1 and at most ``MAX_DRAWN``."""
     if max_samples is None:
         return n_samples
     if isinstance(max_samples, numbers.Integral):
-        return int(max_samples)
-    total = n_samples if sample_weight is None else float(sample_weight.sum())
-    drawn = max(int(max_samples * total), 1)
+        drawn = int(max_samples)
+    else:
+        total = n_samples if sample_weight is None else float(sample_weight.sum())
+        product = max_samples * total
+        drawn = MAX_DRAWN + 1 if not product < MAX_DRAWN else max(int(product), 1)
+    if drawn > MAX_DRAWN:
+        raise ValueError(f"max_samples={max_samples!r} draws more than {MAX_DRAWN} rows per "
+                         "tree; pass at most that many")
+    if isinstance(max_samples, numbers.Integral):
+        return drawn
     if drawn < max(10, n_samples ** (1 / 3)):
         warnings.warn(f"Using the fractional value max_samples={max_samples!r} gives a low "
                       f"number ({drawn}) of bootstrap samples. We recommend passing "
