@@ -518,3 +518,36 @@ def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] v
                      X, chunk * PREDICT_CHUNK, min(n, (chunk + 1) * PREDICT_CHUNK),
                      &out_view[0, 0])
     return out
+
+
+def pack_tree_into(packed, Py_ssize_t offset, const Py_ssize_t[::1] left,
+                   const Py_ssize_t[::1] right, const Py_ssize_t[::1] feature,
+                   const double[::1] threshold, const unsigned char[::1] missing_go_to_left,
+                   const Py_ssize_t[::1] categorical_set, Py_ssize_t set_base):
+    """``pack_nodes`` of one tree written into rows [offset, offset + node count) of a
+    forest's packed array (children numbered within the tree; category set rows
+    shifted by ``set_base``), in one typed pass."""
+    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
+    cdef unsigned char[::1] raw = packed.view(np.uint8)
+    cdef Py_ssize_t n = left.shape[0], i
+    if offset < 0 or offset + n > packed.shape[0]:
+        raise ValueError("the tree does not fit the packed array")
+    cdef PackedNode* nodes = (<PackedNode*> &raw[0]) + offset
+    with nogil:
+        for i in range(n):
+            if left[i] < 0:
+                nodes[i].threshold = 0.0
+                nodes[i].feature = 0
+                nodes[i].child[0] = <int>i
+                nodes[i].child[1] = <int>i
+                nodes[i].missing_right = 0
+                nodes[i].cat = -1
+            else:
+                nodes[i].threshold = threshold[i]
+                nodes[i].feature = <int>feature[i]
+                nodes[i].child[0] = <int>left[i]
+                nodes[i].child[1] = <int>right[i]
+                nodes[i].missing_right = 1 - missing_go_to_left[i]
+                nodes[i].cat = <int>(categorical_set[i] + set_base) \
+                    if categorical_set[i] >= 0 else -1
+            nodes[i].pad = 0

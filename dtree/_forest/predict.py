@@ -10,7 +10,7 @@ import numpy as np
 
 from .._input.validation import SparseRows, is_sparse
 from .._route import CATEGORY_SET_WORDS as CAT_WORDS
-from .._route import PACKED_NODE_DTYPE, forest_sum
+from .._route import PACKED_NODE_DTYPE, forest_sum, pack_tree_into
 
 
 class ForestLayout:
@@ -20,20 +20,24 @@ class ForestLayout:
         self.n_trees = len(trees)
         counts = np.array([t.node_count for t in trees], dtype=np.intp)
         self.roots = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
-        packed, sets, values, set_base = [], [], [], 0
-        for tree in trees:
-            p = tree._packed.copy()
-            p["cat"] = np.where(p["cat"] >= 0, p["cat"] + set_base, -1)
-            packed.append(p)
-            sets.append(tree.category_sets.reshape(-1, CAT_WORDS))
+        self.packed = np.empty(int(counts.sum()), dtype=PACKED_NODE_DTYPE)
+        set_base = 0
+        for tree, root in zip(trees, self.roots):
+            pack_tree_into(self.packed, int(root), _intp(tree.children_left),
+                           _intp(tree.children_right), _intp(tree.feature),
+                           np.ascontiguousarray(tree.threshold, dtype=np.float64),
+                           np.ascontiguousarray(tree.missing_go_to_left, dtype=np.uint8),
+                           _intp(tree.categorical_set), set_base)
             set_base += tree.category_sets.shape[0]
-            values.append(tree.value.reshape(tree.node_count, -1))
-        self.packed = np.ascontiguousarray(np.concatenate(packed), dtype=PACKED_NODE_DTYPE)
-        self.sets = np.ascontiguousarray(np.concatenate(sets), dtype=np.uint64)
-        width = max(v.shape[1] for v in values)
-        self.values = np.zeros((self.packed.shape[0], width))
-        for root, v in zip(self.roots, values):
-            self.values[root:root + v.shape[0], :v.shape[1]] = v
+        self.sets = np.ascontiguousarray(
+            np.concatenate([t.category_sets.reshape(-1, CAT_WORDS) for t in trees]),
+            dtype=np.uint64)
+        self.values = np.ascontiguousarray(np.concatenate(
+            [t.value.reshape(t.node_count, -1) for t in trees]), dtype=np.float64)
+
+
+def _intp(a):
+    return np.ascontiguousarray(a, dtype=np.intp)
 
 
 def forest_leaf_values(trees, X, n_threads=1, layout=None):
