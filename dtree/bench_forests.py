@@ -5,10 +5,11 @@ Regressor with default parameters (``n_trees`` trees) on the same synthetic
 data: fit time on one thread and on every core, predict time (every core), peak
 fit memory (tracemalloc) less the returned trees against the float32 size of
 X, and pickled bytes per node; the dtree / scikit-learn ratios; and how many
-of the first three trees are scikit-learn's node for node for the same
-``random_state`` (regression on continuous targets: two features cutting the
-same rows of a small node tie exactly, and scikit-learn's rounding of its
-sums, in its own order, picks one; dtree's exact sums cannot follow it there).
+of the first three trees are scikit-learn's for the same ``random_state``: node
+for node, or with as many nodes and the same predictions on the rows it grew on
+(regression on continuous targets: two features cutting the same rows of a
+small node tie exactly, and scikit-learn's rounding of its sums, in its own
+order, picks one; dtree's sums, in another order, cannot follow it there).
 LightGBM's random-forest mode is timed beside them where it is installed (its
 forest is another one: binned features, its own sampling).
 """
@@ -31,14 +32,19 @@ def _peak_bytes(fit):
         tracemalloc.stop()
 
 
-def _same_first_trees(ours, theirs, k=3):
-    """How many of the first k trees are scikit-learn's node for node."""
+def _same_first_trees(ours, theirs, X, k=3):
+    """How many of the first k trees are scikit-learn's: node for node, or (an exact
+    tie decided by rounding: two features cutting the same rows) with as many nodes
+    and the same predictions on the rows it was grown on."""
     import numpy as np
     same = 0
-    for a, b in zip(ours.estimators_[:k], theirs.estimators_[:k]):
+    for a, b, drawn in zip(ours.estimators_[:k], theirs.estimators_[:k],
+                           ours.estimators_samples_[:k]):
         ta, tb = a.tree_, b.tree_
-        same += bool(ta.node_count == tb.node_count and np.array_equal(ta.feature, tb.feature)
-                     and np.array_equal(ta.children_left, tb.children_left))
+        rows = X[np.unique(drawn)]     # (the rows a tree was grown on)
+        same += bool(ta.node_count == tb.node_count and (
+            np.array_equal(ta.feature, tb.feature) or
+            np.allclose(a.predict(rows), b.predict(rows), rtol=1e-12, atol=0)))
     return same
 
 
@@ -105,7 +111,7 @@ def forest_table(make_data, n_samples, n_features, n_trees, best_time, with_skle
                        fit_ratio_1=fit1 / sk1, fit_ratio_all=fit_all / sk_all,
                        predict_ratio=pred / sk_pred,
                        sklearn_bytes_per_node=len(pickle.dumps(theirs)) / sk_nodes,
-                       same_trees=_same_first_trees(ours, theirs))
+                       same_trees=_same_first_trees(ours, theirs, X))
         lgbm = _lightgbm_rf(task, n_trees, n_features, cores)
         if lgbm is not None:
             row["lightgbm_rf_fit_all"], _ = best_time(lambda: lgbm().fit(X, y))
