@@ -37,15 +37,17 @@ def to_shap(model):
 
     Parameters
     ----------
-    model : fitted DecisionTree*/ExtraTree* estimator
+    model : fitted DecisionTree*/ExtraTree* estimator, or a fitted forest
         With numeric splits only (shap's trees compare a value with a threshold).
 
     Returns
     -------
     dict
-        ``{"trees": [tree], "input_dtype", "internal_dtype", "tree_output"}``:
+        ``{"trees": [tree, ...], "input_dtype", "internal_dtype", "tree_output"}``:
         a classifier's node values are its class probabilities
-        (``tree_output="probability"``), a regressor's its predictions.
+        (``tree_output="probability"``), a regressor's its predictions; a
+        forest's trees each weigh ``1 / n_estimators`` (shap adds its trees'
+        outputs, the forest averages them), as shap reads scikit-learn's forests.
 
     Examples
     --------
@@ -53,24 +55,40 @@ def to_shap(model):
     >>> explainer = shap.TreeExplainer(to_shap(clf))                 # doctest: +SKIP
     >>> values = explainer.shap_values(X)                            # doctest: +SKIP
     """
-    tree = _threshold_tree(model, "to_shap", "shap's tree format cannot express")
+    members = getattr(model, "estimators_", None)
+    if members is None:
+        trees = [_shap_tree(_threshold_tree(model, "to_shap", _SHAP_REFUSAL), 1.0)]
+    else:
+        trees = [_shap_tree(_threshold_tree(m, "to_shap", _SHAP_REFUSAL), 1.0 / len(members))
+                 for m in members]
+    classifier = bool(trees and trees[0]["classifier"])
+    for tree in trees:
+        del tree["classifier"]
+    return {"trees": trees, "input_dtype": np.float32, "internal_dtype": np.float64,
+            "tree_output": "probability" if classifier else "raw_value"}
+
+
+_SHAP_REFUSAL = "shap's tree format cannot express"
+
+
+def _shap_tree(tree, scale):
+    """One tree in shap's dict format, its values times ``scale``."""
     values = np.asarray(tree.value, dtype=np.float64).reshape(tree.node_count, -1)
     classifier = bool(tree.is_classifier)
     if classifier:     # class fractions, as shap normalizes a scikit-learn classifier's
         values = values / values.sum(axis=1, keepdims=True)
     left = tree.children_left.astype(np.int32)
     right = tree.children_right.astype(np.int32)
-    shap_tree = {
+    return {
         "children_left": left,
         "children_right": right,
         "children_default": np.where(tree.missing_go_to_left.astype(bool), left, right),
         "features": tree.feature.astype(np.int32),
         "thresholds": tree.threshold.astype(np.float64),
-        "values": values,
+        "values": values * scale,
         "node_sample_weight": tree.weighted_n_node_samples.astype(np.float64),
+        "classifier": classifier,
     }
-    return {"trees": [shap_tree], "input_dtype": np.float32, "internal_dtype": np.float64,
-            "tree_output": "probability" if classifier else "raw_value"}
 
 
 def register_skl2onnx():

@@ -466,3 +466,20 @@ def test_fuzzed_forests_pass_every_oracle():
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "400 cases, 0 findings" in done.stdout
+
+
+@pytest.mark.parametrize("kind", ["RandomForestClassifier", "ExtraTreesRegressor"])
+def test_shap_values_are_those_of_scikit_learns_forest(kind):
+    shap = pytest.importorskip("shap")
+    from dtree.integrations import to_shap
+    X, y = _data("breast_cancer" if kind.endswith("Classifier") else "diabetes")
+    params = dict(n_estimators=4, random_state=1, max_depth=4)
+    ours = getattr(dtree, kind)(**params).fit(X, y)
+    theirs = getattr(ske, kind)(**params).fit(X, y)
+    explainer = shap.TreeExplainer(to_shap(ours))
+    values = explainer.shap_values(X[:25])
+    np.testing.assert_allclose(values, shap.TreeExplainer(theirs).shap_values(X[:25]),
+                               atol=1e-7)
+    if kind.endswith("Regressor"):   # additivity: the forest's mean prediction
+        np.testing.assert_allclose(values.sum(axis=1) + explainer.expected_value,
+                                   ours.predict(X[:25]), rtol=1e-9)

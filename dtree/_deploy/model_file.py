@@ -1,4 +1,4 @@
-"""Model files: a safe, versioned format for fitted trees.
+"""Model files: a safe, versioned format for fitted trees and forests.
 
 A model file is a ZIP archive of uncompressed ``.npy`` members (what
 ``numpy.savez`` writes): ``header.npy`` holds UTF-8 JSON (format name and
@@ -103,8 +103,7 @@ def to_dict(estimator):
 
     Parameters
     ----------
-    estimator : DecisionTreeClassifier or DecisionTreeRegressor
-        A fitted estimator.
+    estimator : fitted tree or forest estimator
 
     Returns
     -------
@@ -226,7 +225,7 @@ def from_dict(data):
 
     Returns
     -------
-    DecisionTreeClassifier or DecisionTreeRegressor
+    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTree*, or a forest
         The fitted estimator the dict describes.
 
     Raises
@@ -442,7 +441,7 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
 
     Returns
     -------
-    DecisionTreeClassifier or DecisionTreeRegressor
+    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTree*, or a forest
 
     Raises
     ------
