@@ -483,3 +483,26 @@ def test_shap_values_are_those_of_scikit_learns_forest(kind):
     if kind.endswith("Regressor"):   # additivity: the forest's mean prediction
         np.testing.assert_allclose(values.sum(axis=1) + explainer.expected_value,
                                    ours.predict(X[:25]), rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind", FORESTS)
+def test_onnx_graph_predicts_as_the_forest(kind):
+    pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from dtree.export import to_onnx
+    clf = kind.endswith("Classifier")
+    X, y = _data("wine" if clf else "diabetes")
+    X = np.asarray(X, dtype=np.float32).copy()
+    X[::11, 2] = np.nan                         # missing values take their learnt side
+    if clf:
+        y = np.array(["barolo", "grignolino", "barbera"])[y]
+    forest = getattr(dtree, kind)(n_estimators=6, random_state=3).fit(X, y)
+    session = ort.InferenceSession(to_onnx(forest).SerializeToString())
+    out = session.run(None, {"X": X})
+    if clf:
+        label, proba = out
+        np.testing.assert_allclose(proba, forest.predict_proba(X), atol=1e-6)
+        clear = np.sort(proba, axis=1)[:, -1] - np.sort(proba, axis=1)[:, -2] > 1e-5
+        np.testing.assert_array_equal(label[clear], forest.predict(X)[clear])
+    else:
+        np.testing.assert_allclose(out[0][:, 0], forest.predict(X), rtol=1e-5)

@@ -86,20 +86,23 @@ def _class_labels(classes):
     raise ValueError(f"classes of dtype {classes.dtype} cannot be ONNX labels")
 
 
-def _classifier_nodes(helper, TensorProto, tree, leaves, k, classes, suffix, common):
-    """The operators of output k of a classifier: its tree ensemble (probabilities)
-    and its label, and the label's tensor type."""
+def _classifier_nodes(helper, TensorProto, trees, k, classes, suffix, common):
+    """The operators of output k of a classifier: its tree ensemble (probabilities:
+    each tree's leaf fractions times its weight, summed) and its label, and the
+    label's tensor type. ``trees``: (tree id, tree, leaves, weight) of each tree."""
     n_classes = len(classes)
     label_attr, labels, label_type = _class_labels(classes)
-    proba = tree.value[leaves, k, :n_classes]
+    tree_ids, node_ids, class_ids, weights = [], [], [], []
+    for tree_id, tree, leaves, weight in trees:
+        proba = tree.value[leaves, k, :n_classes] * weight
+        tree_ids += [tree_id] * (len(leaves) * n_classes)
+        node_ids += np.repeat(leaves, n_classes).astype(int).tolist()
+        class_ids += np.tile(np.arange(n_classes), len(leaves)).astype(int).tolist()
+        weights += proba.astype(np.float32).ravel().astype(float).tolist()
     node = helper.make_node(
         "TreeEnsembleClassifier", ["X"], [f"ensemble_label{suffix}", f"probabilities{suffix}"],
-        domain=ML_DOMAIN,
-        class_treeids=[0] * (len(leaves) * n_classes),
-        class_nodeids=np.repeat(leaves, n_classes).astype(int).tolist(),
-        class_ids=np.tile(np.arange(n_classes), len(leaves)).astype(int).tolist(),
-        class_weights=proba.astype(np.float32).ravel().astype(float).tolist(),
-        **{label_attr: labels}, **common)
+        domain=ML_DOMAIN, class_treeids=tree_ids, class_nodeids=node_ids,
+        class_ids=class_ids, class_weights=weights, **{label_attr: labels}, **common)
     # The label is the first most probable class, as dtree predicts it. The
     # operator's own label is not used: for two classes onnxruntime derives
     # it from the sign of the second class's score.
@@ -117,31 +120,8 @@ def _classifier_nodes(helper, TensorProto, tree, leaves, k, classes, suffix, com
     ], label_type_proto
 
 
-def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
-    """Convert a fitted estimator to an ONNX model.
-
-    Parameters
-    ----------
-    estimator : fitted DecisionTreeClassifier or DecisionTreeRegressor
-    name : str, default="dtree"
-        Graph name.
-    opset : int, default=17
-        Opset of the default ONNX domain (the tree operator uses ai.onnx.ml 3).
-    categories : {"values", "codes"}, default="values"
-        What the graph takes in categorical columns: the categories themselves
-        (numbers only: text categories are refused, naming their columns), or
-        every categorical column's category codes (``dtree.export.onnx_input``).
-
-    Returns
-    -------
-    onnx.ModelProto
-        Input ``X`` (float32, [N, n_features]). A classifier has outputs
-        ``label`` ([N]) and ``probabilities`` ([N, n_classes]); with several
-        outputs ``label`` ([N, n_outputs]; the outputs' labels must all be
-        numbers or all text) and ``probabilities_k`` for each output k. A
-        regressor has ``variable`` ([N, n_outputs]).
-    """
-    tree = getattr(estimator, "tree_", None)
+def _check_one_branch(tree):
+    """ONNX tree ensembles send a row down one branch: refuse the trees that do not."""
     if tree is not None and tree.fractional_missing:
         raise ValueError("this tree was grown by C4.5, which sends a missing value down every "
                          "branch at predict; ONNX tree ensembles follow one branch, so the "
@@ -150,27 +130,23 @@ def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
         raise ValueError("this tree routes missing values by surrogate splits "
                          "(handle_missing='surrogate'); ONNX tree ensembles send a missing "
                          "value one fixed way, so the model cannot be converted faithfully")
-    try:
-        import onnx
-        from onnx import TensorProto, helper
-    except ImportError as exc:
-        raise ImportError("to_onnx needs the onnx package: pip install onnx") from exc
-    check_fitted(estimator)
-    tree = estimator.tree_
-    tested = _category_numbers(estimator, categories)
+
+
+def _tree_nodes(tree, tree_id, categories_, tested, out):
+    """Append one tree's nodes (its id ``tree_id``) to the ensemble's node lists
+    ``out``; returns its leaves' ids."""
     n = tree.node_count
     is_leaf = tree.children_left == TREE_LEAF
-    ids = np.arange(n)
-    leaves = ids[is_leaf]
-    node_ids, features, modes, values, true_ids, false_ids = [], [], [], [], [], []
+    leaves = np.arange(n)[is_leaf]
 
     def add(node_id, feature, mode, value, true_id, false_id):
-        node_ids.append(int(node_id))
-        features.append(int(feature))
-        modes.append(mode)
-        values.append(float(value))
-        true_ids.append(int(true_id))
-        false_ids.append(int(false_id))
+        out["treeids"].append(tree_id)
+        out["nodeids"].append(int(node_id))
+        out["featureids"].append(int(feature))
+        out["modes"].append(mode)
+        out["values"].append(float(value))
+        out["truenodeids"].append(int(true_id))
+        out["falsenodeids"].append(int(false_id))
 
     # leaves and category-set splits carry no threshold (NaN); +inf stays
     thresholds = _float32_floor(np.where(is_leaf | np.isnan(tree.threshold), 0.0,
@@ -195,7 +171,7 @@ def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
         # A category set becomes a chain of "x == code" tests. NaN (and any
         # code outside the chain) falls through to the last false branch,
         # so the chain lists the codes of the side NaN does not take.
-        k = len(estimator.categories_[test.feature])
+        k = len(categories_[test.feature])
         if rule.missing_left:
             codes, hit, fall = [c for c in range(k) if c not in test.codes], right, left
         else:
@@ -210,17 +186,59 @@ def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
             # (code -1: the always-false test; no category is NaN)
             add(chain[i], test.feature, "BRANCH_EQ",
                 numbers_of[code] if code >= 0 else np.nan, hit, nxt)
-    common = dict(
-        nodes_treeids=[0] * len(node_ids),
-        nodes_nodeids=node_ids,
-        nodes_featureids=features,
-        nodes_modes=modes,
-        nodes_values=values,
-        nodes_truenodeids=true_ids,
-        nodes_falsenodeids=false_ids,
-        nodes_missing_value_tracks_true=[0] * len(node_ids),
-        post_transform="NONE",
-    )
+    return leaves
+
+
+def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
+    """Convert a fitted estimator to an ONNX model.
+
+    Parameters
+    ----------
+    estimator : fitted tree or forest estimator
+        A forest becomes one tree-ensemble operator whose trees each weigh
+        ``1 / n_estimators``.
+    name : str, default="dtree"
+        Graph name.
+    opset : int, default=17
+        Opset of the default ONNX domain (the tree operator uses ai.onnx.ml 3).
+    categories : {"values", "codes"}, default="values"
+        What the graph takes in categorical columns: the categories themselves
+        (numbers only: text categories are refused, naming their columns), or
+        every categorical column's category codes (``dtree.export.onnx_input``).
+
+    Returns
+    -------
+    onnx.ModelProto
+        Input ``X`` (float32, [N, n_features]). A classifier has outputs
+        ``label`` ([N]) and ``probabilities`` ([N, n_classes]); with several
+        outputs ``label`` ([N, n_outputs]; the outputs' labels must all be
+        numbers or all text) and ``probabilities_k`` for each output k. A
+        regressor has ``variable`` ([N, n_outputs]).
+    """
+    members = getattr(estimator, "estimators_", None)
+    trees = [getattr(estimator, "tree_", None)] if members is None else \
+        [m.tree_ for m in members]
+    for tree in trees:
+        _check_one_branch(tree)
+    try:
+        import onnx
+        from onnx import TensorProto, helper
+    except ImportError as exc:
+        raise ImportError("to_onnx needs the onnx package: pip install onnx") from exc
+    check_fitted(estimator)
+    tested = _category_numbers(estimator, categories)
+    graph_nodes = dict(treeids=[], nodeids=[], featureids=[], modes=[], values=[],
+                       truenodeids=[], falsenodeids=[])
+    # a forest averages its trees: each tree's leaf values weigh 1 / n_trees
+    weight = 1.0 / len(trees)
+    ensemble = []
+    for tree_id, tree in enumerate(trees):
+        leaves = _tree_nodes(tree, tree_id, estimator.categories_, tested, graph_nodes)
+        ensemble.append((tree_id, tree, leaves, weight))
+    common = {f"nodes_{key}": values for key, values in graph_nodes.items()}
+    common.update(nodes_missing_value_tracks_true=[0] * len(graph_nodes["nodeids"]),
+                  post_transform="NONE")
+    tree = trees[0]
     X = helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, estimator.n_features_in_])
     n_outputs = tree.n_outputs
     if hasattr(estimator, "classes_"):
@@ -229,8 +247,8 @@ def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
         for k, classes in enumerate(per_output):
             # one classifier operator per output (the operator has one), same tree
             suffix = f"_{k}" if n_outputs > 1 else ""
-            part, label_type = _classifier_nodes(helper, TensorProto, tree, leaves, k,
-                                                 classes, suffix, common)
+            part, label_type = _classifier_nodes(helper, TensorProto, ensemble, k, classes,
+                                                 suffix, common)
             nodes += part
             labels.append((f"label{suffix}", label_type))
             outputs.append(helper.make_tensor_value_info(
@@ -251,14 +269,16 @@ def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
         outputs.insert(0, helper.make_tensor_value_info(
             "label", labels[0][1], [None, n_outputs] if n_outputs > 1 else [None]))
     else:
+        target = dict(treeids=[], nodeids=[], ids=[], weights=[])
+        for tree_id, member, leaves, w in ensemble:
+            target["treeids"] += [tree_id] * (len(leaves) * n_outputs)
+            target["nodeids"] += np.repeat(leaves, n_outputs).astype(int).tolist()
+            target["ids"] += np.tile(np.arange(n_outputs), len(leaves)).astype(int).tolist()
+            target["weights"] += _checked_float32(member.value[leaves, :, 0] * w,
+                                                  "the leaf value").ravel().astype(float).tolist()
         node = helper.make_node(
             "TreeEnsembleRegressor", ["X"], ["variable"], domain=ML_DOMAIN,
-            n_targets=n_outputs,
-            target_treeids=[0] * (len(leaves) * n_outputs),
-            target_nodeids=np.repeat(leaves, n_outputs).astype(int).tolist(),
-            target_ids=np.tile(np.arange(n_outputs), len(leaves)).astype(int).tolist(),
-            target_weights=_checked_float32(tree.value[leaves, :, 0], "the leaf value")
-            .ravel().astype(float).tolist(),
+            n_targets=n_outputs, **{f"target_{k}": v for k, v in target.items()},
             aggregate_function="SUM", **common)
         nodes = [node]
         outputs = [helper.make_tensor_value_info("variable", TensorProto.FLOAT,
