@@ -28,7 +28,8 @@ import numpy as np
 from . import export
 from ._input.files import NotRegularFileError, open_regular
 from ._plan import registry
-from . import DecisionTreeClassifier, DecisionTreeRegressor
+from . import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
+               ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor)
 from ._deploy.model_file import ModelFileError, load
 
 
@@ -140,16 +141,34 @@ def cmd_fit(args):
         params["algorithm"] = args.algorithm
     if args.criterion:
         params["criterion"] = args.criterion
+    if args.forest != "none":
+        if args.algorithm != "cart":
+            raise CLIError(f"--forest grows CART trees; --algorithm {args.algorithm} is for "
+                           "a single tree")
+        params["n_estimators"] = 100 if args.n_estimators is None else args.n_estimators
+    elif args.n_estimators is not None:
+        raise CLIError("--n-estimators is the size of a forest: add --forest random or "
+                       "--forest extra")
+    kinds = {("none", "classification"): DecisionTreeClassifier,
+             ("none", "regression"): DecisionTreeRegressor,
+             ("random", "classification"): RandomForestClassifier,
+             ("random", "regression"): RandomForestRegressor,
+             ("extra", "classification"): ExtraTreesClassifier,
+             ("extra", "regression"): ExtraTreesRegressor}
+    est = kinds[args.forest, task](**params)
     if task == "classification":
-        est = DecisionTreeClassifier(**params)
         y = np.asarray(y).astype(str) if not _is_numeric(y) else y
     else:
-        est = DecisionTreeRegressor(**params)
         y = _numeric_target(y, args.target, args.data)
     est.fit(X, y)
     est.save(args.output)    # its OSError names the file
-    print(f"fitted a {task} tree ({est.get_n_leaves()} leaves, depth {est.get_depth()}) on "
-          f"{X.shape[0]} rows x {X.shape[1]} features; saved to {args.output}")
+    if args.forest == "none":
+        grown = f"tree ({est.get_n_leaves()} leaves, depth {est.get_depth()})"
+    else:
+        nodes = sum(t.tree_.node_count for t in est.estimators_)
+        grown = f"{args.forest} forest ({len(est.estimators_)} trees, {nodes} nodes)"
+    print(f"fitted a {task} {grown} on {X.shape[0]} rows x {X.shape[1]} features; saved to "
+          f"{args.output}")
 
 
 def _load(path):
@@ -205,6 +224,17 @@ def _writing(path):
 
 def cmd_show(args):
     model = _load(args.model)
+    trees = getattr(model, "estimators_", None)
+    if trees is not None:
+        # a forest is shown one tree at a time
+        if args.tree is None:
+            raise CLIError(f"{args.model} holds a forest of {len(trees)} trees: show one "
+                           f"with --tree K (0 to {len(trees) - 1})")
+        if not 0 <= args.tree < len(trees):
+            raise CLIError(f"--tree {args.tree}: {args.model} has trees 0 to {len(trees) - 1}")
+        model = trees[args.tree]
+    elif args.tree is not None:
+        raise CLIError(f"--tree picks a tree of a forest; {args.model} holds one tree")
     formats = {"text": export.export_text, "dot": export.export_graphviz,
                "rules": export.export_rules, "compact": export.export_compact,
                "sql": lambda m: export.export_sql(m, table=args.table, dialect=args.dialect)
@@ -281,6 +311,10 @@ def build_parser():
     fit.add_argument("--algorithm", choices=registry.names("algorithm"), default="cart",
                      help="preset (see DecisionTreeClassifier); id3 and c4.5 split text "
                           "columns by category")
+    fit.add_argument("--forest", choices=["none", "random", "extra"], default="none",
+                     help="grow a forest: random (RandomForest*) or extra (ExtraTrees*)")
+    fit.add_argument("--n-estimators", type=int, default=None,
+                     help="trees in the forest (default 100)")
     fit.add_argument("--random-state", type=int, default=0)
     fit.add_argument("-o", "--output", required=True, help="model file to write")
     fit.set_defaults(func=cmd_fit)
@@ -295,6 +329,8 @@ def build_parser():
     show.add_argument("model")
     show.add_argument("--format", choices=["text", "dot", "rules", "compact", "sql"],
                       default="text")
+    show.add_argument("--tree", type=int, default=None,
+                      help="a forest's tree to show (its index in estimators_)")
     show.add_argument("--table", default="t", help="the table --format sql scores")
     show.add_argument("--dialect", default="sqlite",
                       choices=["sqlite", "duckdb", "postgres", "ansi"],

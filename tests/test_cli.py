@@ -237,3 +237,36 @@ def test_a_text_target_for_regression_is_named(tmp_path):
     run("fit", str(good), "--target", "t", "--task", "regression", "-o", str(tmp_path / "r"))
     out = run("eval", str(tmp_path / "r"), str(data), "--target", "t", check=False)
     assert out.returncode == 2 and "target column 't'" in out.stderr
+
+
+@pytest.mark.parametrize("forest, cls", [("random", "RandomForestClassifier"),
+                                         ("extra", "ExtraTreesClassifier")])
+def test_fit_a_forest_and_read_it(tmp_path, forest, cls):
+    data = path("car_evaluation")
+    model = tmp_path / "car-forest.dtree"
+    out = run("fit", data, "--target", "class", "--forest", forest, "--n-estimators", "7",
+              "-o", model)
+    assert f"fitted a classification {forest} forest (7 trees" in out.stdout
+    loaded = dtree.load(model)
+    assert type(loaded).__name__ == cls and len(loaded.estimators_) == 7
+    assert "|--- " in run("show", model, "--tree", "6").stdout
+    refused = run("show", model, check=False)
+    assert refused.returncode == 2 and "show one with --tree K (0 to 6)" in refused.stderr
+    assert "trees 0 to 6" in run("show", model, "--tree", "7", check=False).stderr
+    report = run("eval", model, data, "--target", "class").stdout
+    assert float(report.split("accuracy: ")[1].split()[0]) > 0.9
+    # the default forest size is scikit-learn's
+    reg = tmp_path / "reg.dtree"
+    run("fit", path("kyphosis"), "--target", "Age", "--task", "regression", "--forest",
+        "random", "--max-depth", "2", "-o", reg)
+    assert len(dtree.load(reg).estimators_) == 100
+
+
+def test_forest_options_need_a_forest(tmp_path):
+    out = run("fit", path("kyphosis"), "--target", "Kyphosis", "--n-estimators", "5",
+              "-o", tmp_path / "m.dtree", check=False)
+    assert out.returncode == 2 and "--forest random or --forest extra" in out.stderr
+    tree = tmp_path / "t.dtree"
+    run("fit", path("kyphosis"), "--target", "Kyphosis", "-o", tree)
+    assert "--tree picks a tree of a forest" in run("show", tree, "--tree", "0",
+                                                    check=False).stderr
