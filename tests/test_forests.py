@@ -278,6 +278,14 @@ def test_pickle_keeps_predictions():
     forest = dtree.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
     again = pickle.loads(pickle.dumps(forest))
     np.testing.assert_array_equal(again.predict(X), forest.predict(X))
+    tree = again.estimators_[0].tree_
+    # node columns travel in 4 bytes and come back as scikit-learn's 8-byte ints
+    for name in ("children_left", "feature", "n_node_samples", "node_depth"):
+        assert getattr(tree, name).dtype == np.intp, name
+    np.testing.assert_array_equal(tree.children_left, forest.estimators_[0].tree_.children_left)
+    # (no larger than scikit-learn's pickle of the same trees)
+    theirs = ske.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    assert len(pickle.dumps(forest)) <= 1.05 * len(pickle.dumps(theirs))
 
 
 def test_oob_callable_and_warnings():

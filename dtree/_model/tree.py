@@ -19,6 +19,11 @@ TREE_UNDEFINED = -2
 CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
 
 
+# integer node columns a pickle keeps in 4 bytes when they fit
+_NARROW_COLUMNS = ("children_left", "children_right", "feature", "n_node_samples",
+                   "node_depth", "categorical_set")
+
+
 class Tree:
     """Flat arrays of a fitted binary decision tree.
 
@@ -247,7 +252,21 @@ class Tree:
         state = self.__dict__.copy()
         for name in ("_packed_nodes", "_parent_nodes", "_surrogate_table"):
             state.pop(name, None)     # derived: rebuilt on first use
+        # node ids, features and counts in 4 bytes where they fit (a forest's
+        # pickle is mostly these columns); read back as the 8-byte ints they are
+        for name in _NARROW_COLUMNS:
+            column = state.get(name)
+            if isinstance(column, np.ndarray) and column.dtype == np.intp and (
+                    column.size == 0 or (column.min() >= -2**31 and column.max() < 2**31)):
+                state[name] = column.astype(np.int32)
         return state
+
+    def __setstate__(self, state):
+        for name in _NARROW_COLUMNS:
+            column = state.get(name)
+            if isinstance(column, np.ndarray) and column.dtype == np.int32:
+                state[name] = column.astype(np.intp)
+        self.__dict__.update(state)
 
     def apply(self, X, n_threads=1):
         """Leaf id for each row of a validated float32 X or ``SparseRows`` (rows split
