@@ -3,8 +3,8 @@
 For each of RandomForestClassifier / Regressor and ExtraTreesClassifier /
 Regressor with default parameters (``n_trees`` trees) on the same synthetic
 data: fit time on one thread and on every core, predict time (every core), peak
-fit memory (tracemalloc) less the returned trees against the float32 size of
-X, and pickled bytes per node; the dtree / scikit-learn ratios; and how many
+fit memory (tracemalloc) less the returned trees' arrays against the float32
+size of X, and pickled bytes per node; the dtree / scikit-learn ratios; and how many
 of the first three trees are scikit-learn's for the same ``random_state``: node
 for node, or with as many nodes and the same predictions on the rows it grew on
 (regression on continuous targets: two features cutting the same rows of a
@@ -93,10 +93,12 @@ def forest_table(make_data, n_samples, n_features, n_trees, best_time, with_skle
                                             n_jobs=1).fit(X, y))
         nodes = sum(t.tree_.node_count for t in ours.estimators_)
         forest_bytes = len(pickle.dumps(ours))
-        # the fit's working memory: its peak less the trees it returns
+        # the fit's working memory: its peak less the trees it returns (their arrays)
+        tree_bytes = sum(value.nbytes for t in ours.estimators_
+                         for value in vars(t.tree_).values() if hasattr(value, "nbytes"))
         row = dict(forest=name, n_samples=n_samples, n_features=n_features, n_trees=n_trees,
                    dtree_fit_1=fit1, dtree_fit_all=fit_all, dtree_predict=pred,
-                   peak_x_ratio=max(peak - forest_bytes, 0) / X.nbytes, nodes=nodes,
+                   peak_x_ratio=max(peak - tree_bytes, 0) / X.nbytes, nodes=nodes,
                    bytes_per_node=forest_bytes / nodes)
         if ske is not None:
             theirs_cls = getattr(ske, name)
