@@ -37,27 +37,35 @@ def global_random_seed():
 """
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_swapped(relative_path, swap_from, swap_to, argv=None, description=None):
+    """Run one of the installed scikit-learn's test files with ``swap_from`` (its
+    estimator import) replaced by ``swap_to`` (dtree's), in a temporary folder with
+    scikit-learn's ``global_random_seed`` fixture; returns pytest's exit status."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("-k", dest="select", help="pytest's -k expression")
     args = parser.parse_args(argv)
     import sklearn
 
-    source = pathlib.Path(sklearn.__file__).parent / "tree" / "tests" / "test_tree.py"
+    source = pathlib.Path(sklearn.__file__).parent / relative_path
     text = source.read_text(encoding="utf-8")
-    if SWAP_FROM not in text:
+    if swap_from not in text:
         sys.exit(f"{source}: the estimator import has another shape; update SWAP_FROM")
+    name = source.stem + "_dtree.py"
     with tempfile.TemporaryDirectory() as folder:
         folder = pathlib.Path(folder)
-        (folder / "test_tree_dtree.py").write_text(text.replace(SWAP_FROM, SWAP_TO),
-                                                   encoding="utf-8")
+        (folder / name).write_text(text.replace(swap_from, swap_to), encoding="utf-8")
         (folder / "conftest.py").write_text(CONFTEST, encoding="utf-8")
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                   "--no-header", "-rf", "test_tree_dtree.py"]
+                   "--no-header", "-rf", name]
         if args.select:
             command += ["-k", args.select]
         print(f"scikit-learn {sklearn.__version__}: {source}", flush=True)
         return subprocess.run(command, cwd=folder).returncode
+
+
+def main(argv=None):
+    return run_swapped(pathlib.Path("tree", "tests", "test_tree.py"), SWAP_FROM, SWAP_TO, argv,
+                       __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -305,6 +305,51 @@ cdef inline void draw_numeric_cut(SplitRecord* cut, double lo, double hi, bint h
     cut.threshold = t32
 
 
+cdef inline void draw_category_cut(SplitRecord* cut, const word_t* present, bint has_missing,
+                                   unsigned int* state) noexcept nogil:
+    """A random cut of a categorical feature: each category present (in ascending
+    code order, as a sorted segment holds them) goes left on a coin, then the
+    missing values (when there are any); a draw that sends everything one way
+    moves the first category present to the other side."""
+    cdef int word, bit, code, first = -1
+    cdef bint any_left = False, any_right = False
+    cut.categorical = True
+    cut.threshold = NAN
+    memset(cut.cat_left, 0, CAT_WORDS * sizeof(word_t))
+    for word in range(CAT_WORDS):
+        if not present[word]:
+            continue
+        for bit in range(64):
+            if (present[word] >> bit) & 1:
+                code = word * 64 + bit
+                if first < 0:
+                    first = code
+                if rand_int(0, 2, state):
+                    set_bit(cut.cat_left, code)
+                    any_left = True
+                else:
+                    any_right = True
+    if has_missing:
+        cut.missing_left = rand_int(0, 2, state) == 1
+        any_left = any_left or cut.missing_left
+        any_right = any_right or not cut.missing_left
+    if not any_left:
+        set_bit(cut.cat_left, first)
+    elif not any_right:
+        clear_bit(cut.cat_left, first)
+
+
+cdef inline bint keep_random_cut(SplitRecord* best, const SplitRecord* cut,
+                                 double key) noexcept nogil:
+    """Make a scored random cut the best if it beats it; an exact tie goes to the
+    larger ``key`` (scikit-learn's rounded score), then to the cut drawn first."""
+    if best.feature >= 0 and not wins(compare_score(cut.num, cut.den, best), key, best):
+        return False
+    best[0] = cut[0]
+    best.tie_key = key
+    return True
+
+
 cdef inline void swap_features(Py_ssize_t* features, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
     cdef Py_ssize_t t = features[i]
     features[i] = features[j]

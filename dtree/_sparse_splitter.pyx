@@ -43,7 +43,8 @@ from cython.parallel cimport prange, threadid
 
 from ._common cimport by_output, check_cut, class_t, clear_split, compare_score, constraints_of, CUT_PASS
 from ._common cimport CUT_STOP, draw_begin, draw_begin_fit, draw_end, draw_next, draw_numeric_cut
-from ._common cimport draw_take, float_key, keep_better, keep_doubles, midpoint, partition_ids
+from ._common cimport draw_take, float_key, keep_better, keep_doubles, keep_random_cut, midpoint
+from ._common cimport partition_ids
 from ._common cimport partition_segment, put_bit, radix_passes, RADIX_SIZE, radix_sort_keys
 from ._common cimport record_candidate, SearchSettings, tiny_weight, wins
 from ._route cimport side
@@ -772,8 +773,6 @@ cdef class SparseSplitter:
         cdef Py_ssize_t n_left, n_node = node.end - node.start
         cdef Py_ssize_t lo = self.seg_lo[f], hi = self.seg_hi[f], ke
         cdef DTYPE_t least, greatest
-        cdef int order
-        cdef double key
         ke = self._known_end(lo, hi)
         least = self.vals[lo] if ke > lo else 0.0
         greatest = self.vals[ke - 1] if ke > lo else 0.0
@@ -794,15 +793,9 @@ cdef class SparseSplitter:
         cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
                             cut.weight_left, self.n_stats, self.n_outputs,
                             self.xlogx_table, self.count_left, &cut.den)
-        order = compare_score(cut.num, cut.den, best)
-        if order < 0 and best.feature >= 0:
-            return
-        key = sklearn_score(self.criterion, child_stats, child_stats + self.n_stats,
-                            self.n_stats // self.n_outputs, self.n_outputs,
-                            cut.weight_left, cut.weight_right)
-        if best.feature < 0 or wins(order, key, best):
-            best[0] = cut
-            best.tie_key = key
+        keep_random_cut(best, &cut, sklearn_score(
+            self.criterion, child_stats, child_stats + self.n_stats,
+            self.n_stats // self.n_outputs, self.n_outputs, cut.weight_left, cut.weight_right))
 
     cdef Py_ssize_t _score_cut(self, const Node* node, const double* stats, double weight_root,
                                SplitRecord* cut, double* child_stats) noexcept nogil:

@@ -30,7 +30,8 @@ from cython.parallel cimport prange, threadid
 
 from ._common cimport by_output, better, bit_is_set, check_cut, clear_bit, clear_split, compare_score
 from ._common cimport constraints_of, count_bits, CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit
-from ._common cimport draw_end, draw_next, draw_numeric_cut, draw_take, float_key, keep_better
+from ._common cimport draw_category_cut, draw_end, draw_next, draw_numeric_cut, draw_take
+from ._common cimport float_key, keep_better, keep_random_cut
 from ._common cimport keep_doubles, lowest_bit, midpoint, partition_ids, partition_segment
 from ._common cimport payload_t, put_bit, RADIX_SIZE, radix_sort_keys, rand_int, record_candidate
 from ._common cimport scan_cut, SearchSettings, set_bit, tiny_weight, wins
@@ -900,10 +901,7 @@ cdef class Splitter:
         cdef const DTYPE_t* buf = self.scratch[0].tmp_v
         cdef unsigned int* state = &self.draw.state
         cdef word_t present[CAT_WORDS]
-        cdef int code, first = -1, word, bit
-        cdef bint any_left = False, any_right = False
         cdef double weights[2]
-        cdef int order
         cdef double key
         clear_split(&cut, node.end)
         cut.feature = f
@@ -914,30 +912,7 @@ cdef class Splitter:
             for q in range(n):
                 if buf[q] == buf[q]:
                     set_bit(present, <int>buf[q])
-            cut.categorical = True
-            cut.threshold = NAN
-            memset(cut.cat_left, 0, CAT_WORDS * sizeof(word_t))
-            for word in range(CAT_WORDS):
-                if not present[word]:
-                    continue
-                for bit in range(64):
-                    if (present[word] >> bit) & 1:
-                        code = word * 64 + bit
-                        if first < 0:
-                            first = code
-                        if rand_int(0, 2, state):
-                            set_bit(cut.cat_left, code)
-                            any_left = True
-                        else:
-                            any_right = True
-            if n_missing:
-                cut.missing_left = rand_int(0, 2, state) == 1
-                any_left = any_left or cut.missing_left
-                any_right = any_right or not cut.missing_left
-            if not any_left:
-                set_bit(cut.cat_left, first)
-            elif not any_right:
-                clear_bit(cut.cat_left, first)
+            draw_category_cut(&cut, present, n_missing > 0, state)
         else:
             draw_numeric_cut(&cut, lo, hi, n_missing > 0, state)
         n_left = self._score_sides(&cut, node, buf, stats, child_stats, weights)
@@ -948,14 +923,9 @@ cdef class Splitter:
         cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
                             cut.weight_left, S, self.n_outputs, self.xlogx_table,
                             self.scratch[0].count_left, &cut.den)
-        order = compare_score(cut.num, cut.den, best)
-        if order < 0 and best.feature >= 0:
-            return
         key = sklearn_score(self.criterion, child_stats, child_stats + S, S // self.n_outputs,
                             self.n_outputs, cut.weight_left, cut.weight_right)
-        if best.feature < 0 or wins(order, key, best):
-            best[0] = cut
-            best.tie_key = key
+        if keep_random_cut(best, &cut, key):
             best.low = lo
             best.high = hi
 
@@ -1096,8 +1066,6 @@ cdef class Splitter:
         """Feature f's random cut, drawn, scored and kept in ``best`` if admissible
         and better."""
         cdef SplitRecord cut
-        cdef int order
-        cdef double key
         self._draw_cut(f, start, end, &cut)
         if self.quantile_criterion:
             # a side's quantile needs its targets in order: route the samples
@@ -1115,16 +1083,10 @@ cdef class Splitter:
             cut.num = cut_proxy(self.criterion, stats, weight, child_stats,
                                 cut.weight_left, self.n_stats, self.n_outputs,
                                 self.xlogx_table, self.scratch[0].count_left, &cut.den)
-        order = compare_score(cut.num, cut.den, best)
-        if order < 0 and best.feature >= 0:
-            return
-        # exact ties go as scikit-learn's rounded score sends them (``wins``)
-        key = sklearn_score(self.criterion, child_stats, child_stats + self.n_stats,
-                            self.n_stats // self.n_outputs, self.n_outputs,
-                            cut.weight_left, cut.weight_right)
-        if best.feature < 0 or wins(order, key, best):
-            best[0] = cut
-            best.tie_key = key
+        # exact ties go as scikit-learn's rounded score sends them
+        keep_random_cut(best, &cut, sklearn_score(
+            self.criterion, child_stats, child_stats + self.n_stats,
+            self.n_stats // self.n_outputs, self.n_outputs, cut.weight_left, cut.weight_right))
 
     cdef void _score_cut(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                          double weight, double impurity, double weight_root, SplitRecord* cut,
@@ -1209,36 +1171,18 @@ cdef class Splitter:
         cdef const DTYPE_t* v = self.vals + f * self.n_samples
         cdef Py_ssize_t p, end_known = end
         cdef unsigned int* state = &self.draw.state
-        cdef int code, first = -1
-        cdef bint any_left = False, any_right = False
+        cdef word_t present[CAT_WORDS]
         end_known = known_end(v, start, end)
         clear_split(cut, end)
         cut.feature = f
         cut.den = 1.0
         if self.n_categories[f] > 0:
-            cut.categorical = True
-            cut.threshold = NAN
-            memset(cut.cat_left, 0, CAT_WORDS * sizeof(word_t))
+            memset(present, 0, CAT_WORDS * sizeof(word_t))
             p = start
             while p < end_known:
-                code = <int>v[p]
-                if first < 0:
-                    first = code
-                if rand_int(0, 2, state):
-                    set_bit(cut.cat_left, code)
-                    any_left = True
-                else:
-                    any_right = True
-                while p < end_known and <int>v[p] == code:
-                    p += 1
-            if end_known < end:
-                cut.missing_left = rand_int(0, 2, state) == 1
-                any_left = any_left or cut.missing_left
-                any_right = any_right or not cut.missing_left
-            if not any_left:
-                set_bit(cut.cat_left, first)
-            elif not any_right:
-                clear_bit(cut.cat_left, first)
+                set_bit(present, <int>v[p])
+                p += 1
+            draw_category_cut(cut, present, end_known < end, state)
             return True
         draw_numeric_cut(cut, v[start], v[end_known - 1], end_known < end, state)
         return True
