@@ -81,6 +81,16 @@ cdef void _apply_block(const splits_t* kind, const PackedNode* nodes,
             cur[r] = nxt
 
 
+cdef inline void _route_block(const PackedNode* nodes, const unsigned long long* set_ptr,
+                              bint numeric_only, const DTYPE_t[:, :] X, Py_ssize_t start,
+                              Py_ssize_t m, int* cur) noexcept nogil:
+    # a block of m rows through one tree, by the loop its splits need
+    if numeric_only:
+        _apply_block(<NumericSplits*> NULL, nodes, set_ptr, X, start, m, cur)
+    else:
+        _apply_block(<AnySplits*> NULL, nodes, set_ptr, X, start, m, cur)
+
+
 cdef void _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
                       bint numeric_only, const DTYPE_t[:, :] X, Py_ssize_t lo, Py_ssize_t hi,
                       Py_ssize_t* leaves) noexcept nogil:
@@ -88,10 +98,7 @@ cdef void _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr
     cdef Py_ssize_t start = lo, m, r
     while start < hi:
         m = min(<Py_ssize_t>BLOCK, hi - start)
-        if numeric_only:
-            _apply_block(<NumericSplits*> NULL, nodes, set_ptr, X, start, m, cur)
-        else:
-            _apply_block(<AnySplits*> NULL, nodes, set_ptr, X, start, m, cur)
+        _route_block(nodes, set_ptr, numeric_only, X, start, m, cur)
         for r in range(m):
             leaves[start + r] = cur[r]
         start += m
@@ -475,10 +482,7 @@ cdef void _forest_rows(const PackedNode* nodes, const unsigned long long* set_pt
         start = lo
         while start < hi:
             m = min(<Py_ssize_t>BLOCK, hi - start)
-            if numeric_only:
-                _apply_block(<NumericSplits*> NULL, tree, set_ptr, X, start, m, cur)
-            else:
-                _apply_block(<AnySplits*> NULL, tree, set_ptr, X, start, m, cur)
+            _route_block(tree, set_ptr, numeric_only, X, start, m, cur)
             for r in range(m):
                 v = values + (roots[t] + cur[r]) * width
                 row = out + (start + r) * width

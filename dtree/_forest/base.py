@@ -24,7 +24,7 @@ from .._plan.constraints import validate_params
 from .._plan.machine import n_threads, physical_memory
 from .._plan.plan import choose, make_plan
 from .._splitter import ColumnOrder
-from .._estimators.params import ParamsMixin
+from .._estimators.params import ParamsMixin, documented
 from . import draws
 from .predict import ForestLayout, forest_leaf_values
 
@@ -276,34 +276,18 @@ class BaseForest(ParamsMixin):
         state.pop("_layout", None)     # derived from the trees: rebuilt on first use
         return state
 
+    @documented('Index of the leaf each sample ends up in, in every tree.',
+                'ndarray of shape (n_samples, n_estimators)')
     def apply(self, X):
-        """Index of the leaf each sample ends up in, in every tree.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_estimators)
-        """
         X = self._validate_X_predict(X)
         threads = n_threads(self.n_jobs)
         return np.stack([t.tree_.apply(X, threads) for t in self.estimators_], axis=1)
 
+    @documented('Nodes each sample passes through, in every tree.',
+                "indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)\n"
+                "    Columns ``n_nodes_ptr[i]:n_nodes_ptr[i + 1]`` are tree i's nodes.\n"
+                "n_nodes_ptr : ndarray of shape (n_estimators + 1,)")
     def decision_path(self, X):
-        """Nodes each sample passes through, in every tree.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
-            Columns ``n_nodes_ptr[i]:n_nodes_ptr[i + 1]`` are tree i's nodes.
-        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
-        """
         from scipy.sparse import hstack
         X = self._validate_X_predict(X)
         paths = [t.tree_.decision_path(X) for t in self.estimators_]

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._estimators.base import BaseDecisionTree
 from .._estimators.classifier import DecisionTreeClassifier, ExtraTreeClassifier
-from .._estimators.params import register
+from .._estimators.params import documented, register
 from .._estimators.regressor import DecisionTreeRegressor, ExtraTreeRegressor
 from .._model.fitted import one_fit
 from .._plan.registry import CLASSIFICATION, DEFAULT_CRITERION, REGRESSION, current_criterion
@@ -85,52 +85,28 @@ class ForestClassifier(BaseForest):
                     np.array([c.shape[0] for c in data.classes]))
         return np.arange(data.classes.shape[0], dtype=np.float64), int(data.classes.shape[0])
 
+    @documented("Class probabilities: the mean of the trees' ``predict_proba``.",
+                "ndarray of shape (n_samples, n_classes), or a list of n_outputs such\n"
+                "    arrays\n    Columns follow ``classes_``.")
     @one_fit
     def predict_proba(self, X):
-        """Class probabilities: the mean of the trees' ``predict_proba``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
-            Columns follow ``classes_``.
-        """
         proba = self._leaf_values(self._validate_X_predict(X))
         if self.n_outputs_ == 1:
             return proba[:, 0, :]
         return [proba[:, k, :c.shape[0]] for k, c in enumerate(self.classes_)]
 
+    @documented('Logarithm of ``predict_proba`` (-inf for a zero probability).',
+                'ndarray of shape (n_samples, n_classes), or a list of them')
     @one_fit
     def predict_log_proba(self, X):
-        """Logarithm of ``predict_proba`` (-inf for a zero probability).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes), or a list of them
-        """
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
             return np.log(proba) if self.n_outputs_ == 1 else [np.log(p) for p in proba]
 
+    @documented('The class of highest mean probability (the first in ``classes_`` on ties).',
+                'ndarray of shape (n_samples,) or (n_samples, n_outputs)')
     @one_fit
     def predict(self, X):
-        """The class of highest mean probability (the first in ``classes_`` on ties).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_outputs)
-        """
         proba = self.predict_proba(X)
         if self.n_outputs_ == 1:
             return self.classes_.take(np.argmax(proba, axis=1))
@@ -165,18 +141,10 @@ class ForestRegressor(BaseForest):
     score = BaseDecisionTree.score
     _score = DecisionTreeRegressor._score
 
+    @documented("The mean of the trees' predictions.",
+                'ndarray of shape (n_samples,) or (n_samples, n_outputs)')
     @one_fit
     def predict(self, X):
-        """The mean of the trees' predictions.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_outputs)
-        """
         values = self._leaf_values(self._validate_X_predict(X))[:, :, 0]
         return values[:, 0] if self.n_outputs_ == 1 else values
 
