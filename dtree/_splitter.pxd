@@ -108,6 +108,13 @@ cdef class Splitter:
     cdef int* samples
     cdef double* cut_stats                # (room for 2 n_stats statistics)
     cdef bint _node_has_missing           # the last _sum_sides met a missing value
+    # one output of classes or squared error: the node's targets (and weights)
+    # gathered once per node in segment order, so that each drawn feature's cut
+    # is summed in a pass over contiguous arrays (``_score_sides``)
+    cdef bint node_targets
+    cdef int* node_c                      # (N) class codes
+    cdef double* node_y                   # (N) regression targets
+    cdef double* node_w                   # (N) sample weights (with sample weights only)
     cdef object _owned                    # numpy arrays that own the memory above
 
     # --- the growers' protocol (the same methods as _hist_splitter.HistSplitter's; see _grow) ---
@@ -171,6 +178,7 @@ cdef class Splitter:
     cdef void _sample_cut(self, Py_ssize_t f, const Node* node, DTYPE_t lo, DTYPE_t hi,
                           Py_ssize_t n_missing, const double* stats, double weight_root,
                           SplitRecord* best, double* child_stats) noexcept nogil
+    cdef void _gather_targets(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
     cdef Py_ssize_t _score_sides(self, const SplitRecord* cut, const Node* node,
                                  const DTYPE_t* values, const double* stats, double* child_stats,
                                  double* weights) noexcept nogil

@@ -430,8 +430,13 @@ cdef class Splitter:
         cdef int criterion = settings.criterion, n_threads = settings.n_threads
         cdef Py_ssize_t n_classes = settings.n_classes
         cdef bint multiway = settings.multiway
-        X = np.asarray(X, dtype=np.float32)
-        cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
+        cdef Py_ssize_t n, d, f
+        if X is None and presorted is not None:
+            # (the sorted columns say it all: a forest's tree need not gather X's rows)
+            d, n = presorted[1].shape[0], presorted[1].shape[1]
+        else:
+            X = np.asarray(X, dtype=np.float32)
+            n, d = X.shape[0], X.shape[1]
         y = by_output(np.asarray(y))
         self.n_outputs = y.shape[1] if y.ndim == 2 else 1
         if self.n_outputs > 1:
@@ -480,8 +485,15 @@ cdef class Splitter:
             _presort(X, vals, idx, n_threads)
         # the targets beside each value (class codes in two bytes: less to move in
         # every partition); several outputs: a row of them
-        payload = np.take(y.astype(np.uint16) if self.is_classifier else y, idx,
-                          axis=0).reshape(d, idx.shape[1] * self.n_outputs)
+        if self.n_outputs == 1 and self.is_classifier:
+            payload = np.empty(idx.shape, dtype=np.uint16)
+            _codes_by_position(y.reshape(-1), idx, payload)
+        elif self.n_outputs == 1:
+            payload = np.empty(idx.shape, dtype=np.float64)
+            _targets_by_position(y.reshape(-1), idx, payload)
+        else:
+            payload = np.take(y.astype(np.uint16) if self.is_classifier else y, idx,
+                              axis=0).reshape(d, idx.shape[1] * self.n_outputs)
         cdef const DTYPE_t[:, ::1] xt_view
         cdef int[::1] samples_view
         cdef double[::1] cut_view
@@ -498,6 +510,21 @@ cdef class Splitter:
             self.xt = &xt_view[0, 0] if n * d > 0 else NULL
             self.samples = &samples_view[0] if n > 0 else NULL
             self.cut_stats = &cut_view[0]
+        self.node_targets = self.sample_mode and self.n_outputs == 1 and (
+            self.is_classifier or is_squared_error(criterion))
+        self.node_c = NULL
+        self.node_y = NULL
+        self.node_w = NULL
+        cdef int[::1] node_c_view
+        cdef double[::1] node_y_view, node_w_view
+        if self.node_targets:
+            node_c = np.empty(max(n, 1), dtype=np.int32)
+            node_y = np.empty(max(n, 1), dtype=np.float64)
+            node_w = np.empty(max(n, 1) if sample_weight is not None else 1, dtype=np.float64)
+            node_c_view, node_y_view, node_w_view = node_c, node_y, node_w
+            self.node_c = &node_c_view[0]
+            self.node_y = &node_y_view[0]
+            self.node_w = &node_w_view[0]
 
         # a bit per sample: small enough to stay in the core's own cache
         goes_left = np.zeros((n + 63) // 64, dtype=np.uint64)
@@ -513,6 +540,8 @@ cdef class Splitter:
         owned = [vals, idx, payload, goes_left, features, visit_mark, y, n_categories]
         if self.sample_mode:
             owned.extend([xt, samples, cut_stats])
+        if self.node_targets:
+            owned.extend([node_c, node_y, node_w])
         self.tol = <DTYPE_t>settings.value_tolerance   # float32 sums, as scikit-learn's
         self.lower = -INFINITY
         self.upper = INFINITY
@@ -844,6 +873,8 @@ cdef class Splitter:
         cdef bint constant
         cdef double weights[2]
         clear_split(best, end)
+        if self.node_targets:
+            self._gather_targets(start, end)
         draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
         j = draw_next(&self.draw)
         while j >= 0:
@@ -929,52 +960,75 @@ cdef class Splitter:
             best.low = lo
             best.high = hi
 
+    cdef void _gather_targets(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+        """The node's targets (class codes or values) and weights in segment order."""
+        cdef Py_ssize_t p
+        cdef int i
+        for p in range(start, end):
+            i = self.samples[p]
+            if self.is_classifier:
+                self.node_c[p - start] = self.y_by_sample[i]
+            else:
+                self.node_y[p - start] = self.yv_by_sample[i]
+            if self.sw != NULL:
+                self.node_w[p - start] = self.sw[i]
+
     cdef Py_ssize_t _score_sides(self, const SplitRecord* cut, const Node* node,
                                  const DTYPE_t* values, const double* stats, double* child_stats,
                                  double* weights) noexcept nogil:
         """A cut's children for its scoring: the left side summed, the right as the
         node's statistics less the left's (as ``_score_cut`` takes one side from the
-        other); a numeric cut of one output, classification or squared error, in a
-        loop of its own. Returns the left count."""
+        other). A numeric cut of one output, classification or squared error, in a
+        branch-free pass over the node's gathered targets (``node_targets``): a
+        sample on the right adds zeros, which leave every sum as it was. Returns
+        the left count."""
         cdef Py_ssize_t S = self.n_stats, q, k, n = node.end - node.start, n_left = 0
-        cdef const int* ids = self.samples + node.start
         cdef double* left = child_stats
-        cdef double t = cut.threshold, w, wl = 0.0, yv
-        cdef bint missing_left = cut.missing_left
-        cdef DTYPE_t x
-        cdef int i
-        if cut.categorical or self.n_outputs != 1 or not (
-                self.is_classifier or is_squared_error(self.criterion)):
+        cdef double t = cut.threshold, w, wl = 0.0, yv, s0 = 0.0, s1 = 0.0
+        cdef const double* nw = self.node_w
+        cdef const double* ny = self.node_y
+        cdef const int* nc = self.node_c
+        cdef int missing_right = not cut.missing_left, g
+        if cut.categorical or not self.node_targets:
             return self._sum_sides(cut, node.start, node.end, values, False, child_stats,
                                    weights)
         memset(left, 0, S * sizeof(double))
-        # (``routes_left`` of a numeric cut: the rule's ``numeric_side``)
+        # (``routes_left`` of a numeric cut: 1 - the rule's ``numeric_side``)
         if self.is_classifier and self.sw == NULL:
             for q in range(n):
-                x = values[q]
-                if numeric_side(x, t, not missing_left) == 0:
-                    left[self.y_by_sample[ids[q]]] += 1.0
-                    n_left += 1
+                g = 1 - numeric_side(values[q], t, missing_right)
+                left[nc[q]] += <double>g
+                n_left += g
             wl = <double>n_left
         elif self.is_classifier:
             for q in range(n):
-                x = values[q]
-                if numeric_side(x, t, not missing_left) == 0:
-                    i = ids[q]
-                    left[self.y_by_sample[i]] += self.sw[i]
-                    wl += self.sw[i]
-                    n_left += 1
+                g = 1 - numeric_side(values[q], t, missing_right)
+                w = g * nw[q]
+                left[nc[q]] += w
+                wl += w
+                n_left += g
+        elif self.sw == NULL:
+            for q in range(n):
+                g = 1 - numeric_side(values[q], t, missing_right)
+                w = <double>g
+                yv = ny[q]
+                s0 += w * yv
+                s1 += w * yv * yv
+                n_left += g
+            wl = <double>n_left
+            left[0] = s0
+            left[1] = s1
         else:
             for q in range(n):
-                x = values[q]
-                if numeric_side(x, t, not missing_left) == 0:
-                    i = ids[q]
-                    w = self.sw[i] if self.sw != NULL else 1.0
-                    yv = self.yv_by_sample[i]
-                    left[0] += w * yv
-                    left[1] += w * yv * yv
-                    wl += w
-                    n_left += 1
+                g = 1 - numeric_side(values[q], t, missing_right)
+                w = g * nw[q]
+                yv = ny[q]
+                s0 += w * yv
+                s1 += w * yv * yv
+                wl += w
+                n_left += g
+            left[0] = s0
+            left[1] = s1
         for k in range(S):
             child_stats[S + k] = stats[k] - left[k]
         weights[0] = wl
@@ -1922,15 +1976,56 @@ class ColumnOrder:
 
     def rows(self, keep=None):
         """(vals, idx) of the rows where ``keep`` is True, numbered 0, 1, ... in row
-        order (all rows for None): what sorting ``X[keep]`` gives, in O(n d)."""
+        order (all rows for None): what sorting ``X[keep]`` gives, in one pass over
+        each column."""
         if keep is None:
             return self.vals.copy(), self.idx.copy()
-        d = self.vals.shape[0]
-        n_keep = int(np.count_nonzero(keep))
-        new_id = (np.cumsum(keep, dtype=np.int64) - 1).astype(np.int32)
-        mask = keep[self.idx]
-        return (np.ascontiguousarray(self.vals[mask].reshape(d, n_keep)),
-                np.ascontiguousarray(new_id[self.idx[mask]].reshape(d, n_keep)))
+        keep = np.ascontiguousarray(keep, dtype=np.bool_)
+        cdef Py_ssize_t d = self.vals.shape[0], n = self.vals.shape[1]
+        if keep.shape[0] != n:
+            raise ValueError(f"keep has {keep.shape[0]} rows; the columns {n}")
+        new_id = np.cumsum(keep, dtype=np.int64).astype(np.int32)
+        cdef Py_ssize_t n_keep = int(new_id[n - 1]) if n else 0
+        # one slot of slack: each entry is written before the test of its row
+        # (branch-free), so the last column's last write may land one past its end
+        out_v = np.empty(d * n_keep + 1, dtype=np.float32)
+        out_i = np.empty(d * n_keep + 1, dtype=np.int32)
+        _kept_rows(self.vals, self.idx, keep.view(np.uint8), new_id, out_v, out_i)
+        return out_v[:d * n_keep].reshape(d, n_keep), out_i[:d * n_keep].reshape(d, n_keep)
+
+
+def _kept_rows(const DTYPE_t[:, ::1] vals, const int[:, ::1] idx,
+               const unsigned char[::1] keep, const int[::1] new_id, DTYPE_t[::1] out_v,
+               int[::1] out_i):
+    """Each column's kept entries in order, sample ids renumbered (``new_id`` is
+    the count of kept rows up to and including each row)."""
+    cdef Py_ssize_t d = vals.shape[0], n = vals.shape[1], f, p, q = 0
+    cdef int i
+    with nogil:
+        for f in range(d):
+            for p in range(n):
+                i = idx[f, p]
+                out_v[q] = vals[f, p]
+                out_i[q] = new_id[i] - 1
+                q += keep[i]
+
+
+def _codes_by_position(const int[::1] y, const int[:, ::1] idx, unsigned short[:, ::1] out):
+    """One output's class codes at each position of the sorted columns."""
+    cdef Py_ssize_t f, p
+    with nogil:
+        for f in range(idx.shape[0]):
+            for p in range(idx.shape[1]):
+                out[f, p] = <unsigned short>y[idx[f, p]]
+
+
+def _targets_by_position(const double[::1] y, const int[:, ::1] idx, double[:, ::1] out):
+    """One output's targets at each position of the sorted columns."""
+    cdef Py_ssize_t f, p
+    with nogil:
+        for f in range(idx.shape[0]):
+            for p in range(idx.shape[1]):
+                out[f, p] = y[idx[f, p]]
 
 
 def _presort(X, vals, idx, int n_threads=1):

@@ -153,22 +153,26 @@ def _annotated(plan, tree, X, y, weights):
     """The tree with what it records of its training rows: each split's range of its
     feature, a regressor's leaf targets if kept, competitors and surrogates if asked.
     Zero-weight rows count nowhere, as in growth."""
-    if weights is not None and not (weights > 0).all():
-        keep = weights > 0
-        X, y, weights = X[keep], y[keep], weights[keep]
     keep_targets = plan.params["keep_leaf_targets"]
-    # the rows as the fit routed them (a dense X's ranges need no leaves)
-    leaves = tree.apply(X) if keep_targets or is_sparse(X) else None
-    if tree.feature_range is None:     # (the exact splitter records them as it grows)
-        tree.feature_range = feature_ranges(tree, X, leaves)
-    if keep_targets:
-        tree.leaf_targets = LeafTargets.from_rows(
-            leaves, y, np.ones(X.shape[0]) if weights is None else weights)
     surrogate_missing = plan.params["handle_missing"] == "surrogate"
     # each feature offers one competitor or surrogate at most: bounding the counts by
     # the columns keeps any larger request (2**63 and up) out of the kernel's sizes
     k = min(int(plan.params["keep_competitors"]), X.shape[1])
     s = min(n_surrogates(plan), X.shape[1])
+    if tree.feature_range is not None and not (keep_targets or k or s or surrogate_missing):
+        # (the exact splitter records the ranges as it grows: nothing to replay, so
+        # a forest's tree does not gather its rows again)
+        return tree
+    if weights is not None and not (weights > 0).all():
+        keep = weights > 0
+        X, y, weights = X[keep], y[keep], weights[keep]
+    # the rows as the fit routed them (a dense X's ranges need no leaves)
+    leaves = tree.apply(X) if keep_targets or is_sparse(X) else None
+    if tree.feature_range is None:
+        tree.feature_range = feature_ranges(tree, X, leaves)
+    if keep_targets:
+        tree.leaf_targets = LeafTargets.from_rows(
+            leaves, y, np.ones(X.shape[0]) if weights is None else weights)
     if not (k or s or surrogate_missing):
         return tree
     from .audit import attach

@@ -38,10 +38,13 @@ def grow(plan, X, y, weights, y_exp=None, column_order=None):
         # A zero-weight sample must not place a threshold: drop it, as
         # scikit-learn does (n_node_samples counts positive weights only).
         keep = weights > 0
-        X, y, weights = X[keep], y[keep], weights[keep]
     presorted = None
     if column_order is not None and plan.builder == "exact":
         presorted = column_order.rows(keep)
+    if keep is not None:
+        # (the presorted splitter reads its rows from the sorted columns alone)
+        X = None if presorted is not None else X[keep]
+        y, weights = y[keep], weights[keep]
     w_unit, w_exp = 1.0, 0
     if weights is not None:
         # x ln x of weighted counts depends on their unit: one unit for every
@@ -55,7 +58,7 @@ def grow(plan, X, y, weights, y_exp=None, column_order=None):
     y = scaled(y, y_exp)
     degree = plan.choices.criterion.degree
     growth = scaled_growth(plan, n_rows, float(weights.sum()) if weights is not None
-                           else float(X.shape[0]), degree * y_exp)
+                           else float(y.shape[0]), degree * y_exp)
     # drawn for every tree, as scikit-learn does: the visiting order decides ties
     seed = draw_seed(plan.random_state)
     builder = _BUILDERS[plan.builder]
