@@ -421,10 +421,13 @@ cdef class Splitter:
     presorted : (vals, idx) or None
         X's columns already sorted (``ColumnOrder.rows``): float32 values and
         int32 sample ids, shape (n_features, n_samples), taken over (not copied).
+    by_feature : ndarray of shape (n_features, n_samples), float32, optional
+        X's columns as rows (``ColumnOrder(sort=False).by_feature``, shared by a
+        forest's trees) for splitter="random" without presorted columns; read only.
     """
 
     def __cinit__(self, X, y, sample_weight, SearchSettings settings, n_categories=None,
-                  monotonic_cst=None, presorted=None):
+                  monotonic_cst=None, presorted=None, by_feature=None):
         check_criterion(settings.criterion)
         self.settings = settings
         cdef int criterion = settings.criterion, n_threads = settings.n_threads
@@ -501,7 +504,10 @@ cdef class Splitter:
         self.samples = NULL
         self.cut_stats = NULL
         if self.sample_mode:
-            xt = np.ascontiguousarray(X.T)
+            xt = np.ascontiguousarray(X.T) if by_feature is None else by_feature
+            if xt.shape != (d, n) or xt.dtype != np.float32 or not xt.flags.c_contiguous:
+                raise ValueError("by_feature must be X's columns as a C-contiguous float32 "
+                                 "(n_features, n_samples) array")
             samples = np.arange(n, dtype=np.int32)
             cut_stats = np.zeros(2 * max(self.n_stats, 1), dtype=np.float64)
             xt_view = xt
@@ -1966,10 +1972,17 @@ cdef class Splitter:
 class ColumnOrder:
     """Every column of a matrix sorted once (NaN last; equal values by row, the
     sort being stable), for the trees of a forest: each tree takes the sorted
-    columns of its own rows (``rows``) instead of sorting again."""
+    columns of its own rows (``rows``) instead of sorting again. With
+    ``sort=False``, the columns only laid out by feature (``by_feature``, (d, n)),
+    which the random splitter gathers from (``Splitter.sample_mode``)."""
 
-    def __init__(self, X, int n_threads=1):
+    def __init__(self, X, int n_threads=1, bint sort=True):
         X = np.asarray(X, dtype=np.float32)
+        self.sorted = sort
+        self.vals = self.idx = self.by_feature = None
+        if not sort:
+            self.by_feature = np.ascontiguousarray(X.T)
+            return
         self.vals = np.empty((X.shape[1], X.shape[0]), dtype=np.float32)
         self.idx = np.empty((X.shape[1], X.shape[0]), dtype=np.int32)
         _presort(X, self.vals, self.idx, n_threads)

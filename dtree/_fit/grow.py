@@ -27,8 +27,8 @@ def grow(plan, X, y, weights, y_exp=None, column_order=None):
 
     ``y_exp``: the targets' power-of-two scale, shared by every tree of a fit
     (folds and hold-outs too); None: this data's own. ``column_order``: X's
-    columns sorted already (``_splitter.ColumnOrder``, a forest's), for the
-    exact splitter on dense X.
+    columns sorted already, or laid out by feature for the random splitter
+    (``_splitter.ColumnOrder``, a forest's), for the exact splitter on dense X.
     """
     # fractional sizes (min_samples_leaf=0.01) count every row, zero-weight ones
     # too, as scikit-learn counts them: a forest's bootstrap is such weights
@@ -38,9 +38,12 @@ def grow(plan, X, y, weights, y_exp=None, column_order=None):
         # A zero-weight sample must not place a threshold: drop it, as
         # scikit-learn does (n_node_samples counts positive weights only).
         keep = weights > 0
-    presorted = None
+    presorted = by_feature = None
     if column_order is not None and plan.builder == "exact":
-        presorted = column_order.rows(keep)
+        if column_order.sorted:
+            presorted = column_order.rows(keep)
+        elif keep is None:
+            by_feature = column_order.by_feature
     if keep is not None:
         # (the presorted splitter reads its rows from the sorted columns alone)
         X = None if presorted is not None else X[keep]
@@ -62,8 +65,8 @@ def grow(plan, X, y, weights, y_exp=None, column_order=None):
     # drawn for every tree, as scikit-learn does: the visiting order decides ties
     seed = draw_seed(plan.random_state)
     builder = _BUILDERS[plan.builder]
-    if presorted is not None:
-        tree = _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted)
+    if presorted is not None or by_feature is not None:
+        tree = _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted, by_feature)
     else:
         tree = builder(plan, X, y, weights, growth, seed, w_exp)
     return unscale_tree(tree, w_unit, y_exp, degree)
@@ -80,15 +83,16 @@ def scaled_growth(plan, n_samples, total_weight, impurity_exp):
         growth.min_impurity_decrease, impurity_exp))
 
 
-def _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted=None):
+def _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted=None, by_feature=None):
     """The presorted splitter's tree (dense X; ``presorted``: its columns sorted
-    already), or the sparse splitter's (sparse X)."""
+    already, ``by_feature``: laid out by feature already), or the sparse
+    splitter's (sparse X)."""
     search = plan.search(growth, seed)
     if plan.builder == "sparse":
         splitter = SparseSplitter(X, y, weights, search, plan.monotonic)
     else:
         splitter = Splitter(X, y, weights, search, plan.n_categories, plan.monotonic,
-                            presorted=presorted)
+                            presorted=presorted, by_feature=by_feature)
     arrays = build_tree(splitter, **growth.limits())
     del splitter  # free the presorted columns before building the Tree object
     return tree_from_arrays(plan, arrays, ranges=plan.builder != "sparse")

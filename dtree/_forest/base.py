@@ -88,11 +88,12 @@ class BaseForest(ParamsMixin):
         choices = choose(template)
         data = self._training_data(template, choices, X, y, sample_weight)
         plan = make_plan(template, choices, data)
-        if plan.builder == "exact" and not plan.choices.splitter.random_split:
+        if plan.builder == "exact":
             # sorted once for every tree: a tree's bootstrap keeps its rows' order
-            # (random cuts need no sorted columns: ``Splitter.sample_mode``)
+            # (random cuts need no sorted columns, only X by feature:
+            # ``Splitter.sample_mode``)
             data = dataclasses.replace(data, column_order=ColumnOrder(
-                data.X, n_threads(self.n_jobs)))
+                data.X, n_threads(self.n_jobs), sort=not plan.choices.splitter.random_split))
         if self.oob_score:
             self._check_oob_target(data)
         n_samples = data.X.shape[0]
