@@ -273,6 +273,29 @@ def test_sparse_X_gives_the_dense_forest():
     np.testing.assert_allclose(csc.predict_proba(sparse.csr_matrix(X)), dense.predict_proba(X))
 
 
+def test_hist_forests_bin_once_for_every_tree():
+    """splitter="hist": X is binned once for the forest, so every tree's cuts fall
+    between the bins of all the rows (a tree binning its own bootstrap would cut
+    inside them)."""
+    from dtree._fit.binning import fit_bins
+    from dtree._hist_splitter import bin_codes
+    rng = np.random.RandomState(0)
+    X = rng.rand(3000, 3).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] + 0.3 * rng.rand(3000) > 1.15).astype(int)
+    forest = dtree.RandomForestClassifier(n_estimators=8, splitter="hist", max_bins=6,
+                                          random_state=0).fit(X, y)
+    codes = bin_codes(X, fit_bins(X, 6))[0]
+    n_cuts = 0
+    for tree in forest.estimators_:
+        t = tree.tree_
+        for node in np.flatnonzero(t.children_left >= 0):
+            f, cut = t.feature[node], t.threshold[node]
+            assert not set(codes[X[:, f] <= cut, f]) & set(codes[X[:, f] > cut, f])
+            n_cuts += 1
+    assert n_cuts > 8 * 4
+    assert forest.score(X, y) > 0.85
+
+
 def test_pickle_keeps_predictions():
     X, y = _data("diabetes")
     forest = dtree.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)

@@ -71,7 +71,7 @@ def fit_tree(plan, data):
         X, y = X[train], y[train]
         weights = None if weights is None else weights[train]
     else:
-        tree = grow(plan, X, y, weights, y_exp, column_order=data.column_order)
+        tree = grow(plan, X, y, weights, y_exp, shared_X=data.shared_X)
         tree = _quinlan_pruned(plan, tree, X, y, weights)
     if isinstance(p["ccp_alpha"], str):
         tree, table = _prune_by_cross_validation(plan, tree, X, y, weights, y_exp)

@@ -22,13 +22,14 @@ from .binning import category_thresholds, fit_bins
 from .sampling import draw_seed
 
 
-def grow(plan, X, y, weights, y_exp=None, column_order=None):
+def grow(plan, X, y, weights, y_exp=None, shared_X=None):
     """An unpruned tree grown by the plan's builder on (X, y, weights).
 
     ``y_exp``: the targets' power-of-two scale, shared by every tree of a fit
-    (folds and hold-outs too); None: this data's own. ``column_order``: X's
-    columns sorted already, or laid out by feature for the random splitter
-    (``_splitter.ColumnOrder``, a forest's), for the exact splitter on dense X.
+    (folds and hold-outs too); None: this data's own. ``shared_X``: X
+    prepared once for a forest's trees: its columns sorted, or laid out by feature
+    for the random splitter (``_splitter.ColumnOrder``; the exact splitter on dense
+    X), or binned (``BinnedX``; the histogram splitter).
     """
     # fractional sizes (min_samples_leaf=0.01) count every row, zero-weight ones
     # too, as scikit-learn counts them: a forest's bootstrap is such weights
@@ -38,15 +39,17 @@ def grow(plan, X, y, weights, y_exp=None, column_order=None):
         # A zero-weight sample must not place a threshold: drop it, as
         # scikit-learn does (n_node_samples counts positive weights only).
         keep = weights > 0
-    presorted = by_feature = None
-    if column_order is not None and plan.builder == "exact":
-        if column_order.sorted:
-            presorted = column_order.rows(keep)
+    presorted = by_feature = binned = None
+    if shared_X is not None and plan.builder == "exact":
+        if shared_X.sorted:
+            presorted = shared_X.rows(keep)
         elif keep is None:
-            by_feature = column_order.by_feature
+            by_feature = shared_X.by_feature
+    elif shared_X is not None and plan.builder == "hist":
+        binned = shared_X.rows(keep)
     if keep is not None:
-        # (the presorted splitter reads its rows from the sorted columns alone)
-        X = None if presorted is not None else X[keep]
+        # (the presorted and histogram splitters read their rows from the shared X)
+        X = None if presorted is not None or binned is not None else X[keep]
         y, weights = y[keep], weights[keep]
     w_unit, w_exp = 1.0, 0
     if weights is not None:
@@ -67,6 +70,8 @@ def grow(plan, X, y, weights, y_exp=None, column_order=None):
     builder = _BUILDERS[plan.builder]
     if presorted is not None or by_feature is not None:
         tree = _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted, by_feature)
+    elif binned is not None:
+        tree = _grow_hist(plan, X, y, weights, growth, seed, w_exp, binned)
     else:
         tree = builder(plan, X, y, weights, growth, seed, w_exp)
     return unscale_tree(tree, w_unit, y_exp, degree)
@@ -98,15 +103,32 @@ def _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted=None, by_fea
     return tree_from_arrays(plan, arrays, ranges=plan.builder != "sparse")
 
 
-def _grow_hist(plan, X, y, weights, growth, seed, w_exp):
-    """The histogram splitter's tree (``_hist_splitter``): features binned, then grown."""
-    thresholds = fit_bins(X, int(plan.params["max_bins"]))
-    for f in np.flatnonzero(plan.categorical):
-        thresholds[f] = category_thresholds(int(plan.n_categories[f]), plan.column_label(f))
-    codes, lo, hi = bin_codes(X, thresholds, plan.n_threads)
+def _grow_hist(plan, X, y, weights, growth, seed, w_exp, binned=None):
+    """The histogram splitter's tree (``_hist_splitter``): features binned (or
+    ``binned``: a ``BinnedX``'s rows), then grown."""
+    codes, lo, hi = BinnedX(plan, X).rows() if binned is None else binned
     splitter = HistSplitter(codes, lo, hi, y, weights, plan.search(growth, seed),
                             plan.monotonic, categorical=plan.categorical)
     return tree_from_arrays(plan, build_tree(splitter, **growth.limits()))
+
+
+class BinnedX:
+    """X binned as the plan's histogram splitter bins it (``max_bins`` bins per
+    numeric feature, a bin per category), once for the trees of a forest: each
+    tree takes the codes of its rows (``rows``). A bin's least and greatest value
+    are X's, so a tree grown on some of the rows places its thresholds between
+    the values of all of them, as LightGBM's bins are the whole data's."""
+
+    def __init__(self, plan, X):
+        thresholds = fit_bins(X, int(plan.params["max_bins"]))
+        for f in np.flatnonzero(plan.categorical):
+            thresholds[f] = category_thresholds(int(plan.n_categories[f]),
+                                                plan.column_label(f))
+        self.codes, self.lo, self.hi = bin_codes(X, thresholds, plan.n_threads)
+
+    def rows(self, keep=None):
+        """(codes, lo, hi) of the rows where ``keep`` is True (all for None)."""
+        return (self.codes if keep is None else self.codes[keep]), self.lo, self.hi
 
 
 def _grow_c45(plan, X, y, weights, growth, seed, w_exp):

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .._fit.fit import fit_tree
+from .._fit.grow import BinnedX
 from .._input import validation as val
 from .._input.encode import encode_predict_X
 from .._model.fitted import Fitted, install
@@ -92,8 +93,12 @@ class BaseForest(ParamsMixin):
             # sorted once for every tree: a tree's bootstrap keeps its rows' order
             # (random cuts need no sorted columns, only X by feature:
             # ``Splitter.sample_mode``)
-            data = dataclasses.replace(data, column_order=ColumnOrder(
+            data = dataclasses.replace(data, shared_X=ColumnOrder(
                 data.X, n_threads(self.n_jobs), sort=not plan.choices.splitter.random_split))
+        elif plan.builder == "hist":
+            # binned once for every tree, as LightGBM bins once for its trees
+            data = dataclasses.replace(data, shared_X=BinnedX(
+                dataclasses.replace(plan, n_threads=n_threads(self.n_jobs)), data.X))
         if self.oob_score:
             self._check_oob_target(data)
         n_samples = data.X.shape[0]

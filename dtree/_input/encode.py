@@ -46,8 +46,10 @@ class TrainingData:
     n_classes: object
     columns: Columns
     classes: object = None
-    # X's columns sorted once (``_splitter.ColumnOrder``) when several trees share X
-    column_order: object = None
+    # X prepared once when several trees share it (a forest's): its columns sorted
+    # or laid out by feature (``_splitter.ColumnOrder``), or binned
+    # (``_fit.grow.BinnedX``)
+    shared_X: object = None
 
     @property
     def n_outputs(self):
