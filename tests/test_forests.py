@@ -296,6 +296,48 @@ def test_hist_forests_bin_once_for_every_tree():
     assert forest.score(X, y) > 0.85
 
 
+def _sql_rows(query, X, engine):
+    """The query's rows over a table t(id, feature_0, ...) holding X (NaN as NULL),
+    in id order."""
+    names = [f"feature_{j}" for j in range(X.shape[1])]
+    rows = [(i, *[None if np.isnan(v) else float(v) for v in row]) for i, row in enumerate(X)]
+    if engine == "sqlite":
+        import sqlite3
+        con = sqlite3.connect(":memory:")
+        con.execute(f"CREATE TABLE t (id INTEGER, {', '.join(n + ' REAL' for n in names)})")
+    else:
+        duckdb = pytest.importorskip("duckdb")
+        con = duckdb.connect()
+        con.execute(f"CREATE TABLE t (id INTEGER, {', '.join(n + ' DOUBLE' for n in names)})")
+    con.executemany(f"INSERT INTO t VALUES ({', '.join('?' * (len(names) + 1))})", rows)
+    return con.execute(query + " ORDER BY id").fetchall()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_sql_of_a_forest_is_its_predict(engine):
+    """export_sql of a forest: each tree's leaf, then the mean of the leaves' values
+    in tree order, so the query returns predict_proba and predict exactly (ties
+    between classes to the first, as np.argmax)."""
+    from dtree.export import export_sql
+    rng = np.random.RandomState(3)
+    X = rng.rand(300, 3)
+    X[rng.rand(300) < 0.1, 1] = np.nan
+    y = np.where(X[:, 0] + 0.4 * rng.rand(300) > 0.7, "b",
+                 np.where(np.nan_to_num(X[:, 1]) > 0.5, "a", "c"))
+    clf = dtree.ExtraTreesClassifier(n_estimators=2, max_depth=6, random_state=0).fit(X, y)
+    rows = _sql_rows(export_sql(clf, keep_columns=["id"], dialect=engine), X, engine)
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(np.array([r[2:] for r in rows], dtype=float), proba)
+    np.testing.assert_array_equal(np.array([r[1] for r in rows]), clf.predict(X))
+    assert (np.sort(proba, axis=1)[:, -1] == np.sort(proba, axis=1)[:, -2]).any()  # ties met
+    reg = dtree.RandomForestRegressor(n_estimators=3, max_depth=7, random_state=0).fit(
+        X, X[:, 0] * 1e3 + rng.rand(300))
+    rows = _sql_rows(export_sql(reg, keep_columns=["id"], dialect=engine), X, engine)
+    np.testing.assert_array_equal(np.array([r[1] for r in rows]), reg.predict(X))
+    with pytest.raises(dtree.NotFittedError, match="not fitted"):
+        export_sql(dtree.RandomForestRegressor())
+
+
 def test_pickle_keeps_predictions():
     X, y = _data("diabetes")
     forest = dtree.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)

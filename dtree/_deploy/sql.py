@@ -26,7 +26,8 @@ import numpy as np
 from .._model.tree import TREE_LEAF
 from .._model.routing import node_rule
 from .._model.arguments import list_of_names, text
-from .._model.names import fitted_and_named
+from .._model.names import class_names_of, feature_names_of, fitted_and_named
+from .._input.encode import check_fitted
 
 DOUBLE = {"sqlite": "REAL", "duckdb": "DOUBLE", "postgres": "DOUBLE PRECISION",
           "ansi": "DOUBLE PRECISION"}
@@ -173,15 +174,17 @@ class _Writer:
                           ("text", f"CASE WHEN {self.goes_left(item)} THEN ", 0)]
         return "".join(parts)
 
-    def layers(self, table):
-        """``(ctes, column)``: the layers and the column holding each row's leaf."""
+    def layers(self, source, tag=""):
+        """``(ctes, source, column)``: the layers over ``source`` (an identifier), the
+        last one's name and its column holding each row's leaf; ``tag`` tells one
+        tree's layers from another's."""
         tree = self.tree
-        ctes, source, column = [], identifier(table), None
+        ctes, column = [], None
         for k, top in enumerate(range(0, max(tree.max_depth, 1), LAYER_DEPTH)):
             roots = np.flatnonzero((tree.node_depth == top)
                                    & (tree.children_left != TREE_LEAF))
-            name = f'"__dtree_{k}"'
-            new = f'"__dtree_node_{k}"'
+            name = f'"__dtree_{tag}{k}"'
+            new = f'"__dtree_{tag}node_{k}"'
             if column is None:
                 expr = self.descend(0, LAYER_DEPTH)
             else:
@@ -238,32 +241,82 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
             raise ValueError(f"{name} cannot hold a NUL character (no SQL name can)")
     if dialect not in DOUBLE:
         raise ValueError(f"dialect must be one of {sorted(DOUBLE)}; got {dialect!r}")
-    tree, names, classes = fitted_and_named(estimator, feature_names, None)
+    forest = hasattr(estimator, "estimators_") or hasattr(estimator, "n_estimators")
+    if forest:
+        check_fitted(estimator)
+        trees = list(estimator.estimators_)
+        names = feature_names_of(estimator, feature_names)
+        classes = class_names_of(estimator, None)
+    else:
+        tree, names, classes = fitted_and_named(estimator, feature_names, None)
+        trees = [estimator]
     if estimator.n_outputs_ > 1:
         raise ValueError("export_sql writes one prediction column: fit one tree per "
                          f"output (this one has {estimator.n_outputs_})")
-    if tree.fractional_missing:
+    if any(t.tree_.fractional_missing for t in trees):
         raise ValueError("a C4.5 tree sends a missing value down every branch and mixes "
                          "the leaves; export_sql follows one branch: not supported")
-    writer = _Writer(estimator, dialect, names)
-    ctes, source, leaf = writer.layers(table)
     columns = [identifier(name) for name in
                list_of_names(() if keep_columns is None else keep_columns, "keep_columns")]
-    if classes is None:
-        columns.append(_by_leaf(tree, leaf, 
-            lambda leaf: exact_number(tree.value[leaf, 0, 0], dialect))
-            + f" AS {identifier(prediction)}")
+    labels = getattr(estimator, "classes_", None)
+    if forest:
+        ctes, source, means = _forest_means(trees, identifier(table), dialect, names,
+                                            1 if classes is None else len(labels))
+        if classes is None:
+            columns.append(f"{means[0]} AS {identifier(prediction)}")
+        else:
+            columns.append(_first_largest(means, [value_literal(c, dialect) for c in labels])
+                           + f" AS {identifier(prediction)}")
+            columns += [f"{mean} AS {identifier(proba_prefix + name)}"
+                        for mean, name in zip(means, classes[0])]
     else:
-        labels = estimator.classes_
-        fractions = tree.value[:, 0, :len(labels)]
-
-        columns.append(_by_leaf(
-            tree, leaf, lambda node: value_literal(labels[int(np.argmax(fractions[node]))],
-                                                   dialect))
-            + f" AS {identifier(prediction)}")
-        for k, name in enumerate(classes[0]):
-            columns.append(_by_leaf(tree, leaf, 
-                lambda leaf, k=k: exact_number(fractions[leaf, k], dialect))
-                + f" AS {identifier(proba_prefix + name)}")
+        ctes, source, leaf = _Writer(estimator, dialect, names).layers(identifier(table))
+        if classes is None:
+            columns.append(_by_leaf(tree, leaf,
+                                    lambda leaf: exact_number(tree.value[leaf, 0, 0], dialect))
+                           + f" AS {identifier(prediction)}")
+        else:
+            fractions = tree.value[:, 0, :len(labels)]
+            columns.append(_by_leaf(
+                tree, leaf, lambda node: value_literal(labels[int(np.argmax(fractions[node]))],
+                                                       dialect))
+                + f" AS {identifier(prediction)}")
+            for k, name in enumerate(classes[0]):
+                columns.append(_by_leaf(tree, leaf,
+                                        lambda leaf, k=k: exact_number(fractions[leaf, k], dialect))
+                               + f" AS {identifier(proba_prefix + name)}")
     body = ",\n  ".join(columns)
     return "WITH " + ",\n".join(ctes) + f"\nSELECT\n  {body}\nFROM {source}"
+
+
+def _forest_means(trees, source, dialect, names, width):
+    """``(ctes, source, means)``: each tree's leaf found in layers of its own, then
+    one layer with the mean over the trees of each of the ``width`` leaf values
+    (summed in tree order, then divided by the tree count, as ``predict``
+    averages them); ``means`` are its columns."""
+    ctes, leaves = [], []
+    for t, est in enumerate(trees):
+        layers, source, leaf = _Writer(est, dialect, names).layers(source, f"t{t}_")
+        ctes += layers
+        leaves.append((est.tree_, leaf))
+    n = exact_number(float(len(trees)), dialect)
+    means, sums = [], []
+    for k in range(width):
+        terms = [_by_leaf(tree, leaf, lambda node, tree=tree: exact_number(
+            tree.value[node, 0, k], dialect)) for tree, leaf in leaves]
+        means.append(f'"__dtree_mean_{k}"')
+        sums.append("(" + "\n    + ".join(terms) + f") / {n} AS {means[-1]}")
+    ctes.append(f'"__dtree_means" AS (SELECT *, ' + ",\n  ".join(sums)
+                + f" FROM {source}{FENCE[dialect]})")
+    return ctes, '"__dtree_means"', means
+
+
+def _first_largest(columns, labels):
+    """SQL for the label of the first of ``columns`` holding the largest value
+    (``np.argmax``'s choice on ties)."""
+    whens = []
+    for j in range(len(columns) - 1):
+        others = " AND ".join(f"{columns[j]} >= {columns[i]}"
+                              for i in range(len(columns)) if i != j)
+        whens.append(f"WHEN {others} THEN {labels[j]}")
+    return f"CASE {' '.join(whens)} ELSE {labels[-1]} END" if whens else labels[0]
