@@ -115,6 +115,8 @@ cdef class Splitter:
     cdef int* node_c                      # (N) class codes
     cdef double* node_y                   # (N) regression targets
     cdef double* node_w                   # (N) sample weights (with sample weights only)
+    cdef DTYPE_t* best_v                  # (N) the best cut's feature values so far (its
+                                          # buffer swapped with the gather's)
     cdef object _owned                    # numpy arrays that own the memory above
 
     # --- the growers' protocol (the same methods as _hist_splitter.HistSplitter's; see _grow) ---
@@ -179,6 +181,9 @@ cdef class Splitter:
                           Py_ssize_t n_missing, const double* stats, double weight_root,
                           SplitRecord* best, double* child_stats) noexcept nogil
     cdef void _gather_targets(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef Py_ssize_t _sum_gathered(self, const SplitRecord* cut, Py_ssize_t start, Py_ssize_t end,
+                                  const DTYPE_t* values, double* child_stats,
+                                  double* weights) noexcept nogil
     cdef Py_ssize_t _score_sides(self, const SplitRecord* cut, const Node* node,
                                  const DTYPE_t* values, const double* stats, double* child_stats,
                                  double* weights) noexcept nogil

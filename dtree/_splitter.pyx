@@ -548,6 +548,13 @@ cdef class Splitter:
             owned.extend([xt, samples, cut_stats])
         if self.node_targets:
             owned.extend([node_c, node_y, node_w])
+        self.best_v = NULL
+        cdef DTYPE_t[::1] best_v_view
+        if self.sample_mode:
+            best_v = np.empty(max(n, 1), dtype=np.float32)
+            best_v_view = best_v
+            self.best_v = &best_v_view[0]
+            owned.append(best_v)
         self.tol = <DTYPE_t>settings.value_tolerance   # float32 sums, as scikit-learn's
         self.lower = -INFINITY
         self.upper = INFINITY
@@ -896,7 +903,10 @@ cdef class Splitter:
             return False
         best.proxy = best.num / best.den
         # the sides marked for the partition, the children summed afresh
-        n_left = self._sum_sides(best, start, end, NULL, True, child_stats, weights)
+        if self.node_targets and not best.categorical:
+            n_left = self._sum_gathered(best, start, end, self.best_v, child_stats, weights)
+        else:
+            n_left = self._sum_sides(best, start, end, NULL, True, child_stats, weights)
         if not self._node_has_missing:
             # no missing value here: at predict NaN follows the larger child
             best.missing_left = n_left > end - start - n_left
@@ -965,6 +975,9 @@ cdef class Splitter:
         if keep_random_cut(best, &cut, key):
             best.low = lo
             best.high = hi
+            # (its values kept for the partition's marks: the next feature gathers
+            # into the other buffer)
+            self.scratch[0].tmp_v, self.best_v = self.best_v, self.scratch[0].tmp_v
 
     cdef void _gather_targets(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
         """The node's targets (class codes or values) and weights in segment order."""
@@ -995,12 +1008,23 @@ cdef class Splitter:
         cdef const double* ny = self.node_y
         cdef const int* nc = self.node_c
         cdef int missing_right = not cut.missing_left, g
+        cdef Py_ssize_t ones = 0
         if cut.categorical or not self.node_targets:
             return self._sum_sides(cut, node.start, node.end, values, False, child_stats,
                                    weights)
         memset(left, 0, S * sizeof(double))
         # (``routes_left`` of a numeric cut: 1 - the rule's ``numeric_side``)
-        if self.is_classifier and self.sw == NULL:
+        if self.is_classifier and self.sw == NULL and S == 2:
+            # two classes, unit weights: whole counts, the second class's as a sum of
+            # its codes (no store to reload; integer sums in any order are exact)
+            for q in range(n):
+                g = 1 - numeric_side(values[q], t, missing_right)
+                n_left += g
+                ones += g & nc[q]
+            left[0] = <double>(n_left - ones)
+            left[1] = <double>ones
+            wl = <double>n_left
+        elif self.is_classifier and self.sw == NULL:
             for q in range(n):
                 g = 1 - numeric_side(values[q], t, missing_right)
                 left[nc[q]] += <double>g
@@ -1039,6 +1063,71 @@ cdef class Splitter:
             child_stats[S + k] = stats[k] - left[k]
         weights[0] = wl
         weights[1] = node.weight - wl
+        return n_left
+
+    cdef Py_ssize_t _sum_gathered(self, const SplitRecord* cut, Py_ssize_t start, Py_ssize_t end,
+                                  const DTYPE_t* values, double* child_stats,
+                                  double* weights) noexcept nogil:
+        """``_sum_sides`` with marks for a numeric cut over the node's gathered values
+        and targets (``node_targets``), branch-free: each side's sums in sample order,
+        a sample of the other side adding zeros."""
+        cdef Py_ssize_t S = self.n_stats, q, n = end - start, n_left = 0, ones = 0, ones_left = 0
+        cdef const int* ids = self.samples + start
+        cdef const double* nw = self.node_w
+        cdef const double* ny = self.node_y
+        cdef const int* nc = self.node_c
+        cdef double t = cut.threshold, w, gw, hw, yv, wl = 0.0, wr = 0.0
+        cdef double l0 = 0.0, l1 = 0.0, r0 = 0.0, r1 = 0.0
+        cdef int missing_right = not cut.missing_left, g, missing = 0
+        cdef DTYPE_t x
+        memset(child_stats, 0, 2 * S * sizeof(double))
+        if self.is_classifier and self.sw == NULL and S == 2:
+            for q in range(n):
+                x = values[q]
+                missing |= x != x
+                g = 1 - numeric_side(x, t, missing_right)
+                put_bit(self.goes_left, ids[q], g)
+                n_left += g
+                ones += nc[q]
+                ones_left += g & nc[q]
+            child_stats[0] = <double>(n_left - ones_left)
+            child_stats[1] = <double>ones_left
+            child_stats[2] = <double>(n - n_left - (ones - ones_left))
+            child_stats[3] = <double>(ones - ones_left)
+            wl, wr = <double>n_left, <double>(n - n_left)
+        elif self.is_classifier:
+            for q in range(n):
+                x = values[q]
+                missing |= x != x
+                g = 1 - numeric_side(x, t, missing_right)
+                put_bit(self.goes_left, ids[q], g)
+                n_left += g
+                w = nw[q] if self.sw != NULL else 1.0
+                child_stats[(1 - g) * S + nc[q]] += w
+                if g:
+                    wl += w
+                else:
+                    wr += w
+        else:
+            for q in range(n):
+                x = values[q]
+                missing |= x != x
+                g = 1 - numeric_side(x, t, missing_right)
+                put_bit(self.goes_left, ids[q], g)
+                n_left += g
+                w = nw[q] if self.sw != NULL else 1.0
+                gw = g * w
+                hw = (1 - g) * w
+                yv = ny[q]
+                l0 += gw * yv
+                l1 += gw * yv * yv
+                r0 += hw * yv
+                r1 += hw * yv * yv
+                wl += gw
+                wr += hw
+            child_stats[0], child_stats[1], child_stats[S], child_stats[S + 1] = l0, l1, r0, r1
+        weights[0], weights[1] = wl, wr
+        self._node_has_missing = missing
         return n_left
 
     cdef Py_ssize_t _sum_sides(self, const SplitRecord* cut, Py_ssize_t start, Py_ssize_t end,
