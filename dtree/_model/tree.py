@@ -19,9 +19,38 @@ TREE_UNDEFINED = -2
 CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
 
 
-# integer node columns a pickle keeps in 4 bytes when they fit
-_NARROW_COLUMNS = ("children_left", "children_right", "feature", "n_node_samples",
-                   "node_depth", "categorical_set")
+# node columns a pickle keeps in the fewest bytes that hold them exactly: integer
+# ones in 1, 2 or 4 bytes; real ones as whole numbers the same way (a forest's
+# bootstrap counts) or in float32 (a split's range holds X's float32 values)
+_INT_COLUMNS = ("children_left", "children_right", "feature", "n_node_samples",
+                "node_depth", "categorical_set")
+_REAL_COLUMNS = ("feature_range", "scaled_weighted_n_node_samples")
+_SMALL_INTS = (np.int8, np.int16, np.int32)
+
+
+def _narrow_ints(column):
+    """An integer column in the smallest of int8, int16, int32 holding it (as it is
+    when none does)."""
+    low, high = (column.min(), column.max()) if column.size else (0, 0)
+    for dtype in _SMALL_INTS:
+        info = np.iinfo(dtype)
+        if info.min <= low and high <= info.max:
+            return column.astype(dtype)
+    return column
+
+
+def _narrow_reals(column):
+    """A float64 column as small integers when it holds whole numbers (no -0.0),
+    else in float32 when that is exact (NaN included), else as it is."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = bool(np.isfinite(column).all())
+        if finite and column.size and not np.signbit(column).any() and \
+                column.max() < 2**31 and np.array_equal(column, np.floor(column)):
+            return _narrow_ints(column.astype(np.int64))
+        single = column.astype(np.float32)
+        if np.array_equal(single.astype(np.float64), column, equal_nan=True):
+            return single
+    return column
 
 
 class Tree:
@@ -252,20 +281,27 @@ class Tree:
         state = self.__dict__.copy()
         for name in ("_packed_nodes", "_parent_nodes", "_surrogate_table"):
             state.pop(name, None)     # derived: rebuilt on first use
-        # node ids, features and counts in 4 bytes where they fit (a forest's
-        # pickle is mostly these columns); read back as the 8-byte ints they are
-        for name in _NARROW_COLUMNS:
+        # node columns in as few bytes as hold them exactly (a forest's pickle is
+        # mostly these columns); read back as the 8-byte numbers they are
+        for name in _INT_COLUMNS:
             column = state.get(name)
-            if isinstance(column, np.ndarray) and column.dtype == np.intp and (
-                    column.size == 0 or (column.min() >= -2**31 and column.max() < 2**31)):
-                state[name] = column.astype(np.int32)
+            if isinstance(column, np.ndarray) and column.dtype == np.intp:
+                state[name] = _narrow_ints(column)
+        for name in _REAL_COLUMNS:
+            column = state.get(name)
+            if isinstance(column, np.ndarray) and column.dtype == np.float64:
+                state[name] = _narrow_reals(column)
         return state
 
     def __setstate__(self, state):
-        for name in _NARROW_COLUMNS:
+        for name in _INT_COLUMNS:
             column = state.get(name)
-            if isinstance(column, np.ndarray) and column.dtype == np.int32:
+            if isinstance(column, np.ndarray) and column.dtype in _SMALL_INTS:
                 state[name] = column.astype(np.intp)
+        for name in _REAL_COLUMNS:
+            column = state.get(name)
+            if isinstance(column, np.ndarray) and column.dtype != np.float64:
+                state[name] = column.astype(np.float64)
         self.__dict__.update(state)
 
     def apply(self, X, n_threads=1):
