@@ -353,14 +353,21 @@ def test_pickle_keeps_predictions():
     assert len(pickle.dumps(forest)) <= 0.75 * len(pickle.dumps(theirs))
 
 
-@pytest.mark.parametrize("class_weight", [None, "balanced"])
-def test_pickled_trees_come_back_exactly(class_weight):
+@pytest.mark.parametrize("weighted", [False, True])
+def test_pickled_trees_come_back_exactly(weighted):
     """Every node column survives the narrow pickle bit for bit and in its own dtype:
-    whole bootstrap counts, fractional class-weighted counts (no narrowing), a
-    split's float32 range, NaN ranges at leaves."""
+    whole bootstrap counts, fractional weighted counts (no narrowing), a split's
+    float32 range, NaN ranges at leaves."""
     X, y = _data("breast_cancer")
+    weights = np.random.RandomState(0).rand(len(y)) if weighted else None
+    # (with bootstrap=True the weights would be the draws' probabilities, the
+    # trees' weights whole counts again)
     forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0,
-                                          class_weight=class_weight).fit(X, y)
+                                          bootstrap=not weighted).fit(
+        X, y, sample_weight=weights)
+    if weighted:
+        w = forest.estimators_[0].tree_.scaled_weighted_n_node_samples
+        assert not np.array_equal(w.astype(np.float32), w)     # (float32 would round)
     for ours, again in zip(forest.estimators_, pickle.loads(pickle.dumps(forest)).estimators_):
         a, b = vars(ours.tree_), vars(again.tree_)
         for name, column in a.items():
