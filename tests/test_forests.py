@@ -512,8 +512,21 @@ def test_hostile_forest_files_are_refused():
     first = int(members["tree_nodes"][1])
 
     def bad_child(m):
+        m["children_left"] = m["children_left"].astype(np.int64)
         m["children_left"][first] = 10 ** 6
     refused(bad_child, "tree 1")
+    # narrow columns are read back only from their narrow forms, then checked as ever
+    assert members["children_left"].dtype.itemsize < 8        # (kept narrow)
+    refused(lambda m: m.__setitem__("children_left", m["children_left"].astype(np.uint16)),
+            "dtype")
+    refused(lambda m: m.__setitem__("threshold", m["threshold"].astype(np.float32)), "dtype")
+    refused(lambda m: m.__setitem__("n_node_samples",
+                                    m["n_node_samples"].astype(np.float32)), "dtype")
+
+    def bad_feature(m):
+        m["feature"] = m["feature"].astype(np.int8)
+        m["feature"][0] = 100
+    refused(bad_feature, "tree 0")
 
     def header(change):
         def edit(m):

@@ -9,6 +9,7 @@ tree's nodes and category sets start.
 """
 import numpy as np
 
+from .._model.narrow import narrow_ints, narrow_reals
 from .file_checks import ModelFileError, check_categories, check_classes
 
 # what the trees of a forest share, stored once in the forest's header
@@ -16,6 +17,10 @@ SHARED = ("n_features_in", "feature_names_in", "categorical_features", "categori
           "n_outputs")
 # members of a forest's file besides the trees' arrays
 OFFSETS = ("tree_nodes", "tree_sets")
+# the trees' members a forest's file keeps narrow (read back with ``widened``)
+NARROW_INTS = ("children_left", "children_right", "feature", "n_node_samples", "node_depth",
+               "categorical_set")
+NARROW_REALS = ("weighted_n_node_samples", "split_low", "split_high")
 
 
 def is_forest(cls):
@@ -122,11 +127,18 @@ def forest_from_dict(data, cls, tree_from_dict, make_params, name, version):
 
 
 def join_trees(tree_members):
-    """The members of a forest's file: each array of the trees laid end to end, and
-    where each tree starts (``tree_nodes``, ``tree_sets``)."""
+    """The members of a forest's file: each array of the trees laid end to end (its
+    integer columns, whole weighted counts and float32 ranges in as few bytes as
+    hold them: ``_model.narrow``), and where each tree starts (``tree_nodes``,
+    ``tree_sets``)."""
     out = {}
     for name in tree_members[0]:
-        out[name] = np.ascontiguousarray(np.concatenate([m[name] for m in tree_members]))
+        column = np.ascontiguousarray(np.concatenate([m[name] for m in tree_members]))
+        if name in NARROW_INTS:
+            column = narrow_ints(column)
+        elif name in NARROW_REALS:
+            column = narrow_reals(column)
+        out[name] = column
     out["tree_nodes"] = np.cumsum([0] + [m["children_left"].shape[0] for m in tree_members],
                                   dtype=np.int64)
     out["tree_sets"] = np.cumsum([0] + [m["category_sets"].shape[0] for m in tree_members],

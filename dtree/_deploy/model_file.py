@@ -29,8 +29,9 @@ from .._input.validation import column_label
 from .._model.tree import CAT_WORDS
 from .._model.fitted import Fitted, install
 from .._model.leaves import LeafTargets
-from .forest_file import (OFFSETS, forest_from_dict, forest_to_dict, is_forest, join_trees,
-                          split_trees)
+from .._model.narrow import widened
+from .forest_file import (NARROW_INTS, NARROW_REALS, OFFSETS, forest_from_dict,
+                          forest_to_dict, is_forest, join_trees, split_trees)
 from .file_checks import (ARRAYS, ModelFileError, check_categories, check_classes,
                           check_leaf_targets, check_other_splits, check_outputs, check_ranges,
                           check_tree, check_units)
@@ -484,6 +485,12 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
     missing = [name for name in ARRAYS if name not in members]
     if missing:
         raise ModelFileError(f"the model file lacks the arrays {missing}")
+    if forest is not None:
+        # (a forest's file keeps some columns narrow: read back as the tree holds them)
+        for name in NARROW_INTS + NARROW_REALS:
+            if name in members:
+                members[name] = widened(members[name], ARRAYS[name][0] if name in ARRAYS
+                                        else EXTRA[name])
     arrays = {}
     for name, (dtype, _) in ARRAYS.items():
         arr = members[name]

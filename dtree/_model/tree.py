@@ -11,6 +11,7 @@ import numpy as np
 from .._input.validation import SparseRows, check_sparse_X, is_sparse
 from .._route import (CATEGORY_SET_WORDS, apply_csr, apply_packed, apply_surrogates,
                       decision_paths, pack_nodes, predict_fractional)
+from .narrow import narrow_ints, narrow_reals, widened
 from .routing import codes_in_set, surrogate_table
 from .units import unscaled
 
@@ -19,38 +20,10 @@ TREE_UNDEFINED = -2
 CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
 
 
-# node columns a pickle keeps in the fewest bytes that hold them exactly: integer
-# ones in 1, 2 or 4 bytes; real ones as whole numbers the same way (a forest's
-# bootstrap counts) or in float32 (a split's range holds X's float32 values)
+# node columns a pickle keeps in as few bytes as hold them exactly (``narrow``)
 _INT_COLUMNS = ("children_left", "children_right", "feature", "n_node_samples",
                 "node_depth", "categorical_set")
 _REAL_COLUMNS = ("feature_range", "scaled_weighted_n_node_samples")
-_SMALL_INTS = (np.int8, np.int16, np.int32)
-
-
-def _narrow_ints(column):
-    """An integer column in the smallest of int8, int16, int32 holding it (as it is
-    when none does)."""
-    low, high = (column.min(), column.max()) if column.size else (0, 0)
-    for dtype in _SMALL_INTS:
-        info = np.iinfo(dtype)
-        if info.min <= low and high <= info.max:
-            return column.astype(dtype)
-    return column
-
-
-def _narrow_reals(column):
-    """A float64 column as small integers when it holds whole numbers (no -0.0),
-    else in float32 when that is exact (NaN included), else as it is."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        finite = bool(np.isfinite(column).all())
-        if finite and column.size and not np.signbit(column).any() and \
-                column.max() < 2**31 and np.array_equal(column, np.floor(column)):
-            return _narrow_ints(column.astype(np.int64))
-        single = column.astype(np.float32)
-        if np.array_equal(single.astype(np.float64), column, equal_nan=True):
-            return single
-    return column
 
 
 class Tree:
@@ -283,25 +256,19 @@ class Tree:
             state.pop(name, None)     # derived: rebuilt on first use
         # node columns in as few bytes as hold them exactly (a forest's pickle is
         # mostly these columns); read back as the 8-byte numbers they are
-        for name in _INT_COLUMNS:
-            column = state.get(name)
-            if isinstance(column, np.ndarray) and column.dtype == np.intp:
-                state[name] = _narrow_ints(column)
-        for name in _REAL_COLUMNS:
-            column = state.get(name)
-            if isinstance(column, np.ndarray) and column.dtype == np.float64:
-                state[name] = _narrow_reals(column)
+        for names, narrow in ((_INT_COLUMNS, narrow_ints), (_REAL_COLUMNS, narrow_reals)):
+            for name in names:
+                column = state.get(name)
+                if isinstance(column, np.ndarray) and column.dtype.itemsize == 8:
+                    state[name] = narrow(column)
         return state
 
     def __setstate__(self, state):
-        for name in _INT_COLUMNS:
-            column = state.get(name)
-            if isinstance(column, np.ndarray) and column.dtype in _SMALL_INTS:
-                state[name] = column.astype(np.intp)
-        for name in _REAL_COLUMNS:
-            column = state.get(name)
-            if isinstance(column, np.ndarray) and column.dtype != np.float64:
-                state[name] = column.astype(np.float64)
+        for names, dtype in ((_INT_COLUMNS, np.intp), (_REAL_COLUMNS, np.float64)):
+            for name in names:
+                column = state.get(name)
+                if isinstance(column, np.ndarray):
+                    state[name] = widened(column, dtype)
         self.__dict__.update(state)
 
     def apply(self, X, n_threads=1):

@@ -1,0 +1,50 @@
+"""Node columns in as few bytes as hold them exactly, and back.
+
+A fitted tree's integer columns (node ids, features, counts, depths) rarely need
+8 bytes, a forest's weighted counts are whole numbers (bootstrap counts), and a
+split's range holds X's float32 values: pickles and forest model files keep
+them narrow (``narrow_ints``, ``narrow_reals``) and readers widen them back to
+the dtypes the tree holds (``widened``), bit for bit.
+"""
+import numpy as np
+
+SMALL_INTS = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32))
+
+
+def narrow_ints(column):
+    """An integer column in the smallest of int8, int16, int32 that holds it (as it
+    is when none does)."""
+    low, high = (int(column.min()), int(column.max())) if column.size else (0, 0)
+    for dtype in SMALL_INTS:
+        info = np.iinfo(dtype)
+        if info.min <= low and high <= info.max:
+            return column.astype(dtype)
+    return column
+
+
+def narrow_reals(column):
+    """A float64 column as small integers when it holds whole numbers (no -0.0),
+    else in float32 when that is exact (NaN included), else as it is."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if column.size and bool(np.isfinite(column).all()) and \
+                not np.signbit(column).any() and column.max() < 2**31 and \
+                np.array_equal(column, np.floor(column)):
+            return narrow_ints(column.astype(np.int64))
+        single = column.astype(np.float32)
+        if np.array_equal(single.astype(np.float64), column, equal_nan=True):
+            return single
+    return column
+
+
+def widened(column, dtype):
+    """``column`` as ``dtype`` (int64 or float64) when it is one of its narrow forms
+    (a smaller signed int; for float64 also float32), else unchanged (the caller's
+    own dtype check then refuses it)."""
+    dtype = np.dtype(dtype)
+    if column.dtype == dtype:
+        return column
+    if column.dtype in SMALL_INTS and dtype.kind in "if" and dtype.itemsize == 8:
+        return column.astype(dtype)
+    if column.dtype == np.float32 and dtype == np.float64:
+        return column.astype(dtype)
+    return column
