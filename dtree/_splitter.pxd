@@ -112,6 +112,7 @@ cdef class Splitter:
     # gathered once per node in segment order, so that each drawn feature's cut
     # is summed in a pass over contiguous arrays (``_score_sides``)
     cdef bint node_targets
+    cdef bint whole_weights               # every sample weight a whole number, sums exact
     cdef int* node_c                      # (N) class codes
     cdef double* node_y                   # (N) regression targets
     cdef double* node_w                   # (N) sample weights (with sample weights only)

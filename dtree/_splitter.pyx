@@ -624,6 +624,11 @@ cdef class Splitter:
 
         self.sw = keep_doubles(None if sample_weight is None else
                                np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
+        # whole weights (a forest's bootstrap counts) whose every sum is exact: the
+        # two-class Gini scan's integer arithmetic holds for them too
+        self.whole_weights = sample_weight is not None and bool(
+            np.all(np.floor(sample_weight) == sample_weight)) and \
+            float(np.sum(sample_weight)) < 2.0 ** 52
         self.xlogx_table = keep_doubles(
             xlogx_table(criterion, n, None if sample_weight is None else
                         float(np.sum(sample_weight)), self.n_outputs, self.n_stats), owned)
@@ -963,8 +968,16 @@ cdef class Splitter:
         else:
             draw_numeric_cut(&cut, lo, hi, n_missing > 0, state)
         n_left = self._score_sides(&cut, node, buf, stats, child_stats, weights)
-        record_children(&cut, self.criterion, node.start + n_left, child_stats, S,
-                        self.n_outputs, weights, node.weight, node.impurity, weight_root)
+        if self.node_targets:
+            # classes and squared error give finite impurities: the cut needs its sides'
+            # sizes here, and only the winner its children's impurities (recorded
+            # by _sample_split from its sides summed afresh)
+            cut.pos = node.start + n_left
+            cut.weight_left, cut.weight_right = weights[0], weights[1]
+            cut.impurity_left = cut.impurity_right = 0.0
+        else:
+            record_children(&cut, self.criterion, node.start + n_left, child_stats, S,
+                            self.n_outputs, weights, node.weight, node.impurity, weight_root)
         if not self._admissible(f, node.start, node.end, &cut, child_stats, node.weight):
             return
         cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
@@ -1422,8 +1435,8 @@ cdef class Splitter:
             self._scan_outputs(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
                 self._scan_outputs(s, f, start, end, n_missing, True, stats, weight, best)
-        elif self.is_classifier and self.sw == NULL and self.n_stats == 2 and \
-                binary_scan(self.criterion):
+        elif self.is_classifier and (self.sw == NULL or self.whole_weights) and \
+                self.n_stats == 2 and binary_scan(self.criterion):
             self._scan_binary_gini(f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
                 self._scan_binary_gini(f, start, end, n_missing, True, stats, weight, best)
@@ -1505,11 +1518,12 @@ cdef class Splitter:
                                 Py_ssize_t n_missing, bint missing_left,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil:
-        """_scan_classification for two classes, Gini and unit weights.
+        """_scan_classification for two classes, Gini and unit or whole weights (a
+        forest's bootstrap counts: ``whole_weights``).
 
         Every count is then an integer, so the sums of squares the general scan
         accumulates are exactly l0^2 + l1^2 and r0^2 + r1^2: computing them from
-        the running number of class-1 samples gives bit-identical scores. The
+        the running weight of class-1 samples gives bit-identical scores. The
         gain is that no count lives in memory, which in the general scan makes
         a store-to-load chain from one sample to the next.
         """
@@ -1523,7 +1537,10 @@ cdef class Splitter:
         cdef double ones = stats[1]
         cdef int cut
         cdef Py_ssize_t ones_left = 0, base = n_missing if missing_left else 0
-        cdef double wl, wr, l1, l0, r1, r0, num, den, key
+        cdef double wl, wr, l1, l0, r1, r0, num, den, key, w
+        cdef double w_left = 0.0, ones_w = 0.0       # (whole weights: running sums)
+        cdef const double* sw = self.sw
+        cdef const int* ix = self.idx + f * n_samples
         # this scan's best so far, its tie key not computed yet (pending_l1 < 0: none):
         # keys are needed on ties only, so a record costs no division
         cdef double pending_l1 = -1.0, pending_wl = 0.0
@@ -1532,12 +1549,24 @@ cdef class Splitter:
         if missing_left:
             for p in range(end_known, end):
                 ones_left += yc[p]
+                if sw != NULL:
+                    w = sw[ix[p]]
+                    w_left += w
+                    ones_w += w * yc[p]
         last = last_cut(end_known, n_missing, missing_left)
         # (kept duplicate: the cut handling below is the same in the three scans, each
         # its criterion family's hot loop; one shared loop would branch per sample)
         for p in range(start, last + 1):
-            ones_left += yc[p]
-            wl = <double>(p + 1 - start + base)
+            if sw != NULL:
+                w = sw[ix[p]]
+                w_left += w
+                ones_w += w * yc[p]
+                wl = w_left
+                l1 = ones_w
+            else:
+                ones_left += yc[p]
+                wl = <double>(p + 1 - start + base)
+                l1 = <double>ones_left
             cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
                            min_leaf, min_wleaf, tiny, self.tol)
             if cut == CUT_STOP:
@@ -1545,7 +1574,6 @@ cdef class Splitter:
             if cut != CUT_SCORE:
                 continue
             wr = weight - wl
-            l1 = <double>ones_left
             l0 = wl - l1
             r1 = ones - l1
             r0 = wr - r1
