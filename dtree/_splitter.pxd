@@ -118,6 +118,23 @@ cdef class Splitter:
     cdef double* node_w                   # (N) sample weights (with sample weights only)
     cdef DTYPE_t* best_v                  # (N) the best cut's feature values so far (its
                                           # buffer swapped with the gather's)
+    # row mode (``_row_cuts``: node_targets and no categorical feature): X's rows,
+    # each feature's least, greatest and NaN count in the node, the drawn cuts
+    # (feature, threshold, NaN side) and their left sides' sums, d of each
+    cdef bint row_mode
+    cdef const DTYPE_t* xrows
+    cdef DTYPE_t* row_lo
+    cdef DTYPE_t* row_hi
+    cdef Py_ssize_t* row_missing
+    cdef Py_ssize_t* cut_feature
+    cdef double* cut_threshold
+    cdef int* cut_missing_right
+    cdef Py_ssize_t* acc_count
+    cdef Py_ssize_t* acc_ones
+    cdef double* acc_weight
+    cdef double* acc_sum
+    cdef double* acc_squares
+    cdef double* acc_classes              # (d, n_stats)
     cdef object _owned                    # numpy arrays that own the memory above
 
     # --- the growers' protocol (the same methods as _hist_splitter.HistSplitter's; see _grow) ---
@@ -182,6 +199,12 @@ cdef class Splitter:
                           Py_ssize_t n_missing, const double* stats, double weight_root,
                           SplitRecord* best, double* child_stats) noexcept nogil
     cdef void _gather_targets(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef bint _offer_cut(self, SplitRecord* cut, const Node* node, Py_ssize_t n_left,
+                         DTYPE_t lo, DTYPE_t hi, const double* stats, double weight_root,
+                         SplitRecord* best, double* child_stats,
+                         const double* weights) noexcept nogil
+    cdef void _row_cuts(self, Node* node, const double* stats, double weight_root,
+                        SplitRecord* best, double* child_stats) noexcept nogil
     cdef Py_ssize_t _sum_gathered(self, const SplitRecord* cut, Py_ssize_t start, Py_ssize_t end,
                                   const DTYPE_t* values, double* child_stats,
                                   double* weights) noexcept nogil

@@ -621,6 +621,7 @@ cdef class Splitter:
         self.draw.n_visit = 0
         self.visit_mark = &mark_view[0]
         self.n_categories = &ncat_view[0] if d > 0 else NULL
+        self._set_row_mode(X, n_categories, owned)
 
         self.sw = keep_doubles(None if sample_weight is None else
                                np.ascontiguousarray(sample_weight, dtype=np.float64), owned)
@@ -893,17 +894,20 @@ cdef class Splitter:
         clear_split(best, end)
         if self.node_targets:
             self._gather_targets(start, end)
-        draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
-        j = draw_next(&self.draw)
-        while j >= 0:
-            f = self.draw.features[j]
-            constant = self._gather(f, start, end, &lo, &hi, &n_missing)
-            draw_take(&self.draw, j, constant)
-            if not constant:
-                self._sample_cut(f, node, lo, hi, n_missing, stats, weight_root, best,
-                                 child_stats)
+        if self.row_mode:
+            self._row_cuts(node, stats, weight_root, best, child_stats)
+        else:
+            draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
             j = draw_next(&self.draw)
-        node.n_constant = draw_end(&self.draw)
+            while j >= 0:
+                f = self.draw.features[j]
+                constant = self._gather(f, start, end, &lo, &hi, &n_missing)
+                draw_take(&self.draw, j, constant)
+                if not constant:
+                    self._sample_cut(f, node, lo, hi, n_missing, stats, weight_root, best,
+                                     child_stats)
+                j = draw_next(&self.draw)
+            node.n_constant = draw_end(&self.draw)
         if best.feature < 0:
             return False
         best.proxy = best.num / best.den
@@ -968,6 +972,20 @@ cdef class Splitter:
         else:
             draw_numeric_cut(&cut, lo, hi, n_missing > 0, state)
         n_left = self._score_sides(&cut, node, buf, stats, child_stats, weights)
+        if self._offer_cut(&cut, node, n_left, lo, hi, stats, weight_root, best, child_stats,
+                           weights):
+            # (its values kept for the partition's marks: the next feature gathers
+            # into the other buffer)
+            self.scratch[0].tmp_v, self.best_v = self.best_v, self.scratch[0].tmp_v
+
+    cdef bint _offer_cut(self, SplitRecord* cut, const Node* node, Py_ssize_t n_left,
+                         DTYPE_t lo, DTYPE_t hi, const double* stats, double weight_root,
+                         SplitRecord* best, double* child_stats,
+                         const double* weights) noexcept nogil:
+        """A scored random cut (its children's statistics in ``child_stats``) made the
+        best if admissible and better; returns whether it was."""
+        cdef Py_ssize_t S = self.n_stats
+        cdef double key
         if self.node_targets:
             # classes and squared error give finite impurities: the cut needs its sides'
             # sizes here, and only the winner its children's impurities (recorded
@@ -976,21 +994,178 @@ cdef class Splitter:
             cut.weight_left, cut.weight_right = weights[0], weights[1]
             cut.impurity_left = cut.impurity_right = 0.0
         else:
-            record_children(&cut, self.criterion, node.start + n_left, child_stats, S,
+            record_children(cut, self.criterion, node.start + n_left, child_stats, S,
                             self.n_outputs, weights, node.weight, node.impurity, weight_root)
-        if not self._admissible(f, node.start, node.end, &cut, child_stats, node.weight):
-            return
+        if not self._admissible(cut.feature, node.start, node.end, cut, child_stats,
+                                node.weight):
+            return False
         cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
                             cut.weight_left, S, self.n_outputs, self.xlogx_table,
                             self.scratch[0].count_left, &cut.den)
         key = sklearn_score(self.criterion, child_stats, child_stats + S, S // self.n_outputs,
                             self.n_outputs, cut.weight_left, cut.weight_right)
-        if keep_random_cut(best, &cut, key):
-            best.low = lo
-            best.high = hi
-            # (its values kept for the partition's marks: the next feature gathers
-            # into the other buffer)
-            self.scratch[0].tmp_v, self.best_v = self.best_v, self.scratch[0].tmp_v
+        if not keep_random_cut(best, cut, key):
+            return False
+        best.low = lo
+        best.high = hi
+        return True
+
+    # ------------------------------------------------ splitter="random", row mode
+    # Numeric features, one output of classes or squared error: a node's drawn cuts
+    # scored together. One pass over the node's rows of X (each row a cache line or
+    # two, where a column gather touches one line per value) finds every feature's
+    # least and greatest value; the draw then runs as ``_sample_split``'s, from those;
+    # a second pass over the rows sums every drawn cut's left side at once, each
+    # cut's sums in sample order, as ``_score_sides`` sums them; the cuts are then
+    # offered in drawing order. The same draws and the same sums: the same tree.
+
+    cdef void _row_cuts(self, Node* node, const double* stats, double weight_root,
+                        SplitRecord* best, double* child_stats) noexcept nogil:
+        cdef Py_ssize_t start = node.start, end = node.end, n = end - start
+        cdef Py_ssize_t d = self.n_features, S = self.n_stats, q, j, f, k, m = 0, c
+        cdef const DTYPE_t* row
+        cdef const int* ids = self.samples + start
+        cdef DTYPE_t x
+        cdef DTYPE_t* lo = self.row_lo
+        cdef DTYPE_t* hi = self.row_hi
+        cdef Py_ssize_t* nm = self.row_missing
+        cdef Py_ssize_t* cf = self.cut_feature
+        cdef double* ct = self.cut_threshold
+        cdef int* cmr = self.cut_missing_right
+        cdef Py_ssize_t* an = self.acc_count
+        cdef Py_ssize_t* a1 = self.acc_ones
+        cdef double* aw = self.acc_weight
+        cdef double* s0 = self.acc_sum
+        cdef double* s1 = self.acc_squares
+        cdef double* acl = self.acc_classes
+        cdef const double* nw = self.node_w
+        cdef const double* ny = self.node_y
+        cdef const int* nc = self.node_c
+        cdef double w, yv
+        cdef double weights[2]
+        cdef int g
+        cdef bint constant
+        cdef SplitRecord cut
+        for f in range(d):
+            lo[f] = INFINITY
+            hi[f] = -INFINITY
+            nm[f] = 0
+        for q in range(n):
+            row = self.xrows + <Py_ssize_t>ids[q] * d
+            for f in range(d):
+                x = row[f]
+                nm[f] += x != x
+                lo[f] = min(lo[f], x)         # (NaN compares false: kept out of both)
+                hi[f] = max(hi[f], x)
+        draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
+        j = draw_next(&self.draw)
+        while j >= 0:
+            f = self.draw.features[j]
+            constant = nm[f] == n if nm[f] else hi[f] <= <DTYPE_t>(lo[f] + self.tol)
+            draw_take(&self.draw, j, constant)
+            if not constant:
+                clear_split(&cut, end)
+                draw_numeric_cut(&cut, lo[f], hi[f], nm[f] > 0, &self.draw.state)
+                cf[m], ct[m], cmr[m] = f, cut.threshold, not cut.missing_left
+                m += 1
+            j = draw_next(&self.draw)
+        node.n_constant = draw_end(&self.draw)
+        if m == 0:
+            return
+        for k in range(m):
+            an[k] = 0
+            a1[k] = 0
+            aw[k] = 0.0
+            s0[k] = 0.0
+            s1[k] = 0.0
+        if self.is_classifier:
+            memset(acl, 0, m * S * sizeof(double))
+        if self.is_classifier and self.sw == NULL and S == 2:
+            for q in range(n):
+                row = self.xrows + <Py_ssize_t>ids[q] * d
+                c = nc[q]
+                for k in range(m):
+                    g = 1 - numeric_side(row[cf[k]], ct[k], cmr[k])
+                    an[k] += g
+                    a1[k] += g & c
+        elif self.is_classifier:
+            for q in range(n):
+                row = self.xrows + <Py_ssize_t>ids[q] * d
+                c = nc[q]
+                w = nw[q] if self.sw != NULL else 1.0
+                for k in range(m):
+                    g = 1 - numeric_side(row[cf[k]], ct[k], cmr[k])
+                    an[k] += g
+                    acl[k * S + c] += g * w
+                    aw[k] += g * w
+        else:
+            for q in range(n):
+                row = self.xrows + <Py_ssize_t>ids[q] * d
+                yv = ny[q]
+                w = nw[q] if self.sw != NULL else 1.0
+                for k in range(m):
+                    g = 1 - numeric_side(row[cf[k]], ct[k], cmr[k])
+                    an[k] += g
+                    s0[k] += g * w * yv
+                    s1[k] += g * w * yv * yv
+                    aw[k] += g * w
+        for k in range(m):
+            f = cf[k]
+            clear_split(&cut, end)
+            cut.feature = f
+            cut.den = 1.0
+            cut.threshold = ct[k]
+            cut.missing_left = not cmr[k]
+            if self.is_classifier and self.sw == NULL and S == 2:
+                child_stats[0] = <double>(an[k] - a1[k])
+                child_stats[1] = <double>a1[k]
+                weights[0] = <double>an[k]
+            elif self.is_classifier:
+                memcpy(child_stats, acl + k * S, S * sizeof(double))
+                weights[0] = aw[k] if self.sw != NULL else <double>an[k]
+            else:
+                child_stats[0] = s0[k]
+                child_stats[1] = s1[k]
+                weights[0] = aw[k] if self.sw != NULL else <double>an[k]
+            weights[1] = node.weight - weights[0]
+            for c in range(S):
+                child_stats[S + c] = stats[c] - child_stats[c]
+            self._offer_cut(&cut, node, an[k], lo[f], hi[f], stats, weight_root, best,
+                            child_stats, weights)
+        if best.feature >= 0:
+            # the winner's values, for its sides' marks
+            for q in range(n):
+                self.best_v[q] = self.xrows[<Py_ssize_t>ids[q] * d + best.feature]
+
+    def _set_row_mode(self, X, n_categories, list owned):
+        """Row mode's room (``_row_cuts``), where it applies."""
+        cdef Py_ssize_t d = self.n_features, S = max(self.n_stats, 1)
+        cdef const DTYPE_t[:, ::1] rows_view
+        self.row_mode = self.node_targets and not (n_categories > 0).any() and d > 0 \
+            and self.n_samples > 0
+        if not self.row_mode:
+            return
+        rows = np.ascontiguousarray(X, dtype=np.float32)
+        rows_view = rows
+        self.xrows = &rows_view[0, 0]
+        lo_hi = np.empty((2, d), dtype=np.float32)
+        counts = np.empty((4, d), dtype=np.intp)        # NaNs, cut features, left, ones
+        reals = np.empty((4, d), dtype=np.float64)      # thresholds, weight, sums, squares
+        sides = np.empty(d, dtype=np.intc)
+        classes = np.empty(d * S, dtype=np.float64)
+        owned.extend([rows, lo_hi, counts, reals, sides, classes])
+        cdef DTYPE_t[:, ::1] lh = lo_hi
+        cdef Py_ssize_t[:, ::1] cv = counts
+        cdef double[:, ::1] rv = reals
+        cdef int[::1] sv = sides
+        cdef double[::1] kv = classes
+        self.row_lo, self.row_hi = &lh[0, 0], &lh[1, 0]
+        self.row_missing, self.cut_feature = &cv[0, 0], &cv[1, 0]
+        self.acc_count, self.acc_ones = &cv[2, 0], &cv[3, 0]
+        self.cut_threshold, self.acc_weight = &rv[0, 0], &rv[1, 0]
+        self.acc_sum, self.acc_squares = &rv[2, 0], &rv[3, 0]
+        self.cut_missing_right = &sv[0]
+        self.acc_classes = &kv[0]
 
     cdef void _gather_targets(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
         """The node's targets (class codes or values) and weights in segment order."""
