@@ -31,7 +31,7 @@ from ._hist_splitter cimport HistSplitter
 from ._sparse_splitter cimport SparseSplitter
 from ._splitter cimport Splitter
 from ._node_store cimport NodeStore, bound_leaves
-from ._node_store import initial_capacity
+from ._node_store import initial_capacity, node_bound
 
 ctypedef fused splitter_t:
     Splitter
@@ -153,7 +153,8 @@ def build_tree(splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
         capacity = initial_capacity(n_samples, max_depth, min_samples_leaf, max_leaf_nodes,
                                     splitter.n_stats)
     store = NodeStore(splitter.n_stats, capacity, max_leaf_nodes > 0,
-                      splitter.monotonic_cst is not None)
+                      splitter.monotonic_cst is not None,
+                      node_bound(n_samples, max_depth, min_samples_leaf, max_leaf_nodes))
     cdef int rc
     if isinstance(splitter, Splitter):
         rc = _grow[Splitter](<Splitter> splitter, store, &lim, max_leaf_nodes)

@@ -26,7 +26,9 @@ cdef class NodeStore:
     cdef double* upper            # bounds on its value, applied to it after the fit
     cdef double* child_stats      # best-first only: the pending split's children statistics (2 rows)
     cdef unsigned long long* cat_sets   # CAT_WORDS words per categorical split
-    cdef Py_ssize_t count, capacity, n_stats, n_sets, sets_capacity
+    cdef Py_ssize_t count, n_stats, n_sets, sets_capacity
+    cdef readonly Py_ssize_t capacity
+    cdef readonly Py_ssize_t max_nodes   # the tree's node bound: growth stops doubling there (0: none)
     cdef dict columns             # name -> ndarray owning the column memory
 
     cdef _allocate(self, Py_ssize_t capacity)

@@ -46,12 +46,14 @@ cdef class NodeStore:
     """Node columns plus a row of node statistics per node (see _node_store.pxd)."""
 
     def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64, bint pending=False,
-                  bint bounds=False):
+                  bint bounds=False, Py_ssize_t max_nodes=0):
         # capacity: nodes to allocate at first; the columns double from there
-        # (a realloc each, in place for large blocks). pending: room for the
-        # best-first builder's pending children statistics. bounds: columns for the
-        # monotonic constraints' bounds of each node's value.
+        # (a realloc each, in place for large blocks), but not past max_nodes, the
+        # most the tree can have (``node_bound``; 0: unknown), until that is full.
+        # pending: room for the best-first builder's pending children statistics.
+        # bounds: columns for the monotonic constraints' bounds of each node's value.
         self.n_stats = n_stats
+        self.max_nodes = max_nodes
         self.lower = NULL
         self.upper = NULL
         self.count = 0
@@ -106,6 +108,9 @@ cdef class NodeStore:
 
     cdef bint _grow(self) noexcept nogil:
         cdef Py_ssize_t cap = self.capacity * 2
+        if self.capacity < self.max_nodes < cap:
+            # (doubling past the tree's bound would claim, and zero, room it never uses)
+            cap = self.max_nodes
         cdef double* pending
         if self.child_stats != NULL:
             pending = <double*> realloc(self.child_stats, 2 * cap * self.n_stats * sizeof(double))
@@ -118,6 +123,11 @@ cdef class NodeStore:
             except MemoryError:
                 return False
         return True
+
+    def grow(self):
+        """Enlarge the columns as a full store does (``_grow``); returns whether
+        memory allowed it."""
+        return self._grow()
 
     cdef Py_ssize_t add(self, Py_ssize_t parent, bint is_left, Py_ssize_t depth,
                         double impurity, Py_ssize_t n, double weight,
@@ -205,14 +215,23 @@ cpdef Py_ssize_t bound_leaves(Py_ssize_t max_leaf_nodes, Py_ssize_t n_samples) n
     return max_leaf_nodes
 
 
-def initial_capacity(Py_ssize_t n_samples, Py_ssize_t max_depth, Py_ssize_t min_samples_leaf,
-                     Py_ssize_t max_leaf_nodes=-1, Py_ssize_t n_stats=1):
-    """Nodes to allocate at first: the most the tree can have, up to INITIAL_NODES
-    nodes and INITIAL_STATS statistics (``n_stats`` per node; at least 64 nodes)."""
+def node_bound(Py_ssize_t n_samples, Py_ssize_t max_depth, Py_ssize_t min_samples_leaf,
+               Py_ssize_t max_leaf_nodes=-1):
+    """The most nodes a binary tree of these limits can have: 2 leaves - 1, its
+    leaves bounded by the samples a leaf needs, the depth and ``max_leaf_nodes``."""
     cdef Py_ssize_t leaves = max(1, n_samples // max(min_samples_leaf, 1))
     if max_depth < 16:
         leaves = min(leaves, (<Py_ssize_t> 1) << max_depth)
     if max_leaf_nodes > 0:
         leaves = min(leaves, max_leaf_nodes)
+    return 2 * leaves - 1
+
+
+def initial_capacity(Py_ssize_t n_samples, Py_ssize_t max_depth, Py_ssize_t min_samples_leaf,
+                     Py_ssize_t max_leaf_nodes=-1, Py_ssize_t n_stats=1):
+    """Nodes to allocate at first: the most the tree can have (``node_bound``), up to
+    INITIAL_NODES nodes and INITIAL_STATS statistics (``n_stats`` per node; at
+    least 64 nodes)."""
     cdef Py_ssize_t by_stats = max(64, <Py_ssize_t> INITIAL_STATS // max(n_stats, 1))
-    return min(2 * leaves - 1, <Py_ssize_t> INITIAL_NODES, by_stats)
+    return min(node_bound(n_samples, max_depth, min_samples_leaf, max_leaf_nodes),
+               <Py_ssize_t> INITIAL_NODES, by_stats)

@@ -252,6 +252,21 @@ def test_min_impurity_decrease_stops_weak_splits(data):
         assert decrease >= 0.01 - 1e-12
 
 
+def test_node_columns_stop_doubling_at_the_trees_bound():
+    """Columns double as the tree grows, but not past the most nodes the tree can have
+    (2 leaves - 1): a forest's deep tree would otherwise claim, and zero, up to twice
+    its size. Once that bound is full (it is a bound, not a limit) they double again."""
+    from dtree._node_store import NodeStore, node_bound
+    assert node_bound(20000, 2**30, 1) == 39999
+    assert node_bound(20000, 3, 1) == 15
+    assert node_bound(20000, 2**30, 5, max_leaf_nodes=100) == 199
+    store = NodeStore(2, 4096, max_nodes=5000)
+    assert store.grow() and store.capacity == 5000
+    assert store.grow() and store.capacity == 10000
+    unbounded = NodeStore(2, 4096)
+    assert unbounded.grow() and unbounded.capacity == 8192
+
+
 @pytest.mark.parametrize("max_leaf_nodes", [-1, 40])
 def test_node_columns_grow_from_a_small_capacity(max_leaf_nodes):
     # Node columns are allocated for the largest possible tree; starting from
