@@ -1080,6 +1080,8 @@ cdef class Splitter:
             s1[k] = 0.0
         if self.is_classifier:
             memset(acl, 0, m * S * sizeof(double))
+        # (kept duplicate: one loop per criterion family, as the scans; a shared loop
+        # would branch on the family for every sample and cut)
         if self.is_classifier and self.sw == NULL and S == 2:
             for q in range(n):
                 row = self.xrows + <Py_ssize_t>ids[q] * d
