@@ -1002,6 +1002,8 @@ cdef class Splitter:
         cut.num = cut_proxy(self.criterion, stats, node.weight, child_stats,
                             cut.weight_left, S, self.n_outputs, self.xlogx_table,
                             self.scratch[0].count_left, &cut.den)
+        if best.feature >= 0 and compare_score(cut.num, cut.den, best) < 0:
+            return False        # (below the best: its tie key is never read)
         key = sklearn_score(self.criterion, child_stats, child_stats + S, S // self.n_outputs,
                             self.n_outputs, cut.weight_left, cut.weight_right)
         if not keep_random_cut(best, cut, key):
