@@ -12,6 +12,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 
+from libc.math cimport INFINITY, nextafterf
 from libc.stdlib cimport free, malloc
 
 from ._common cimport CAT_WORDS, DTYPE_t, bit_is_set
@@ -29,6 +30,7 @@ PACKED_NODE_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32),
 
 cdef enum:
     BLOCK = 8           # rows advanced together: independent loads overlap
+    TOP_BLOCK = 16      # rows through a complete top together (measured: 8 and 32 slower)
 
 
 def pack_nodes(left, right, feature, threshold, missing_go_to_left, categorical_set):
@@ -60,13 +62,12 @@ ctypedef fused splits_t:
 cdef void _apply_block(const splits_t* kind, const PackedNode* nodes,
                        const unsigned long long* sets, const DTYPE_t[:, :] X, Py_ssize_t start,
                        Py_ssize_t m, int* cur) noexcept nogil:
-    # Advance m rows one level at a time until none of them moves: the rows'
-    # dependent load chains are independent, so the CPU overlaps them.
+    # Advance m rows, from the nodes in ``cur``, one level at a time until none of
+    # them moves: the rows' dependent load chains are independent, so the CPU
+    # overlaps them.
     cdef Py_ssize_t r
     cdef int node, nxt, moved = 1
     cdef const PackedNode* p
-    for r in range(m):
-        cur[r] = 0
     while moved:
         moved = 0
         for r in range(m):
@@ -84,24 +85,186 @@ cdef void _apply_block(const splits_t* kind, const PackedNode* nodes,
 cdef inline void _route_block(const PackedNode* nodes, const unsigned long long* set_ptr,
                               bint numeric_only, const DTYPE_t[:, :] X, Py_ssize_t start,
                               Py_ssize_t m, int* cur) noexcept nogil:
-    # a block of m rows through one tree, by the loop its splits need
+    # a block of m rows through one tree from the root, by the loop its splits need
+    cdef Py_ssize_t r
+    for r in range(m):
+        cur[r] = 0
+    _finish_block(nodes, set_ptr, numeric_only, X, start, m, cur)
+
+
+cdef inline void _finish_block(const PackedNode* nodes, const unsigned long long* set_ptr,
+                               bint numeric_only, const DTYPE_t[:, :] X, Py_ssize_t start,
+                               Py_ssize_t m, int* cur) noexcept nogil:
+    # a block of m rows from the nodes in ``cur`` down to their leaves
     if numeric_only:
         _apply_block(<NumericSplits*> NULL, nodes, set_ptr, X, start, m, cur)
     else:
         _apply_block(<AnySplits*> NULL, nodes, set_ptr, X, start, m, cur)
 
 
-cdef void _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
-                      bint numeric_only, const DTYPE_t[:, :] X, Py_ssize_t lo, Py_ssize_t hi,
-                      Py_ssize_t* leaves) noexcept nogil:
-    cdef int cur[BLOCK]
+# ------------------------------------------------------------ the complete top
+# A numeric tree's first levels laid out as a complete binary tree, as a heap
+# (``TopNode``, 8 bytes; position 1 the root, the children of position i are
+# 2i and 2i + 1, so no child is loaded), a leaf above the last level padded by
+# nodes that send every value left; ``exits`` maps each position of the level
+# below to the tree's node there. A row takes exactly ``levels`` branch-free
+# steps, then the packed nodes from its exit if the tree is deeper. A depth-10
+# tree's top is 12 KB: it stays in the first-level cache.
+cdef struct TopNode:
+    float threshold         # the double threshold rounded down: x > it exactly when x > the double
+    unsigned short feature
+    unsigned short missing_right
+
+TOP_NODE_DTYPE = np.dtype([("threshold", np.float32), ("feature", np.uint16),
+                           ("missing_right", np.uint16)])
+
+cdef enum:
+    TOP_LEVELS = 12         # at most 32 KB of top per tree
+    TOP_FEATURES = 65536    # a feature index fits an unsigned short
+
+
+cdef inline float _float_below(double t) noexcept nogil:
+    # the greatest float32 at most t: for a float32 x, x > t exactly when x > it
+    cdef float f = <float>t
+    if f > t:
+        f = nextafterf(f, -INFINITY)
+    return f
+
+
+def pack_top(packed, Py_ssize_t depth, Py_ssize_t n_features):
+    """The complete top of a numeric tree's packed nodes: (top, exits), its
+    ``min(depth, TOP_LEVELS)`` levels as ``TOP_NODE_DTYPE`` records in heap order
+    (position 0 unused) and the int32 node at each position of the level below
+    them; None when a feature index does not fit the record."""
+    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
+    if n_features > TOP_FEATURES:
+        return None
+    cdef Py_ssize_t levels = max(0, min(depth, <Py_ssize_t>TOP_LEVELS))
+    cdef Py_ssize_t width = 1 << levels, pos
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    top = np.zeros(width, dtype=TOP_NODE_DTYPE)
+    at = np.zeros(2 * width, dtype=np.int32)
+    cdef int[::1] at_view = at
+    cdef unsigned char[::1] top_raw = top.view(np.uint8)
+    cdef TopNode* t = <TopNode*> &top_raw[0]
+    cdef const PackedNode* p
+    with nogil:
+        for pos in range(1, width):
+            p = &nodes[at_view[pos]]
+            at_view[2 * pos] = p.child[0]
+            at_view[2 * pos + 1] = p.child[1]
+            if p.child[0] == at_view[pos]:          # a leaf: every value goes left
+                t[pos].threshold = INFINITY
+                t[pos].feature = 0
+                t[pos].missing_right = 0
+            else:
+                t[pos].threshold = _float_below(p.threshold)
+                t[pos].feature = <unsigned short>p.feature
+                t[pos].missing_right = p.missing_right != 0
+    return top, at[width:].copy()
+
+
+cdef inline int _top_block(const TopNode* top, const int* exits, Py_ssize_t levels,
+                           const DTYPE_t* x0, Py_ssize_t d, Py_ssize_t start, Py_ssize_t m,
+                           int* cur) noexcept nogil:
+    # m (at most TOP_BLOCK) C-contiguous rows of d values through the complete
+    # top: ``levels`` steps each, no branch. A whole block of finite values (one
+    # vectorised test) compares only; a short one, or one with NaN or inf, adds
+    # the missing rule of ``numeric_side``. Returns whether the block holds a non-finite value.
+    cdef unsigned int pos[TOP_BLOCK]
+    cdef const DTYPE_t* block = x0 + start * d
+    cdef Py_ssize_t r, level, last = m - 1
+    cdef const TopNode* t
+    cdef DTYPE_t x
+    cdef int nan = _nonfinite(block, m * d)
+    # (a fixed count of rows lets the compiler unroll the steps and keep the
+    # positions in registers; a last, short block repeats its last row)
+    for r in range(TOP_BLOCK):
+        pos[r] = 1
+    if nan or m < TOP_BLOCK:
+        for level in range(levels):
+            for r in range(TOP_BLOCK):
+                t = &top[pos[r]]
+                x = block[min(r, last) * d + t.feature]
+                pos[r] = 2 * pos[r] + numeric_side(x, t.threshold, t.missing_right)
+    else:
+        for level in range(levels):
+            for r in range(TOP_BLOCK):
+                t = &top[pos[r]]
+                # (no NaN in the block: the rule with nothing missing)
+                pos[r] = 2 * pos[r] + numeric_side(block[r * d + t.feature], t.threshold, 0)
+    for r in range(m):
+        cur[r] = exits[pos[r] - (1u << levels)]
+    return nan
+
+
+cdef inline int _nonfinite(const DTYPE_t* v, Py_ssize_t n) noexcept nogil:
+    # whether v[0:n] holds NaN or inf (x - x is NaN for both), in one vectorised
+    # pass (measured: testing x * 0 != 0 instead did not vectorise)
+    cdef Py_ssize_t i
+    cdef int bad = 0
+    cdef DTYPE_t z
+    for i in range(n):
+        z = v[i] - v[i]
+        bad |= z != z
+    return bad
+
+
+cdef int _nonfinite_rows(const DTYPE_t[:, :] X, Py_ssize_t start, Py_ssize_t m) noexcept nogil:
+    # whether rows [start, start + m) of X (any strides) hold NaN or inf
+    cdef Py_ssize_t r, j
+    cdef int bad = 0
+    cdef DTYPE_t z
+    for r in range(start, start + m):
+        for j in range(X.shape[1]):
+            z = X[r, j] - X[r, j]
+            bad |= z != z
+    return bad
+
+
+cdef struct Tops:
+    # a tree's complete top (NULL when the tree has none: category sets)
+    const TopNode* nodes
+    const int* exits
+    Py_ssize_t levels
+    bint deeper         # whether some exit is no leaf
+
+
+ctypedef fused out_t:
+    Py_ssize_t
+    double
+
+
+cdef int _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
+                     bint numeric_only, const Tops* tops, const DTYPE_t[:, :] X,
+                     Py_ssize_t lo, Py_ssize_t hi, const out_t* table, bint check,
+                     out_t* out) noexcept nogil:
+    # rows [lo, hi): out[r] = the leaf reached (or table[leaf]); returns whether
+    # a row held NaN or inf (always 0 unless ``check`` or through a top)
+    cdef int cur[TOP_BLOCK]
+    cdef int seen = 0
     cdef Py_ssize_t start = lo, m, r
+    cdef Py_ssize_t rows = TOP_BLOCK if tops.exits != NULL else BLOCK
     while start < hi:
-        m = min(<Py_ssize_t>BLOCK, hi - start)
-        _route_block(nodes, set_ptr, numeric_only, X, start, m, cur)
-        for r in range(m):
-            leaves[start + r] = cur[r]
+        m = min(rows, hi - start)
+        if tops.exits != NULL:
+            seen |= _top_block(tops.nodes, tops.exits, tops.levels, &X[0, 0], X.shape[1],
+                               start, m, cur)
+            if tops.deeper:
+                _finish_block(nodes, set_ptr, numeric_only, X, start, m, cur)
+        else:
+            if check:
+                seen |= _nonfinite_rows(X, start, m)
+            _route_block(nodes, set_ptr, numeric_only, X, start, m, cur)
+        if table != NULL:
+            for r in range(m):
+                out[start + r] = table[cur[r]]
+        else:
+            for r in range(m):
+                out[start + r] = cur[r]
         start += m
+    return seen
 
 
 cdef enum:
@@ -110,28 +273,115 @@ cdef enum:
     # them costs about what they save (measured at 10,000 to 30,000 rows).
     CHUNKS_PER_THREAD = 4
 
+# below this many rows no routing starts threads, however many it may use
+PARALLEL_ROWS = (2 * CHUNKS_PER_THREAD - 1) * PREDICT_CHUNK
 
-def apply_packed(packed, sets, const DTYPE_t[:, :] X, int n_threads=1):
-    """Leaf id reached by each row of X (float32, any strides), on n_threads."""
-    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
-    cdef const unsigned char[::1] raw = packed.view(np.uint8)
+
+cdef class Router:
+    """A fitted tree's traversal, prepared once: its packed nodes, category sets
+    and (numeric trees) complete top, with the pointers the kernels read.
+
+    ``route`` is ``apply_packed`` without the per-call preparation, which for a
+    single row costs more than the routing.
+    """
+    cdef object packed, sets, top
+    cdef const PackedNode* nodes
+    cdef const unsigned long long* set_ptr
+    cdef bint numeric_only
+    cdef Tops tops
+    cdef const unsigned long long[:, ::1] set_view
+    cdef const unsigned char[::1] raw, top_raw
+    cdef const int[::1] exits
+
+    def __cinit__(self, packed, sets, top=None):
+        assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
+        self.packed, self.sets, self.top = packed, sets, top
+        self.raw = packed.view(np.uint8)
+        self.nodes = <const PackedNode*> &self.raw[0]
+        self.set_view = _sets_or_dummy(sets)
+        self.set_ptr = &self.set_view[0, 0]
+        self.numeric_only = np.asarray(sets).size == 0
+        self.tops.exits = NULL
+        if top is not None:
+            self.top_raw = top[0].view(np.uint8)
+            self.exits = top[1]
+            self.tops.nodes = <const TopNode*> &self.top_raw[0]
+            self.tops.exits = &self.exits[0]
+            self.tops.levels = (self.exits.shape[0]).bit_length() - 1
+            self.tops.deeper = any_inner(self.raw, self.exits)
+
+    def route(self, const DTYPE_t[:, :] X, int n_threads=1, table=None,
+              bint check_finite=False):
+        """See ``apply_packed``."""
+        cdef const double[::1] real_table
+        cdef const Py_ssize_t[::1] id_table
+        cdef double[::1] real_out
+        cdef Py_ssize_t[::1] id_out
+        cdef int seen
+        cdef Py_ssize_t n = X.shape[0]
+        if table is not None and table.shape[0] != self.raw.shape[0] // sizeof(PackedNode):
+            raise ValueError("the table needs one value per node")
+        if table is not None and table.dtype == np.float64:
+            real_table = table
+            out = np.empty(n, dtype=np.float64)
+            real_out = out
+            seen = self._apply(X, n_threads, &real_table[0], check_finite,
+                               &real_out[0] if n else NULL)
+        else:
+            out = np.empty(n, dtype=np.intp)
+            id_out = out
+            if table is not None:
+                id_table = table
+            seen = self._apply(X, n_threads,
+                               &id_table[0] if table is not None else <const Py_ssize_t*> NULL,
+                               check_finite, &id_out[0] if n else NULL)
+        return (out, bool(seen)) if check_finite else out
+
+    cdef int _apply(self, const DTYPE_t[:, :] X, int n_threads, const out_t* table, bint check,
+                    out_t* out) except -1:
+        # route's body for one type of output
+        cdef Py_ssize_t n = X.shape[0], chunk, n_chunks = (n + PREDICT_CHUNK - 1) // PREDICT_CHUNK
+        cdef Tops tops = self.tops
+        cdef int seen = 0
+        if n == 0:
+            return 0
+        # the top reads C-contiguous rows only
+        if X.shape[1] == 0 or X.strides[1] != sizeof(DTYPE_t) \
+                or X.strides[0] != X.shape[1] * sizeof(DTYPE_t):
+            tops.exits = NULL
+        if n_threads <= 1 or n_chunks < CHUNKS_PER_THREAD * n_threads:
+            with nogil:
+                seen = _apply_rows(self.nodes, self.set_ptr, self.numeric_only, &tops, X, 0, n,
+                                   table, check, out)
+            return seen
+        for chunk in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="static"):
+            seen |= _apply_rows(self.nodes, self.set_ptr, self.numeric_only, &tops, X,
+                                chunk * PREDICT_CHUNK, min(n, (chunk + 1) * PREDICT_CHUNK),
+                                table, check, out)
+        return seen
+
+
+def apply_packed(packed, sets, const DTYPE_t[:, :] X, int n_threads=1, top=None,
+                 table=None, bint check_finite=False):
+    """Leaf id reached by each row of X (float32, any strides), on n_threads.
+
+    ``top``: the tree's ``pack_top`` (used for a C-contiguous X), or None to walk
+    the packed nodes only. ``table``: a value per node (intp or float64), then
+    each row gets its leaf's value instead of the leaf id. ``check_finite``:
+    returns (out, whether some row held NaN or inf), read as the rows are
+    routed, so a caller can leave the validation of values to this pass.
+    """
+    return Router(packed, sets, top).route(X, n_threads, table, check_finite)
+
+
+cdef bint any_inner(const unsigned char[::1] raw, const int[::1] exits):
+    # whether some exit of a top is an inner node (the tree is deeper than its top)
     cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
-    cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
-    cdef const unsigned long long* set_ptr = &set_view[0, 0]
-    cdef bint numeric_only = np.asarray(sets).size == 0
-    cdef Py_ssize_t n = X.shape[0], chunk, n_chunks = (n + PREDICT_CHUNK - 1) // PREDICT_CHUNK
-    out = np.empty(n, dtype=np.intp)
-    cdef Py_ssize_t[::1] leaves = out
-    if n == 0:
-        return out
-    if n_threads <= 1 or n_chunks < CHUNKS_PER_THREAD * n_threads:
-        with nogil:
-            _apply_rows(nodes, set_ptr, numeric_only, X, 0, n, &leaves[0])
-        return out
-    for chunk in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="static"):
-        _apply_rows(nodes, set_ptr, numeric_only, X, chunk * PREDICT_CHUNK,
-                    min(n, (chunk + 1) * PREDICT_CHUNK), &leaves[0])
-    return out
+    cdef Py_ssize_t i
+    for i in range(exits.shape[0]):
+        if nodes[exits[i]].child[0] != exits[i]:
+            return True
+    return False
 
 
 def split_ranges(packed, sets, const DTYPE_t[:, :] X):
@@ -466,23 +716,49 @@ def partial_dependence(packed, sets, const double[::1] weighted_n, const double[
 
 
 # ------------------------------------------------------------------ forests
+cdef struct ForestTops:
+    # every tree's complete top (NULL nodes: walk the packed nodes only)
+    const TopNode* nodes
+    const Py_ssize_t* node_start    # tree t's top starts at nodes + node_start[t]
+    const int* exits
+    const Py_ssize_t* exit_start
+    const unsigned char* deeper
+
+
 cdef void _forest_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
                        bint numeric_only, const Py_ssize_t* roots, Py_ssize_t n_trees,
-                       const double* values, Py_ssize_t width, const DTYPE_t[:, :] X,
-                       Py_ssize_t lo, Py_ssize_t hi, double* out) noexcept nogil:
+                       const ForestTops* forest_tops, const double* values, Py_ssize_t width,
+                       const DTYPE_t[:, :] X, Py_ssize_t lo, Py_ssize_t hi,
+                       double* out) noexcept nogil:
     # rows [lo, hi) through every tree, tree by tree (the tree's upper nodes stay
-    # in cache over the rows), each leaf's values added to the row's sums
-    cdef int cur[BLOCK]
-    cdef Py_ssize_t t, start, m, r, k
+    # in cache over the rows), each leaf's values added to the row's sums; a
+    # tree's top as ``_apply_rows`` takes it
+    cdef int cur[TOP_BLOCK]
+    cdef Py_ssize_t t, start, m, r, k, rows
     cdef const PackedNode* tree
     cdef const double* v
     cdef double* row
+    cdef Tops tops
+    tops.nodes, tops.exits, tops.levels, tops.deeper = NULL, NULL, 0, False
+    rows = TOP_BLOCK if forest_tops.nodes != NULL else BLOCK
     for t in range(n_trees):
         tree = nodes + roots[t]
+        if forest_tops.nodes != NULL:
+            tops.nodes = forest_tops.nodes + forest_tops.node_start[t]
+            tops.exits = forest_tops.exits + forest_tops.exit_start[t]
+            tops.levels = bit_length(forest_tops.exit_start[t + 1]
+                                     - forest_tops.exit_start[t]) - 1
+            tops.deeper = forest_tops.deeper[t]
         start = lo
         while start < hi:
-            m = min(<Py_ssize_t>BLOCK, hi - start)
-            _route_block(tree, set_ptr, numeric_only, X, start, m, cur)
+            m = min(rows, hi - start)
+            if tops.exits != NULL:
+                _top_block(tops.nodes, tops.exits, tops.levels, &X[0, 0], X.shape[1], start,
+                           m, cur)
+                if tops.deeper:
+                    _finish_block(tree, set_ptr, numeric_only, X, start, m, cur)
+            else:
+                _route_block(tree, set_ptr, numeric_only, X, start, m, cur)
             for r in range(m):
                 v = values + (roots[t] + cur[r]) * width
                 row = out + (start + r) * width
@@ -491,14 +767,24 @@ cdef void _forest_rows(const PackedNode* nodes, const unsigned long long* set_pt
             start += m
 
 
+cdef inline Py_ssize_t bit_length(Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t b = 0
+    while n > 0:
+        n >>= 1
+        b += 1
+    return b
+
+
 def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] values,
-               const DTYPE_t[:, :] X, int n_threads=1):
+               const DTYPE_t[:, :] X, int n_threads=1, tops=None):
     """Each row's sum over the trees of its leaf's values, in tree order.
 
     ``packed``: every tree's packed nodes, concatenated (children numbered within
     their tree; tree t's nodes start at ``roots[t]``; category set rows numbered
     in the concatenated ``sets``); ``values``: a row of ``width`` values per node,
-    concatenated alike. Rows are split over n_threads in chunks.
+    concatenated alike. ``tops``: the trees' ``pack_top`` concatenated, as
+    (nodes, node_start, exits, exit_start, deeper) with a start per tree and one
+    past the last, or None. Rows are split over n_threads in chunks.
     """
     assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
     cdef const unsigned char[::1] raw = packed.view(np.uint8)
@@ -508,18 +794,37 @@ def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] v
     cdef bint numeric_only = np.asarray(sets).size == 0
     cdef Py_ssize_t n = X.shape[0], width = values.shape[1], n_trees = roots.shape[0]
     cdef Py_ssize_t chunk, n_chunks = (n + PREDICT_CHUNK - 1) // PREDICT_CHUNK
+    cdef ForestTops ft
+    cdef const unsigned char[::1] top_raw
+    cdef const Py_ssize_t[::1] node_start, exit_start
+    cdef const int[::1] exits
+    cdef const unsigned char[::1] deeper
     out = np.zeros((n, width), dtype=np.float64)
     cdef double[:, ::1] out_view = out
     if n == 0 or n_trees == 0 or width == 0:
         return out
+    ft.nodes = NULL
+    # the tops read C-contiguous rows only
+    if tops is not None and X.shape[1] > 0 and X.strides[1] == sizeof(DTYPE_t) \
+            and X.strides[0] == X.shape[1] * sizeof(DTYPE_t):
+        top_raw = tops[0].view(np.uint8)
+        node_start, exits, exit_start, deeper = tops[1], tops[2], tops[3], tops[4]
+        if node_start.shape[0] != n_trees + 1 or exit_start.shape[0] != n_trees + 1 \
+                or deeper.shape[0] != n_trees:
+            raise ValueError("the tops need a start per tree and one past the last")
+        ft.nodes = <const TopNode*> &top_raw[0]
+        ft.node_start = &node_start[0]
+        ft.exits = &exits[0]
+        ft.exit_start = &exit_start[0]
+        ft.deeper = &deeper[0]
     if n_threads <= 1 or n_chunks < 2:
         with nogil:
-            _forest_rows(nodes, set_ptr, numeric_only, &roots[0], n_trees, &values[0, 0],
-                         width, X, 0, n, &out_view[0, 0])
+            _forest_rows(nodes, set_ptr, numeric_only, &roots[0], n_trees, &ft,
+                         &values[0, 0], width, X, 0, n, &out_view[0, 0])
         return out
     for chunk in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="dynamic"):
-        _forest_rows(nodes, set_ptr, numeric_only, &roots[0], n_trees, &values[0, 0], width,
-                     X, chunk * PREDICT_CHUNK, min(n, (chunk + 1) * PREDICT_CHUNK),
+        _forest_rows(nodes, set_ptr, numeric_only, &roots[0], n_trees, &ft, &values[0, 0],
+                     width, X, chunk * PREDICT_CHUNK, min(n, (chunk + 1) * PREDICT_CHUNK),
                      &out_view[0, 0])
     return out
 

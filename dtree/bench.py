@@ -14,7 +14,11 @@
    text columns as category codes; attack vs normal, so every library grows
    one tree).
 4. Peak memory of one fit (tracemalloc) against the float32 size of X.
-5. Forests (``bench_forests``): dtree's RandomForest and ExtraTrees against
+5. Scaling (``bench_scaling``): one tree per mode (exact and hist,
+   classification and regression, depth 10 and full) at the largest N on one
+   thread and on two: the serial fraction, predict's rows per second, peak
+   memory.
+6. Forests (``bench_forests``): dtree's RandomForest and ExtraTrees against
    scikit-learn's (fit on one thread and every core, predict, memory, pickled
    bytes per node, same trees), LightGBM's rf mode beside them.
 
@@ -540,7 +544,7 @@ def memory_table(task, n_samples, out=sys.stdout):
 # -------------------------------------------------------------------- run
 def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
         with_sklearn=True, peers=True, kdd=True, memory=True, out=sys.stdout,
-        sparse_shapes=SPARSE_SHAPES_QUICK, forests=FOREST_QUICK):
+        sparse_shapes=SPARSE_SHAPES_QUICK, forests=FOREST_QUICK, scaling=True):
     """Run the benchmark; returns the JSON-able result dict."""
     sklearn_classes = _sklearn_estimators() if with_sklearn else None
     if with_sklearn and sklearn_classes is None:
@@ -589,6 +593,10 @@ def run(sizes, tasks=("classification", "regression"), depths=(None,), repeat=1,
     if memory:
         for task in tasks:
             result["memory"] += memory_table(task, max(sizes), out)
+    if scaling:
+        from .bench_scaling import scaling_table
+        result["scaling"] = scaling_table(make_data, max(sizes), 10,
+                                          lambda fn: _best_time(fn, repeat), out, memory)
     if forests:
         from .bench_forests import forest_table
         n, d, trees = forests
@@ -621,6 +629,8 @@ def main(argv=None):
                         help="skip the peer tables (synthetic and KDD Cup 99)")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory table")
     parser.add_argument("--no-forests", action="store_true", help="skip the forest table")
+    parser.add_argument("--no-scaling", action="store_true",
+                        help="skip the table of one- and two-thread fits per mode")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -633,7 +643,7 @@ def main(argv=None):
                  peers=not args.no_peers, kdd=not args.no_peers, memory=not args.no_memory,
                  sparse_shapes=SPARSE_SHAPES_FULL if args.full else SPARSE_SHAPES_QUICK,
                  forests=None if args.no_forests else
-                 (FOREST_FULL if args.full else FOREST_QUICK))
+                 (FOREST_FULL if args.full else FOREST_QUICK), scaling=not args.no_scaling)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=2)

@@ -80,6 +80,12 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
     first = result["sparse"][0]
     # exact on every feature: the very tree scikit-learn grows
     assert first["dtree_nodes"] == first["sklearn_nodes"]
+    # every mode on one and two threads: the same tree, the serial fraction from them
+    assert len(result["scaling"]) == 8 and "serial fraction" in proc.stdout
+    for row in result["scaling"]:
+        assert row["same_tree"] and row["n_samples"] == 600 and row["nodes"] > 1
+        assert row["serial_fraction"] == pytest.approx(2 * row["fit_2"] / row["fit_1"] - 1)
+        assert row["predict_rows_per_s"] > 0 and row["x_ratio"] > 0
 
 
 def test_peer_table_times_every_library_on_the_same_data():

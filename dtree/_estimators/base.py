@@ -10,6 +10,8 @@ that switching is a change of import.
 """
 import copy
 
+import numpy as np
+
 from .._input import validation as val
 from .._input.encode import check_fitted, encode_predict_X
 from .._deploy.model_file import save, to_dict
@@ -19,6 +21,7 @@ from .._model.fitted import Fitted, install, one_fit
 from .._model.multiway import kway_shape
 from .._plan.constraints import Interval, validate_params
 from .._plan.machine import n_threads
+from .._route import PARALLEL_ROWS
 from .._plan.plan import choose, make_plan
 from .analyst import AnalystMixin
 from .params import XY_PARAMETERS, ParamsMixin, PathResult, documented
@@ -184,6 +187,24 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
 
     def _validate_X_predict(self, X):
         return encode_predict_X(self, X)
+
+    def _at_leaves(self, X, table):
+        """``table[leaf]`` (one intp or float64 per node) for each row of X, routed
+        with the values unchecked and checked only when the routing met NaN or
+        infinity (the check then raises, or finds the NaN allowed): one pass
+        over X instead of two."""
+        tree = self.tree_
+        rows = encode_predict_X(self, X, check_values=False)
+        if not isinstance(rows, np.ndarray):        # sparse rows, checked as read
+            return table.take(tree.apply(rows, self._n_threads()))
+        if not tree.routes_plainly():
+            return table.take(tree.apply(self._validate_X_predict(X), self._n_threads()))
+        # (a batch too small for threads skips asking how many there are)
+        threads = self._n_threads() if rows.shape[0] >= PARALLEL_ROWS else 1
+        out, unusual = tree.lookup(rows, table, threads)
+        if unusual:
+            self._validate_X_predict(X)
+        return out
 
     @documented("Index of the leaf each sample ends up in.",
                 "ndarray of shape (n_samples,)\n    Node ids in ``tree_``.")

@@ -1,7 +1,7 @@
 """The classifiers: ``DecisionTreeClassifier`` and ``ExtraTreeClassifier``."""
 import numpy as np
 
-from .._input.encode import classifier_data
+from .._input.encode import check_fitted, classifier_data
 from .._model.fitted import one_fit
 from .._plan.constraints import CLASSIFIER
 from .._plan.registry import CLASSIFICATION, DEFAULT_CRITERION
@@ -302,15 +302,22 @@ class DecisionTreeClassifier(BaseDecisionTree):
                 "ndarray of shape (n_samples,) or (n_samples, n_outputs)")
     @one_fit
     def predict(self, X):
+        check_fitted(self)
+        node_class = self.tree_.node_argmax     # per node once, not per sample
+        if self.n_outputs_ == 1:
+            if self.tree_.fractional_missing:
+                proba = self.predict_proba(X)
+                return self.classes_.take(np.argmax(proba, axis=1))
+            positions = self._at_leaves(X, node_class[:, 0])
+            classes = self.classes_
+            if classes.dtype == np.intp and classes[0] == 0 and classes[-1] == len(classes) - 1:
+                return positions    # sorted distinct 0..K-1: the positions are the classes
+            return classes.take(positions)
         X = self._validate_X_predict(X)
         if self.tree_.mixes_leaves(X):
             proba = self.tree_.leaf_values(X)[:, 0, :]
             return self.classes_.take(np.argmax(proba, axis=1))
-        # argmax per node once, not per sample
-        node_class = np.argmax(self.tree_.value, axis=2)
         leaves = self.tree_.apply(X, self._n_threads())
-        if self.n_outputs_ == 1:
-            return self.classes_.take(node_class[:, 0].take(leaves))
         out = np.empty((X.shape[0], self.n_outputs_), dtype=_common_dtype(self.classes_))
         for k, classes in enumerate(self.classes_):
             out[:, k] = classes.take(node_class[:, k].take(leaves))

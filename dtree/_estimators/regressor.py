@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from .._input.encode import numeric_target, regressor_data
+from .._input.encode import check_fitted, numeric_target, regressor_data
 from .._model.fitted import one_fit
 from .._model.units import power_of_two_scale, scaled
 from .._plan.constraints import REGRESSOR
@@ -98,11 +98,11 @@ class DecisionTreeRegressor(BaseDecisionTree):
                 "ndarray of shape (n_samples,) or (n_samples, n_outputs)")
     @one_fit
     def predict(self, X):
-        X = self._validate_X_predict(X)
+        check_fitted(self)
         values = self.tree_.value[:, :, 0]
-        leaves = self.tree_.apply(X, self._n_threads())
         if self.n_outputs_ == 1:
-            return values[:, 0].take(leaves)
+            return self._at_leaves(X, np.ascontiguousarray(values[:, 0]))
+        leaves = self.tree_.apply(self._validate_X_predict(X), self._n_threads())
         return values.take(leaves, axis=0)
 
     def _score(self, y, pred, sw):

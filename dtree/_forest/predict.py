@@ -10,7 +10,7 @@ import numpy as np
 
 from .._input.validation import SparseRows, is_sparse
 from .._route import CATEGORY_SET_WORDS as CAT_WORDS
-from .._route import PACKED_NODE_DTYPE, forest_sum, pack_tree_into
+from .._route import PACKED_NODE_DTYPE, forest_sum, pack_top, pack_tree_into
 
 
 class ForestLayout:
@@ -34,6 +34,24 @@ class ForestLayout:
             dtype=np.uint64)
         self.values = np.ascontiguousarray(np.concatenate(
             [t.value.reshape(t.node_count, -1) for t in trees]), dtype=np.float64)
+        self.tops = None
+        if self.sets.size == 0:
+            self.tops = _concatenated_tops(self.packed, self.roots, counts, trees)
+
+
+def _concatenated_tops(packed, roots, counts, trees):
+    """Every tree's ``pack_top`` end to end, with where each starts (None when a
+    feature index does not fit a top's record)."""
+    tops = [pack_top(packed[root:root + count], tree.max_depth, tree.n_features)
+            for root, count, tree in zip(roots, counts, trees)]
+    if any(top is None for top in tops):
+        return None
+    starts = [np.concatenate([[0], np.cumsum([len(part) for part in parts])]).astype(np.intp)
+              for parts in zip(*tops)]
+    deeper = np.array([any(packed[root + exits]["left"] != exits) for root, (_, exits)
+                       in zip(roots, tops)], dtype=np.uint8)
+    return (np.concatenate([top for top, _ in tops]), starts[0],
+            np.concatenate([exits for _, exits in tops]), starts[1], deeper)
 
 
 def _intp(a):
@@ -51,5 +69,6 @@ def forest_leaf_values(trees, X, n_threads=1, layout=None):
             values = tree.leaf_values(X, n_threads)
             total = np.array(values, dtype=np.float64) if total is None else total + values
         return total / len(trees)
-    total = forest_sum(layout.packed, layout.sets, layout.roots, layout.values, X, n_threads)
+    total = forest_sum(layout.packed, layout.sets, layout.roots, layout.values, X, n_threads,
+                       layout.tops)
     return (total / len(trees)).reshape((X.shape[0],) + shape)

@@ -135,8 +135,10 @@ def encode_fit_X(est, choices, X):
     return X, Columns(X.shape[1], mask, categories, names)
 
 
-def _to_matrix(est, X, mask, categories, names, allow_nan, n_features=None):
-    """The validated float32 matrix: categories as codes, NaN only where allowed."""
+def _to_matrix(est, X, mask, categories, names, allow_nan, n_features=None,
+               check_values=True):
+    """The validated float32 matrix: categories as codes, NaN only where allowed
+    (values unchecked without ``check_values``: see ``check_X``)."""
     if mask.any():
         n_columns = _n_columns(X)
         if n_columns is None:
@@ -148,8 +150,8 @@ def _to_matrix(est, X, mask, categories, names, allow_nan, n_features=None):
     # a missing category is NaN whatever handle_missing says of numbers
     X = val.check_X(X, feature_names=names, n_features=n_features,
                     estimator_name=type(est).__name__,
-                    allow_nan=allow_nan or mask.any())
-    if mask.any() and not allow_nan:
+                    allow_nan=allow_nan or mask.any(), check_values=check_values)
+    if mask.any() and not allow_nan and check_values:
         _refuse_nan(X, ~mask, names)
     return X
 
@@ -177,13 +179,21 @@ def _refuse_nan(X, numeric, names):
 
 
 
-def encode_predict_X(est, X):
+def encode_predict_X(est, X, check_values=True):
     """The matrix of X for a fitted estimator: its columns, encoded as at fit (a
     sparse X: validated ``SparseRows``, not densified).
 
-    Checks that the estimator is fitted and that X has its feature names.
+    Checks that the estimator is fitted and that X has its feature names; the
+    values too unless ``check_values`` is False (see ``check_X``).
     """
     check_fitted(est)
+    if not check_values and _plain(est, X):
+        # nothing to encode or name: the routing reads the values (a single row
+        # from Python costs a few microseconds, not the full checks' tens)
+        if X.dtype == val.DTYPE:
+            return np.ascontiguousarray(X)
+        with np.errstate(over="ignore"):
+            return np.ascontiguousarray(X, dtype=val.DTYPE)
     X = as_known_frame(X)
     fitted_names = getattr(est, "feature_names_in_", None)
     val.check_feature_names(fitted_names, X, type(est).__name__)
@@ -195,7 +205,17 @@ def encode_predict_X(est, X):
                                   fitted_names, type(est).__name__)
     X, _ = _unwrap_frame(X)
     return _to_matrix(est, X, est.categorical_features_, est.categories_,
-                      fitted_names, missing_allowed(est), n_features=est.n_features_in_)
+                      fitted_names, missing_allowed(est), n_features=est.n_features_in_,
+                      check_values=check_values)
+
+
+def _plain(est, X):
+    """Whether X is a float array of the fitted width with rows, for an estimator
+    fitted without feature names or categorical columns."""
+    return (type(X) is np.ndarray and X.dtype.kind == "f" and X.ndim == 2
+            and X.shape[0] > 0 and X.shape[1] == est.n_features_in_
+            and getattr(est, "feature_names_in_", None) is None
+            and not est.categorical_features_.any())
 
 
 def check_fitted(est):

@@ -302,7 +302,7 @@ def not_2d(shape):
 
 
 def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator",
-            allow_nan=False):
+            allow_nan=False, check_values=True):
     """Validate a feature matrix and return it as a C-contiguous float32 array.
 
     Parameters
@@ -314,6 +314,11 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
         Expected number of features (at predict time).
     allow_nan : bool, default=False
         Accept NaN as a missing value (infinity is refused either way).
+    check_values : bool, default=True
+        Check the values (NaN, infinity, overflow of float32). False leaves that
+        to a caller that reads every value anyway (predict's routing reports
+        NaN or infinity, then the caller checks again with True): the returned
+        matrix may then hold infinities and NaN of either sign.
     estimator_name : str
         Used in messages.
 
@@ -347,6 +352,9 @@ def check_X(X, *, feature_names=None, n_features=None, estimator_name="estimator
             f"X has {n_cols} features, but {estimator_name} is expecting {n_features} "
             "features as input."
         )
+    if not check_values:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.ascontiguousarray(arr, dtype=DTYPE)
     has_nan = False
     if arr.dtype.kind == "f":
         finite = np.isfinite(arr)

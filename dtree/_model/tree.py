@@ -9,8 +9,8 @@ ONNX read them too, and never a builder.
 import numpy as np
 
 from .._input.validation import SparseRows, check_sparse_X, is_sparse
-from .._route import (CATEGORY_SET_WORDS, apply_csr, apply_packed, apply_surrogates,
-                      decision_paths, pack_nodes, predict_fractional)
+from .._route import (CATEGORY_SET_WORDS, Router, apply_csr, apply_surrogates,
+                      decision_paths, pack_nodes, pack_top, predict_fractional)
 from .narrow import narrow_ints, narrow_reals, widened
 from .routing import codes_in_set, surrogate_table
 from .units import unscaled
@@ -20,6 +20,9 @@ TREE_UNDEFINED = -2
 CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
 
 
+# what traversal derives from the node arrays: rebuilt on first use, never pickled
+_DERIVED = ("_packed_nodes", "_prepared_router", "_parent_nodes", "_surrogate_table",
+            "_node_argmax")
 # node columns a pickle keeps in as few bytes as hold them exactly (``narrow``)
 _INT_COLUMNS = ("children_left", "children_right", "feature", "n_node_samples",
                 "node_depth", "categorical_set")
@@ -225,6 +228,19 @@ class Tree:
         return packed
 
     @property
+    def _router(self):
+        # the compiled traversal, prepared once: the packed nodes and, for a
+        # numeric tree, its first levels as a complete tree (``pack_top``), which
+        # rows step through without loading children
+        router = self.__dict__.get("_prepared_router")
+        if router is None:
+            top = None if self.category_sets.size else pack_top(
+                self._packed, self.max_depth, self.n_features)
+            router = Router(self._packed, self.category_sets, top)
+            self.__dict__["_prepared_router"] = router
+        return router
+
+    @property
     def _surrogates(self):
         # the surrogates laid out for the compiled routing of missing values
         table = self.__dict__.get("_surrogate_table")
@@ -235,7 +251,7 @@ class Tree:
 
     def forget_routing(self):
         """Drop what traversal derived from the arrays (after they changed in place)."""
-        for name in ("_packed_nodes", "_parent_nodes", "_surrogate_table"):
+        for name in _DERIVED:
             self.__dict__.pop(name, None)
 
     @property
@@ -252,7 +268,7 @@ class Tree:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        for name in ("_packed_nodes", "_parent_nodes", "_surrogate_table"):
+        for name in _DERIVED:
             state.pop(name, None)     # derived: rebuilt on first use
         # node columns in as few bytes as hold them exactly (a forest's pickle is
         # mostly these columns); read back as the 8-byte numbers they are
@@ -283,13 +299,34 @@ class Tree:
                                 "X: pass X.toarray()")
             return apply_csr(self._packed, self.category_sets, X.indptr, X.indices, X.data,
                              n_threads)
-        leaves = apply_packed(self._packed, self.category_sets, X, n_threads)
+        leaves = self._router.route(X, n_threads)
         if self.surrogate_missing:
             missing = np.flatnonzero(np.isnan(X).any(axis=1))
             if missing.size:
                 leaves[missing] = apply_surrogates(self._packed, self.category_sets,
                                                    *self._surrogates, X[missing])
         return leaves
+
+    def routes_plainly(self):
+        """Whether ``lookup`` routes as ``apply``: NaN goes where the splits send
+        it (no surrogates, no C4.5 fractions)."""
+        return not (self.surrogate_missing or self.fractional_missing)
+
+    def lookup(self, X, table, n_threads=1):
+        """(``table[leaf]`` for each row of a dense X whose values are unchecked,
+        whether some row held NaN or infinity): the caller validates the values
+        only then. ``table``: one intp or float64 per node."""
+        return self._router.route(X, n_threads, table, check_finite=True)
+
+    @property
+    def node_argmax(self):
+        """The most probable class of each node and output (the first on ties),
+        shape (node_count, n_outputs): predict's table, derived once."""
+        table = self.__dict__.get("_node_argmax")
+        if table is None:
+            table = np.argmax(self.value, axis=2).astype(np.intp)
+            self.__dict__["_node_argmax"] = table
+        return table
 
     def decision_path(self, X):
         """Node indicator matrix (scipy CSR) of a validated float32 X, ``SparseRows``

@@ -1,0 +1,170 @@
+"""The prediction kernel: a numeric tree's first levels as a complete tree (``pack_top``)
+route every row to the leaf the packed nodes route it to, NaN, infinities, values on
+and beside the float32 thresholds, strided rows and trees deeper than the top
+included; predict checks X's values while routing it and still refuses what the
+full check refuses, with the same messages; the single-row path encodes what needs
+encoding."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dtree
+from dtree._route import PARALLEL_ROWS, Router, apply_packed, pack_top
+
+
+def _rows(rng, n, d, tree):
+    # random rows, then values on, just below and just above thresholds, NaN and inf
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    inner = np.flatnonzero(tree.children_left >= 0)
+    for i in range(n // 2):
+        node = inner[rng.randint(inner.size)] if inner.size else 0
+        t = np.float32(tree.threshold[node])
+        X[i, tree.feature[node]] = rng.choice(
+            [t, np.nextafter(t, np.float32(-np.inf)), np.nextafter(t, np.float32(np.inf))])
+    X[rng.rand(n, d) < 0.05] = np.nan
+    X[rng.rand(n, d) < 0.01] = np.inf
+    X[rng.rand(n, d) < 0.01] = -np.inf
+    return X
+
+
+@pytest.mark.parametrize("max_depth", [1, 3, 10, 12, 13, None])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_complete_top_routes_as_the_packed_nodes(max_depth, seed):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(3000, 6))
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    y = np.nan_to_num(X[:, 0]) * 3 + np.nan_to_num(X[:, 1]) + rng.normal(size=3000)
+    tree = dtree.DecisionTreeRegressor(max_depth=max_depth, random_state=seed).fit(X, y).tree_
+    top = pack_top(tree._packed, tree.max_depth, tree.n_features)
+    assert top[0].shape[0] == 2 ** min(tree.max_depth, 12)
+    Q = _rows(rng, 1001, 6, tree)           # (not a multiple of a block of rows)
+    walked = apply_packed(tree._packed, tree.category_sets, Q)
+    router = Router(tree._packed, tree.category_sets, top)
+    np.testing.assert_array_equal(router.route(Q), walked)
+    # strided rows take the packed nodes; the same leaves
+    wide = np.repeat(Q, 2, axis=1)[:, ::2]
+    np.testing.assert_array_equal(router.route(wide), walked)
+    # a table lookup is the table at those leaves, and non-finite rows are reported
+    values, unusual = router.route(Q, 1, np.ascontiguousarray(tree.value[:, 0, 0]),
+                                   check_finite=True)
+    np.testing.assert_array_equal(values, tree.value[walked, 0, 0])
+    assert unusual
+    clean = np.nan_to_num(Q, nan=0.5, posinf=2.0, neginf=-2.0)
+    assert not router.route(clean, 1, check_finite=True)[1]
+    assert router.route(clean[:1], 1, check_finite=True)[1] is False
+    one_bad = clean.copy()
+    one_bad[-1, -1] = np.inf                 # the last, short block is read too
+    assert router.route(one_bad, 1, check_finite=True)[1]
+
+
+def test_a_single_leaf_tree_has_an_empty_top():
+    tree = dtree.DecisionTreeClassifier().fit(np.zeros((5, 2)), [1] * 5).tree_
+    top, exits = pack_top(tree._packed, tree.max_depth, tree.n_features)
+    assert top.shape == (1,) and exits.tolist() == [0]
+    X = np.array([[np.nan, np.inf], [1.0, 2.0]], dtype=np.float32)
+    np.testing.assert_array_equal(Router(tree._packed, tree.category_sets,
+                                         (top, exits)).route(X), [0, 0])
+
+
+def test_a_threshold_between_two_floats_is_rounded_down():
+    # x > t for a double t exactly when x > the greatest float32 at most t
+    X = np.array([[0.0], [1.0]] * 10)
+    tree = dtree.DecisionTreeRegressor(max_depth=1).fit(X, X[:, 0]).tree_
+    for t in (0.5, 2.0, 0.1, -0.1, 1e-40, 3.0e38, -3.5e38, 1e300):
+        tree.threshold[0] = t
+        tree.forget_routing()
+        with np.errstate(over="ignore"):       # (float32 has no 1e300: inf)
+            nearest = np.float32(t)
+            below = np.nextafter(nearest, np.float32(-np.inf)) if float(nearest) > t \
+                else nearest
+            Q = np.array([[below], [np.nextafter(below, np.float32(np.inf))],
+                          [np.nextafter(below, np.float32(-np.inf))]], dtype=np.float32)
+        expected = np.where(Q[:, 0].astype(np.float64) <= t, tree.children_left[0],
+                            tree.children_right[0])
+        np.testing.assert_array_equal(tree.apply(Q), expected, err_msg=str(t))
+
+
+@pytest.mark.parametrize("Estimator", [dtree.DecisionTreeClassifier,
+                                       dtree.DecisionTreeRegressor])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_rows", [1, 40, PARALLEL_ROWS + 5])
+def test_predict_refuses_what_the_full_check_refuses(Estimator, dtype, n_rows):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(200, 3))
+    est = Estimator(max_depth=4, handle_missing="error", random_state=0).fit(X, X[:, 0] > 0)
+    Q = rng.normal(size=(n_rows, 3)).astype(dtype)
+    Q[-1, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity in column 2"):
+        est.predict(Q)
+    Q[-1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN in column 2"):
+        est.predict(Q)
+    if dtype == np.float64:
+        Q[-1, 2] = 1e300
+        with pytest.raises(ValueError, match="too large for float32"):
+            est.predict(Q)
+    Q[-1, 2] = 0.25
+    assert est.predict(Q).shape == (n_rows,)
+
+
+def test_nan_where_allowed_is_routed_by_the_learnt_side():
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(400, 3))
+    X[rng.rand(400) < 0.3, 0] = np.nan
+    y = np.where(np.isnan(X[:, 0]), 2, (X[:, 1] > 0).astype(int))
+    clf = dtree.DecisionTreeClassifier(random_state=0).fit(X, y)
+    Q = X[:50]
+    np.testing.assert_array_equal(clf.predict(Q), clf.classes_[np.argmax(
+        clf.tree_.value[clf.apply(Q), 0], axis=1)])
+    assert (clf.predict(Q)[np.isnan(Q[:, 0])] == 2).all()
+
+
+@pytest.mark.parametrize("labels", [[0, 1, 2], [-1, 1, 2], [1, 2, 3], ["a", "b", "c"],
+                                    [0.0, 1.0, 2.0], [False, True, True]])
+def test_predict_returns_the_classes(labels):
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(300, 2))
+    codes = (X[:, 0] > -0.5).astype(int) + (X[:, 1] > 0.5)
+    y = np.asarray(labels)[codes]
+    clf = dtree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    pred = clf.predict(X)
+    assert pred.dtype == clf.classes_.dtype
+    np.testing.assert_array_equal(pred, y)
+    np.testing.assert_array_equal(clf.predict(X[:1]), y[:1])
+
+
+def test_the_single_row_path_still_encodes_categories_and_warns_on_names():
+    frame = pd.DataFrame({"a": [10.0, 20.0, 30.0, 10.0, 20.0, 30.0] * 5,
+                          "b": np.linspace(0, 1, 30)})
+    y = (frame["a"] == 20.0).astype(int)
+    clf = dtree.DecisionTreeClassifier(categorical_features=["a"], random_state=0)
+    clf.fit(frame, y)
+    with pytest.warns(UserWarning, match="feature names"):
+        pred = clf.predict(frame.to_numpy()[:6])
+    np.testing.assert_array_equal(pred, y[:6])
+    plain = dtree.DecisionTreeClassifier(categorical_features=[0], random_state=0)
+    plain.fit(frame.to_numpy(), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(plain.predict(frame.to_numpy()[:6]), y[:6])
+        np.testing.assert_array_equal(plain.predict(frame.to_numpy()[1:2]), y[1:2])
+
+
+@pytest.mark.parametrize("max_depth", [4, None])
+def test_a_forest_through_its_tops_is_the_mean_of_its_trees(max_depth):
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(3000, 5))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=3000) > 0).astype(int)
+    forest = dtree.RandomForestClassifier(n_estimators=6, max_depth=max_depth,
+                                          random_state=0).fit(X, y)
+    proba = forest.predict_proba(X)
+    assert forest._layout.tops is not None
+    if max_depth is None:
+        assert forest._layout.tops[4].all()      # every tree deeper than its top
+    expected = np.mean([t.predict_proba(X) for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(forest.predict_proba(X[::3]), expected[::3], rtol=0,
+                               atol=1e-12)
