@@ -490,10 +490,10 @@ cdef class Splitter:
         # every partition); several outputs: a row of them
         if self.n_outputs == 1 and self.is_classifier:
             payload = np.empty(idx.shape, dtype=np.uint16)
-            _codes_by_position(y.reshape(-1), idx, payload)
+            _codes_by_position(y.reshape(-1), idx, payload, n_threads)
         elif self.n_outputs == 1:
             payload = np.empty(idx.shape, dtype=np.float64)
-            _targets_by_position(y.reshape(-1), idx, payload)
+            _targets_by_position(y.reshape(-1), idx, payload, n_threads)
         else:
             payload = np.take(y.astype(np.uint16) if self.is_classifier else y, idx,
                               axis=0).reshape(d, idx.shape[1] * self.n_outputs)
@@ -2319,22 +2319,26 @@ def _kept_rows(const DTYPE_t[:, ::1] vals, const int[:, ::1] idx,
                 q += keep[i]
 
 
-def _codes_by_position(const int[::1] y, const int[:, ::1] idx, unsigned short[:, ::1] out):
-    """One output's class codes at each position of the sorted columns."""
+def _codes_by_position(const int[::1] y, const int[:, ::1] idx, unsigned short[:, ::1] out,
+                       int n_threads=1):
+    """One output's class codes at each position of the sorted columns, a column
+    per task on n_threads (the writes also claim the pages: in parallel too)."""
     cdef Py_ssize_t f, p
-    with nogil:
-        for f in range(idx.shape[0]):
-            for p in range(idx.shape[1]):
-                out[f, p] = <unsigned short>y[idx[f, p]]
+    for f in prange(idx.shape[0], nogil=True, num_threads=max(1, n_threads),
+                    schedule="dynamic"):
+        for p in range(idx.shape[1]):
+            out[f, p] = <unsigned short>y[idx[f, p]]
 
 
-def _targets_by_position(const double[::1] y, const int[:, ::1] idx, double[:, ::1] out):
-    """One output's targets at each position of the sorted columns."""
+def _targets_by_position(const double[::1] y, const int[:, ::1] idx, double[:, ::1] out,
+                         int n_threads=1):
+    """One output's targets at each position of the sorted columns (as
+    ``_codes_by_position``)."""
     cdef Py_ssize_t f, p
-    with nogil:
-        for f in range(idx.shape[0]):
-            for p in range(idx.shape[1]):
-                out[f, p] = y[idx[f, p]]
+    for f in prange(idx.shape[0], nogil=True, num_threads=max(1, n_threads),
+                    schedule="dynamic"):
+        for p in range(idx.shape[1]):
+            out[f, p] = y[idx[f, p]]
 
 
 def _presort(X, vals, idx, int n_threads=1):
