@@ -50,6 +50,11 @@ cdef class HistSplitter:
     # --- layout and scratch ---
     cdef intp_t* offset                   # feature f's bins start at offset[f] * H in a histogram
     cdef intp_t hist_size
+    cdef intp_t n_blocks                  # a large node's histogram: built by this many row blocks
+    cdef double* block_hists              # ... blocks 1.. (block 0 builds in place)
+    cdef double* block_sums               # ... each block's two sides: stats, weight
+    cdef intp_t* block_counts             # ... each block's samples going left
+    cdef int* moved                       # a large node's samples, partitioned stably
     cdef int* samples                     # sample ids, each node's a contiguous segment
     cdef Scratch* scratch                 # one per thread
     cdef SplitRecord* feature_best        # parallel search: best split of each feature
@@ -75,6 +80,7 @@ cdef class HistSplitter:
     cdef double weight_of(self, intp_t i) noexcept nogil
     cdef void add_to_bin(self, double* row, intp_t i, double w) noexcept nogil
     cdef void build_histogram(self, intp_t start, intp_t end, double* hist) noexcept nogil
+    cdef void _build_block(self, intp_t start, intp_t n, intp_t b, double* hist) noexcept nogil
     cdef void _build_features(self, intp_t start, intp_t end, intp_t f_lo, intp_t f_hi,
                               double* hist) noexcept nogil
     cdef intp_t draw_features(self, intp_t start, intp_t end, intp_t n_known,
@@ -103,11 +109,17 @@ cdef class HistSplitter:
     cdef bint enter_local(self, intp_t start, intp_t end) noexcept nogil
     cdef void leave_local(self) noexcept nogil
     cdef void partition_samples(self, intp_t start, intp_t end) noexcept nogil
+    cdef void _partition_blocks(self, intp_t start, intp_t end) noexcept nogil
+    cdef void _count_block(self, intp_t start, intp_t n, intp_t b) noexcept nogil
+    cdef void _move_block(self, intp_t start, intp_t n, intp_t b, intp_t n_left) noexcept nogil
     cdef void partition_local(self, intp_t start, intp_t end) noexcept nogil
+    cdef void _mark_block(self, intp_t start, intp_t n, intp_t b, const SplitRecord* split,
+                          const int* ids) noexcept nogil
     cdef intp_t mark_sides(self, intp_t start, intp_t end, const SplitRecord* split,
                            double* left_stats, double* right_stats,
                            double* weights) noexcept nogil
-    cdef bint split_has_missing(self, intp_t start, intp_t end, intp_t f) noexcept nogil
+    cdef bint split_has_missing(self, intp_t start, intp_t end, intp_t f,
+                                const double* hist) noexcept nogil
     cdef void children_histograms(self, double* hist, intp_t start, intp_t mid, intp_t end,
                                   bint left_grows, bint right_grows, double** left,
                                   double** right) noexcept nogil

@@ -39,7 +39,14 @@ cdef enum:
     MISSING = 255              # the code of NaN; numbers use codes 0 .. max_bins - 1
     N_CODES = 256
     SMALL_NODE = 512           # below this many samples a subtree grows on sorted samples
-    PARALLEL_ROWS = 1 << 15    # histograms of larger nodes are built on several threads
+    PARALLEL_ROWS = 1 << 15    # larger nodes' features are scanned on several threads
+    # A node of at least BLOCKED_ROWS samples builds its histogram by row blocks
+    # (at most MAX_BLOCKS, each on a thread, added in block order): the blocks
+    # depend on the node's size only, so the sums, and the tree, are the same on
+    # any number of threads.
+    BLOCKED_ROWS = 1 << 13
+    MAX_BLOCKS = 8
+    BLOCK_BUDGET = 1 << 21     # doubles the blocks' histograms may take (16 MB)
     KEEP_ROWS = -2             # route_rows: a node whose rows stay where they are
 
 # ---------------------------------------------------------------- binning
@@ -227,6 +234,20 @@ cdef class HistSplitter:
         used, offsets = histogram_layout(hi)
         self.n_codes = used
         self.hist_size = int(offsets[self.d]) * self.H
+        self.n_blocks = max(1, min(MAX_BLOCKS, 1 + BLOCK_BUDGET // max(self.hist_size, 1)))
+        blocks = np.zeros(max(1, (self.n_blocks - 1) * self.hist_size), dtype=np.float64)
+        cdef double[::1] blocks_view = blocks
+        self.block_hists = &blocks_view[0]
+        sums = np.zeros(self.n_blocks * (2 * self.n_stats + 2), dtype=np.float64)
+        counts = np.zeros(self.n_blocks, dtype=np.intp)
+        moved = np.zeros(max(self.n_samples, 1), dtype=np.int32)
+        cdef double[::1] sums_view = sums
+        cdef intp_t[::1] counts_view = counts
+        cdef int[::1] moved_view = moved
+        self.block_sums = &sums_view[0]
+        self.block_counts = &counts_view[0]
+        self.moved = &moved_view[0]
+        owned += [blocks, sums, counts, moved]
         samples = np.arange(self.n_samples, dtype=np.int32)
         cdef int[::1] sv = samples
         self.samples = &sv[0] if self.n_samples else NULL
@@ -348,7 +369,8 @@ cdef class HistSplitter:
         n_left = self.mark_sides(start, end, split, child_stats, child_stats + S, weights)
         record_children(split, self.criterion, start + n_left, child_stats, S, 1, weights,
                         weight, node.impurity, weight_root)
-        if not self.split_has_missing(start, end, split.feature):
+        if not self.split_has_missing(start, end, split.feature,
+                                      node.hist if self.local == NULL else NULL):
             # no missing value here: at predict NaN follows the larger child
             split.missing_left = n_left > n - n_left
         if self.best_first and n < SMALL_NODE:
@@ -388,15 +410,38 @@ cdef class HistSplitter:
                 0.0 if self.is_classifier else self.yv[i], w)
 
     cdef void build_histogram(self, intp_t start, intp_t end, double* hist) noexcept nogil:
-        """Histogram of the samples [start, end): one pass, features split over threads."""
-        cdef intp_t T = self.n_threads if end - start >= PARALLEL_ROWS else 1
-        cdef intp_t t
-        memset(hist, 0, self.hist_size * sizeof(double))
-        if T == 1:
+        """Histogram of the samples [start, end): one pass; a large node's by row
+        blocks on the threads, added in block order (see BLOCKED_ROWS)."""
+        cdef intp_t n = end - start, B = self.n_blocks, b, j, S = self.hist_size
+        cdef intp_t T = min(self.n_threads, B)
+        cdef double acc
+        if n < BLOCKED_ROWS or B < 2:
+            memset(hist, 0, S * sizeof(double))
             self._build_features(start, end, 0, self.d, hist)
             return
-        for t in prange(T, nogil=True, num_threads=T, schedule="static"):
-            self._build_features(start, end, t * self.d // T, (t + 1) * self.d // T, hist)
+        if T > 1:
+            for b in prange(B, nogil=True, num_threads=T, schedule="dynamic"):
+                self._build_block(start, n, b, hist)
+            for j in prange(S, nogil=True, num_threads=T, schedule="static"):
+                acc = hist[j]
+                for b in range(1, B):
+                    acc = acc + self.block_hists[(b - 1) * S + j]
+                hist[j] = acc
+            return
+        for b in range(B):
+            self._build_block(start, n, b, hist)
+        for j in range(S):
+            acc = hist[j]
+            for b in range(1, B):
+                acc = acc + self.block_hists[(b - 1) * S + j]
+            hist[j] = acc
+
+    cdef void _build_block(self, intp_t start, intp_t n, intp_t b, double* hist) noexcept nogil:
+        # block b of the node's n_blocks: into hist itself (b = 0) or its buffer
+        cdef intp_t B = self.n_blocks
+        cdef double* buf = hist if b == 0 else self.block_hists + (b - 1) * self.hist_size
+        memset(buf, 0, self.hist_size * sizeof(double))
+        self._build_features(start + b * n // B, start + (b + 1) * n // B, 0, self.d, buf)
 
     cdef void _build_features(self, intp_t start, intp_t end, intp_t f_lo, intp_t f_hi,
                               double* hist) noexcept nogil:
@@ -646,9 +691,13 @@ cdef class HistSplitter:
 
     # ------------------------------------------------------------ partition
     cdef void partition_samples(self, intp_t start, intp_t end) noexcept nogil:
-        """Move the samples marked left to the front of [start, end)."""
+        """Move the samples marked left to the front of [start, end) (a large
+        node's stably, by blocks on the threads: see ``_partition_blocks``)."""
         cdef intp_t lo_p = start, hi_p = end - 1
         cdef int i
+        if end - start >= BLOCKED_ROWS and self.n_blocks >= 2:
+            self._partition_blocks(start, end)
+            return
         while lo_p <= hi_p:
             i = self.samples[lo_p]
             if self.goes_left[i]:
@@ -657,6 +706,52 @@ cdef class HistSplitter:
                 self.samples[lo_p] = self.samples[hi_p]
                 self.samples[hi_p] = i
                 hi_p -= 1
+
+    cdef void _partition_blocks(self, intp_t start, intp_t end) noexcept nogil:
+        # Each block counts its left samples, then writes them (and its right ones)
+        # at its place in the stable order; the same blocks and order on any
+        # number of threads.
+        cdef intp_t n = end - start, B = self.n_blocks, b, n_left = 0
+        cdef intp_t T = min(self.n_threads, B)
+        if T > 1:
+            for b in prange(B, nogil=True, num_threads=T, schedule="static"):
+                self._count_block(start, n, b)
+        else:
+            for b in range(B):
+                self._count_block(start, n, b)
+        for b in range(B):
+            n_left += self.block_counts[b]
+        if T > 1:
+            for b in prange(B, nogil=True, num_threads=T, schedule="static"):
+                self._move_block(start, n, b, n_left)
+        else:
+            for b in range(B):
+                self._move_block(start, n, b, n_left)
+        memcpy(self.samples + start, self.moved + start, n * sizeof(int))
+
+    cdef void _count_block(self, intp_t start, intp_t n, intp_t b) noexcept nogil:
+        cdef intp_t p, count = 0, B = self.n_blocks
+        for p in range(start + b * n // B, start + (b + 1) * n // B):
+            count += self.goes_left[self.samples[p]]
+        self.block_counts[b] = count
+
+    cdef void _move_block(self, intp_t start, intp_t n, intp_t b, intp_t n_left) noexcept nogil:
+        # block b's samples to their stable places (``moved``): lefts after the
+        # earlier blocks' lefts, rights after all lefts and the earlier rights
+        cdef intp_t p, c, B = self.n_blocks, lo = start + b * n // B
+        cdef intp_t left_at = start, right_at
+        cdef int i
+        for c in range(b):
+            left_at += self.block_counts[c]
+        right_at = start + n_left + (lo - start) - (left_at - start)
+        for p in range(lo, start + (b + 1) * n // B):
+            i = self.samples[p]
+            if self.goes_left[i]:
+                self.moved[left_at] = i
+                left_at += 1
+            else:
+                self.moved[right_at] = i
+                right_at += 1
 
     # ------------------------------------------------------------ small subtrees
     cdef const int* sorted_segment(self, intp_t f, intp_t start) noexcept nogil:
@@ -720,13 +815,40 @@ cdef class HistSplitter:
     cdef intp_t mark_sides(self, intp_t start, intp_t end, const SplitRecord* split,
                            double* left_stats, double* right_stats,
                            double* weights) noexcept nogil:
-        """Mark each sample's side and sum both children afresh; returns the left size."""
+        """Mark each sample's side and sum both children afresh; returns the left
+        size. A large node sums by blocks on the threads, adding the blocks'
+        sums in block order (the same on any number of threads)."""
         cdef intp_t f = split.feature, last = split.last_bin, p, i, n_left = 0
         cdef const int* ids = self.sorted_segment(f, start) if self.local != NULL \
             else self.samples + start
         cdef code_t c
         cdef bint go_left
         cdef double w
+        cdef intp_t n = end - start, B = self.n_blocks, b, k, S = self.n_stats
+        cdef intp_t T = min(self.n_threads, B)
+        cdef double* sums
+        if self.local == NULL and n >= BLOCKED_ROWS and B >= 2:
+            if T > 1:
+                for b in prange(B, nogil=True, num_threads=T, schedule="static"):
+                    self._mark_block(start, n, b, split, ids)
+            else:
+                for b in range(B):
+                    self._mark_block(start, n, b, split, ids)
+            for b in range(B):
+                sums = self.block_sums + b * (2 * S + 2)
+                if b == 0:
+                    memcpy(left_stats, sums, S * sizeof(double))
+                    memcpy(right_stats, sums + S, S * sizeof(double))
+                    weights[0] = sums[2 * S]
+                    weights[1] = sums[2 * S + 1]
+                else:
+                    for k in range(S):
+                        left_stats[k] += sums[k]
+                        right_stats[k] += sums[S + k]
+                    weights[0] += sums[2 * S]
+                    weights[1] += sums[2 * S + 1]
+                n_left += self.block_counts[b]
+            return n_left
         memset(left_stats, 0, self.n_stats * sizeof(double))
         memset(right_stats, 0, self.n_stats * sizeof(double))
         weights[0] = 0.0
@@ -744,8 +866,31 @@ cdef class HistSplitter:
                        0.0 if self.is_classifier else self.yv[i], w)
         return n_left
 
-    cdef bint split_has_missing(self, intp_t start, intp_t end, intp_t f) noexcept nogil:
+    cdef void _mark_block(self, intp_t start, intp_t n, intp_t b, const SplitRecord* split,
+                          const int* ids) noexcept nogil:
+        # mark_sides over block b of a large node: its sides' sums and left count
+        cdef intp_t B = self.n_blocks, S = self.n_stats, p, i, count = 0
+        cdef double* sums = self.block_sums + b * (2 * S + 2)
+        cdef bint go_left
+        cdef double w
+        memset(sums, 0, (2 * S + 2) * sizeof(double))
+        for p in range(b * n // B, (b + 1) * n // B):
+            i = ids[p]
+            go_left = self.goes_left_of(split, self.codes[i, split.feature])
+            self.goes_left[i] = go_left
+            count += go_left
+            w = self.weight_of(i)
+            sums[2 * S + (0 if go_left else 1)] += w
+            add_sample(sums if go_left else sums + S, self.criterion,
+                       self.yc[i] if self.is_classifier else 0,
+                       0.0 if self.is_classifier else self.yv[i], w)
+        self.block_counts[b] = count
+
+    cdef bint split_has_missing(self, intp_t start, intp_t end, intp_t f,
+                                const double* hist) noexcept nogil:
         cdef intp_t p
+        if hist != NULL:           # the node's count in the feature's missing bin
+            return hist[(self.offset[f] + self.n_codes[f]) * self.H + self.n_stats] > 0
         if self.local != NULL:     # sorted: missing values (code 255) come last
             return self.codes[self.sorted_segment(f, start)[end - 1 - start], f] == MISSING
         for p in range(start, end):
@@ -799,6 +944,19 @@ cdef class HistSplitter:
     # impurity, the root's weight, and the bounds of its value (monotonic
     # constraints). The draw follows the local depth-first grower's when the
     # nodes are drawn for (``split_histogram``, ``replay_draw``) in its order.
+    def histogram(self, intp_t start=0, intp_t end=-1):
+        """The histogram of the samples [start, end) (all: end -1) as a node's is
+        built, in ``histogram_layout``'s order: for tests and benchmarks."""
+        if end < 0:
+            end = self.n_samples
+        if not 0 <= start <= end <= self.n_samples:
+            raise ValueError("no such range of samples")
+        out = np.empty(max(self.hist_size, 1), dtype=np.float64)
+        cdef double[::1] ov = out
+        with nogil:
+            self.build_histogram(start, end, &ov[0])
+        return out[:self.hist_size]
+
     def start_fit(self):
         """Begin a fit: the feature draw's generator at its seed."""
         self.begin(False)

@@ -261,3 +261,55 @@ def test_categories_for_regression_and_three_classes():
     exact = DecisionTreeClassifier(random_state=0, max_depth=6).fit(frame, y3)
     hist = DecisionTreeClassifier(splitter="hist", random_state=0, max_depth=6).fit(frame, y3)
     _assert_same(exact, hist)
+
+
+def test_large_nodes_sum_by_blocks_the_same_on_any_number_of_threads():
+    # nodes of BLOCKED_ROWS samples or more build histograms, mark sides and
+    # partition by row blocks on the threads; the blocks depend on the node only,
+    # so weighted regression sums (rounded in their order) give the same tree
+    rng = np.random.RandomState(4)
+    n = 60_000
+    X = rng.rand(n, 5)
+    X[rng.rand(n) < 0.1, 2] = np.nan
+    y = np.sin(6 * X[:, 0]) + np.nan_to_num(X[:, 2]) + 0.1 * rng.rand(n)
+    w = rng.rand(n) * 3 + 0.01
+    trees = [DecisionTreeRegressor(splitter="hist", max_depth=12, n_jobs=t,
+                                   random_state=0).fit(X, y, sample_weight=w) for t in (1, 2)]
+    _assert_same(*trees)
+    for name in ("value", "weighted_n_node_samples", "impurity"):
+        np.testing.assert_array_equal(getattr(trees[0].tree_, name),
+                                      getattr(trees[1].tree_, name), err_msg=name)
+    # the blocked sums are the sums: each leaf's value is its rows' weighted mean
+    leaves = trees[0].apply(X)
+    leaf = np.bincount(leaves).argmax()
+    rows = leaves == leaf
+    np.testing.assert_allclose(trees[0].tree_.value[leaf, 0, 0],
+                               np.average(y[rows], weights=w[rows]), rtol=1e-12)
+    assert (trees[0].tree_.n_node_samples[0] == n
+            and trees[0].tree_.n_node_samples[1] + trees[0].tree_.n_node_samples[
+                trees[0].tree_.children_right[0]] == n)
+
+
+def test_a_blocked_histogram_is_the_histogram():
+    from dtree._hist_splitter import HistSplitter, histogram_layout
+    from dtree._plan.registry import criterion_code
+    rng = np.random.RandomState(5)
+    n = 50_000
+    X = rng.rand(n, 3).astype(np.float32)
+    X[rng.rand(n) < 0.05, 1] = np.nan
+    y = rng.rand(n)
+    codes, lo, hi = bin_codes(X, fit_bins(X, 32), 1)
+    used, offsets = histogram_layout(hi)
+    settings = dict(criterion=criterion_code("squared_error"), n_classes=0, min_samples_leaf=1, min_weight_leaf=0.0,
+                    max_features=3, seed=1, quantile=0.5, value_tolerance=0.0,
+                    multiway=False, one_vs_rest=False, index_order=False, random_split=False)
+    hists = [HistSplitter(codes, lo, hi, y, None, dict(settings, n_threads=t)).histogram()
+             for t in (1, 2)]
+    np.testing.assert_array_equal(hists[0], hists[1])
+    table = hists[0].reshape(-1, 3)      # per bin: sum w, sum w * y, the count
+    for f in range(3):
+        c = np.where(codes[:, f] == 255, used[f], codes[:, f]).astype(np.intp)
+        rows = table[offsets[f]:offsets[f] + used[f] + 1]
+        np.testing.assert_array_equal(rows[:, 2], np.bincount(c, minlength=used[f] + 1))
+        np.testing.assert_allclose(rows[:, 1], np.bincount(c, weights=y,
+                                                           minlength=used[f] + 1), rtol=1e-12)
