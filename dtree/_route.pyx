@@ -10,7 +10,7 @@ sets are bitsets of CAT_WORDS 64-bit words.
 """
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 
 from libc.math cimport INFINITY, nextafterf
 from libc.stdlib cimport free, malloc
@@ -387,44 +387,62 @@ cdef bint any_inner(const unsigned char[::1] raw, const int[::1] exits):
     return False
 
 
-def split_ranges(packed, sets, const DTYPE_t[:, :] X):
+def split_ranges(packed, sets, const DTYPE_t[:, :] X, int n_threads=1):
     """``(low, high)``: per node, the smallest and largest present value of its split
     feature over the rows of X that pass through it (routed as ``apply_packed``);
-    +inf / -inf where none did (leaves, and nodes no row with a value reached)."""
+    +inf / -inf where none did (leaves, and nodes no row with a value reached).
+    Rows are split over n_threads in chunks, each thread with its own bounds,
+    merged at the end (a minimum is the same in any order)."""
     assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
     cdef const unsigned char[::1] raw = packed.view(np.uint8)
     cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
     cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
     cdef const unsigned long long* set_ptr = &set_view[0, 0]
-    cdef Py_ssize_t n_nodes = packed.shape[0], n = X.shape[0], r, start = 0, m
-    low = np.full(n_nodes, np.inf)
-    high = np.full(n_nodes, -np.inf)
-    cdef double[::1] lo = low, hi = high
+    cdef Py_ssize_t n_nodes = packed.shape[0], n = X.shape[0], chunk
+    cdef Py_ssize_t n_chunks = (n + PREDICT_CHUNK - 1) // PREDICT_CHUNK
+    cdef int T = max(1, min(n_threads, n_chunks // CHUNKS_PER_THREAD))
+    low = np.full((T, n_nodes), np.inf)
+    high = np.full((T, n_nodes), -np.inf)
+    cdef double[:, ::1] lo = low, hi = high
+    if T == 1:
+        with nogil:
+            _range_rows(nodes, set_ptr, X, 0, n, &lo[0, 0], &hi[0, 0])
+    else:
+        for chunk in prange(n_chunks, nogil=True, num_threads=T, schedule="static"):
+            _range_rows(nodes, set_ptr, X, chunk * PREDICT_CHUNK,
+                        min(n, (chunk + 1) * PREDICT_CHUNK), &lo[threadid(), 0],
+                        &hi[threadid(), 0])
+    return low.min(axis=0), high.max(axis=0)
+
+
+cdef void _range_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
+                      const DTYPE_t[:, :] X, Py_ssize_t lo_row, Py_ssize_t hi_row,
+                      double* lo, double* hi) noexcept nogil:
+    # split_ranges over rows [lo_row, hi_row), into one thread's bounds
     cdef int cur[BLOCK]
     cdef int node, nxt, moved
+    cdef Py_ssize_t r, m, start = lo_row
     cdef DTYPE_t x
-    with nogil:
-        # a block of rows one level at a time, as _apply_block (overlapped loads)
-        while start < n:
-            m = min(<Py_ssize_t>BLOCK, n - start)
+    # a block of rows one level at a time, as _apply_block (overlapped loads)
+    while start < hi_row:
+        m = min(<Py_ssize_t>BLOCK, hi_row - start)
+        for r in range(m):
+            cur[r] = 0
+        moved = 1
+        while moved:
+            moved = 0
             for r in range(m):
-                cur[r] = 0
-            moved = 1
-            while moved:
-                moved = 0
-                for r in range(m):
-                    node = cur[r]
-                    x = X[start + r, nodes[node].feature]
-                    nxt = step(&nodes[node], x, set_ptr)
-                    if nxt != node:
-                        moved = 1
-                        cur[r] = nxt
-                        if x < lo[node]:     # (NaN compares false: no effect)
-                            lo[node] = x
-                        if x > hi[node]:
-                            hi[node] = x
-            start += m
-    return low, high
+                node = cur[r]
+                x = X[start + r, nodes[node].feature]
+                nxt = step(&nodes[node], x, set_ptr)
+                if nxt != node:
+                    moved = 1
+                    cur[r] = nxt
+                    if x < lo[node]:     # (NaN compares false: no effect)
+                        lo[node] = x
+                    if x > hi[node]:
+                        hi[node] = x
+        start += m
 
 
 def cascade_branches(packed, sets, const Py_ssize_t[::1] links, const DTYPE_t[:, :] X,

@@ -168,3 +168,31 @@ def test_a_forest_through_its_tops_is_the_mean_of_its_trees(max_depth):
     np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
     np.testing.assert_allclose(forest.predict_proba(X[::3]), expected[::3], rtol=0,
                                atol=1e-12)
+
+
+def test_split_ranges_on_threads_are_the_ranges():
+    from dtree._route import split_ranges
+    rng = np.random.RandomState(6)
+    X = rng.normal(size=(70_000, 4)).astype(np.float32)   # enough chunks for two threads
+    X[rng.rand(70_000) < 0.1, 1] = np.nan
+    y = (X[:, 0] + np.nan_to_num(X[:, 1]) > 0).astype(int)
+    tree = dtree.DecisionTreeClassifier(max_depth=6, splitter="hist").fit(X, y).tree_
+    one = split_ranges(tree._packed, tree.category_sets, X, 1)
+    two = split_ranges(tree._packed, tree.category_sets, X, 2)
+    np.testing.assert_array_equal(one[0], two[0])
+    np.testing.assert_array_equal(one[1], two[1])
+    leaves = tree.apply(X)
+    for node in (0, tree.children_left[0]):       # the root's and a child's rows
+        rows = np.isin(leaves, _descendants(tree, node))
+        values = X[rows, tree.feature[node]]
+        assert one[0][node] == np.nanmin(values) and one[1][node] == np.nanmax(values)
+
+
+def _descendants(tree, node):
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if tree.children_left[n] >= 0:
+            stack += [tree.children_left[n], tree.children_right[n]]
+    return out

@@ -169,7 +169,7 @@ def _annotated(plan, tree, X, y, weights):
     # the rows as the fit routed them (a dense X's ranges need no leaves)
     leaves = tree.apply(X) if keep_targets or is_sparse(X) else None
     if tree.feature_range is None:
-        tree.feature_range = feature_ranges(tree, X, leaves)
+        tree.feature_range = feature_ranges(tree, X, leaves, plan.n_threads)
     if keep_targets:
         tree.leaf_targets = LeafTargets.from_rows(
             leaves, y, np.ones(X.shape[0]) if weights is None else weights)

@@ -46,11 +46,11 @@ def _values(X, rows, features):
     return np.where(stored[pos] == wanted, np.asarray(X.data)[pos], 0).astype(np.float32)
 
 
-def feature_ranges(tree, X, leaves):
+def feature_ranges(tree, X, leaves, n_threads=1):
     """``(node_count, 2)``: min and max of each numeric split node's feature over its
     training rows (X routed to ``leaves``); NaN for leaves and category splits."""
     if isinstance(X, np.ndarray):    # one pass in C; sparse X gathers its paths' values
-        low, high = split_ranges(tree._packed, tree.category_sets, X)
+        low, high = split_ranges(tree._packed, tree.category_sets, X, n_threads)
     else:
         low, high = _sparse_ranges(tree, X, leaves)
     out = np.c_[low, high]
