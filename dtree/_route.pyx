@@ -10,12 +10,16 @@ sets are bitsets of CAT_WORDS 64-bit words.
 """
 import numpy as np
 
+cimport numpy as cnp
+
 from cython.parallel cimport prange, threadid
 
 from libc.math cimport INFINITY, nextafterf
 from libc.stdlib cimport free, malloc
 
 from ._common cimport CAT_WORDS, DTYPE_t, bit_is_set
+
+cnp.import_array()
 
 # the words of a category set, for Python readers
 CATEGORY_SET_WORDS = CAT_WORDS
@@ -313,31 +317,29 @@ cdef class Router:
             self.tops.levels = (self.exits.shape[0]).bit_length() - 1
             self.tops.deeper = any_inner(self.raw, self.exits)
 
-    def route(self, const DTYPE_t[:, :] X, int n_threads=1, table=None,
+    def route(self, const DTYPE_t[:, :] X, int n_threads=1, cnp.ndarray table=None,
               bint check_finite=False):
         """See ``apply_packed``."""
-        cdef const double[::1] real_table
-        cdef const Py_ssize_t[::1] id_table
-        cdef double[::1] real_out
-        cdef Py_ssize_t[::1] id_out
-        cdef int seen
+        # (arrays read through their data pointers: for one row, taking typed views
+        # of the table and the output cost more than the routing)
         cdef Py_ssize_t n = X.shape[0]
-        if table is not None and table.shape[0] != self.raw.shape[0] // sizeof(PackedNode):
-            raise ValueError("the table needs one value per node")
-        if table is not None and table.dtype == np.float64:
-            real_table = table
-            out = np.empty(n, dtype=np.float64)
-            real_out = out
-            seen = self._apply(X, n_threads, &real_table[0], check_finite,
-                               &real_out[0] if n else NULL)
+        cdef int seen, kind = cnp.NPY_INTP
+        cdef cnp.npy_intp size = n
+        if table is not None:
+            kind = cnp.PyArray_TYPE(table)
+            if (kind != cnp.NPY_INTP and kind != cnp.NPY_DOUBLE) or table.ndim != 1 \
+                    or not cnp.PyArray_IS_C_CONTIGUOUS(table):
+                raise TypeError("the table must be a contiguous 1-D intp or float64 array")
+            if table.shape[0] != self.raw.shape[0] // sizeof(PackedNode):
+                raise ValueError("the table needs one value per node")
+        out = cnp.PyArray_EMPTY(1, &size, kind, 0)
+        if kind == cnp.NPY_DOUBLE:
+            seen = self._apply(X, n_threads, <const double*> cnp.PyArray_DATA(table),
+                               check_finite, <double*> cnp.PyArray_DATA(out))
         else:
-            out = np.empty(n, dtype=np.intp)
-            id_out = out
-            if table is not None:
-                id_table = table
-            seen = self._apply(X, n_threads,
-                               &id_table[0] if table is not None else <const Py_ssize_t*> NULL,
-                               check_finite, &id_out[0] if n else NULL)
+            seen = self._apply(X, n_threads, <const Py_ssize_t*> NULL if table is None else
+                               <const Py_ssize_t*> cnp.PyArray_DATA(table), check_finite,
+                               <Py_ssize_t*> cnp.PyArray_DATA(out))
         return (out, bool(seen)) if check_finite else out
 
     cdef int _apply(self, const DTYPE_t[:, :] X, int n_threads, const out_t* table, bint check,
