@@ -86,6 +86,10 @@ def test_cli_prints_the_table_and_writes_json(tmp_path):
         assert row["same_tree"] and row["n_samples"] == 600 and row["nodes"] > 1
         assert row["serial_fraction"] == pytest.approx(2 * row["fit_2"] / row["fit_1"] - 1)
         assert row["predict_rows_per_s"] > 0 and row["x_ratio"] > 0
+    # forests: predict's best call, the first (which lays the trees out) beside it
+    assert [r["forest"] for r in result["forests"]][:2] == ["RandomForestClassifier",
+                                                            "RandomForestRegressor"]
+    assert all(0 < r["dtree_predict"] <= r["dtree_predict_first"] for r in result["forests"])
 
 
 def test_peer_table_times_every_library_on_the_same_data():
