@@ -45,16 +45,16 @@ def fitters(task, depth):
                                                splitter="hist").fit(X, y))]
     try:
         import lightgbm
-        Model = lightgbm.LGBMClassifier if task == "classification" else lightgbm.LGBMRegressor
-        out.append(("LightGBM", lambda X, y, t: Model(
+        Lgbm = lightgbm.LGBMClassifier if task == "classification" else lightgbm.LGBMRegressor
+        out.append(("LightGBM", lambda X, y, t: Lgbm(
             n_estimators=1, learning_rate=1.0, max_depth=depth, num_leaves=2 ** depth,
             min_child_samples=1, reg_lambda=0.0, n_jobs=t, verbose=-1).fit(X, y)))
     except ImportError:
         pass
     try:
         import xgboost
-        Model = xgboost.XGBClassifier if task == "classification" else xgboost.XGBRegressor
-        out.append(("XGBoost", lambda X, y, t: Model(
+        Xgb = xgboost.XGBClassifier if task == "classification" else xgboost.XGBRegressor
+        out.append(("XGBoost", lambda X, y, t: Xgb(
             n_estimators=1, learning_rate=1.0, max_depth=depth, tree_method="hist",
             reg_lambda=0.0, min_child_weight=0.0, n_jobs=t).fit(X, y)))
     except ImportError:
