@@ -962,6 +962,12 @@ def check_model(model, X, y=None, *, names, roundtrip=True, train=True, criterio
         P = np.asarray(pred, dtype=float).reshape(n, -1)
         if not np.isfinite(P).all():
             wrong("predict:non-finite", f"{P[~np.isfinite(P)][:3]}")
+        # predict checks X while routing it; apply validates it first: the same leaves
+        if n and not tree.fractional_missing:
+            leaves = call("apply", names, model.apply, X)
+            if not np.array_equal(P, tree.value[leaves, :, 0].reshape(n, -1)):
+                wrong("predict:not the values at apply's leaves",
+                      "predict and apply route a row differently")
         if train and y is not None and n:
             Y = np.asarray(y, dtype=float).reshape(n, -1)
             low, high = Y.min(axis=0), Y.max(axis=0)
