@@ -503,14 +503,19 @@ def sparse_table(shapes, repeat, with_sklearn, out=sys.stdout, memory=True):
     return rows
 
 
-def peak_fit_memory(make, X, y):
-    """Peak memory traced during one fit (numpy arrays and Python objects), bytes."""
+def peak_bytes(fn):
+    """Peak memory traced while ``fn()`` runs (numpy arrays and Python objects), bytes."""
     tracemalloc.start()
     try:
-        make().fit(X, y)
+        fn()
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def peak_fit_memory(make, X, y):
+    """Peak memory traced during one fit (``peak_bytes``), bytes."""
+    return peak_bytes(lambda: make().fit(X, y))
 
 
 def memory_table(task, n_samples, out=sys.stdout):

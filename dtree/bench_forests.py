@@ -17,9 +17,9 @@ forest is another one: binned features, its own sampling).
 import pickle
 import sys
 import time
-import tracemalloc
 
 from ._plan.machine import available_cores
+from .bench import peak_bytes
 
 FORESTS = ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor")
@@ -32,15 +32,6 @@ def _time_once(fn):
     start = time.perf_counter()
     result = fn()
     return time.perf_counter() - start, result
-
-
-def _peak_bytes(fit):
-    tracemalloc.start()
-    try:
-        fit()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def _same_first_trees(ours, theirs, X, k=3):
@@ -104,7 +95,7 @@ def forest_table(make_data, n_samples, n_features, n_trees, best_time, with_skle
         first, _ = _time_once(lambda: ours.predict(X))
         pred = min([first] + [_time_once(lambda: ours.predict(X))[0]
                               for _ in range(PREDICT_REPEAT)])
-        peak = _peak_bytes(lambda: ours_cls(n_estimators=n_trees, random_state=0,
+        peak = peak_bytes(lambda: ours_cls(n_estimators=n_trees, random_state=0,
                                             n_jobs=1).fit(X, y))
         nodes = sum(t.tree_.node_count for t in ours.estimators_)
         forest_bytes = len(pickle.dumps(ours))

@@ -9,9 +9,10 @@ tree, predict's rows per second on one thread, and the peak fit memory
 (tracemalloc, as the memory table) against the float32 size of X.
 """
 import sys
-import tracemalloc
 
 import numpy as np
+
+from .bench import peak_bytes
 
 MODES = tuple((task, splitter, depth) for task in ("classification", "regression")
               for splitter in ("best", "hist") for depth in (10, None))
@@ -29,15 +30,6 @@ def _same_tree(a, b):
             and np.array_equal(ta.feature, tb.feature)
             and np.array_equal(ta.threshold, tb.threshold)
             and np.array_equal(ta.children_left, tb.children_left))
-
-
-def _peak_bytes(fit):
-    tracemalloc.start()
-    try:
-        fit()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def scaling_table(make_data, n_samples, n_features, timer, out=sys.stdout, memory=True):
@@ -63,7 +55,7 @@ def scaling_table(make_data, n_samples, n_features, timer, out=sys.stdout, memor
         t1, one = timer(lambda: make(1).fit(X, y))
         t2, two = timer(lambda: make(2).fit(X, y))
         pred, _ = timer(lambda: one.predict(X))
-        peak = _peak_bytes(lambda: make(1).fit(X, y)) if memory else float("nan")
+        peak = peak_bytes(lambda: make(1).fit(X, y)) if memory else float("nan")
         row = dict(task=task, splitter=splitter, max_depth=depth, n_samples=n_samples,
                    n_features=n_features, fit_1=t1, fit_2=t2, speedup=t1 / t2,
                    serial_fraction=serial_fraction(t1, t2), same_tree=_same_tree(one, two),
