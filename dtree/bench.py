@@ -34,7 +34,6 @@ import os
 import platform
 import sys
 import time
-import tracemalloc
 
 import numpy as np
 
@@ -42,6 +41,7 @@ from . import DecisionTreeClassifier, DecisionTreeRegressor
 from ._plan.machine import available_cores as _available_cores
 from ._openmp import openmp_enabled
 from ._version import __version__
+from .bench_memory import peak_bytes
 
 QUICK_SIZES = (10_000, 30_000, 100_000, 200_000)
 # the forest table: (rows, features, trees)
@@ -501,16 +501,6 @@ def sparse_table(shapes, repeat, with_sklearn, out=sys.stdout, memory=True):
     print("  (peak MB: resident memory the fit adds at its peak, X excluded, in a fresh "
           "process)", file=out)
     return rows
-
-
-def peak_bytes(fn):
-    """Peak memory traced while ``fn()`` runs (numpy arrays and Python objects), bytes."""
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def peak_fit_memory(make, X, y):

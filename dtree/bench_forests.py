@@ -19,7 +19,7 @@ import sys
 import time
 
 from ._plan.machine import available_cores
-from .bench import peak_bytes
+from .bench_memory import peak_bytes
 
 FORESTS = ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor")

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from .bench import peak_bytes
+from .bench_memory import peak_bytes
 
 MODES = tuple((task, splitter, depth) for task in ("classification", "regression")
               for splitter in ("best", "hist") for depth in (10, None))
