@@ -159,9 +159,13 @@ for n in (50, 2_000):
             DecisionTreeClassifier(n_jobs=n_jobs, **kw).fit(X, y).predict(X)
         DecisionTreeRegressor(n_jobs=n_jobs).fit(X, X[:, 0]).predict(X)
 small = threads()
+# enough pairs for threads a user asks for, too few for the default's (a million each)
+X = rng.normal(size=(20_000, 10)).astype(np.float32)
+DecisionTreeClassifier(max_depth=6).fit(X, (X[:, 0] > 0).astype(int)).predict(X)
+default = threads()
 X = rng.normal(size=(100_000, 8)).astype(np.float32)
 DecisionTreeClassifier(n_jobs=2, max_depth=3).fit(X, (X[:, 0] > 0).astype(int))
-print(before, small, threads())
+print(before, small, default, threads())
 """
 
 
@@ -170,8 +174,9 @@ def test_small_fits_start_no_thread_whatever_n_jobs():
     """A fit whose data is too small to pay for threads runs on the calling thread
     (idle OpenMP threads spin-wait and, on a busy machine, take the fit's cores),
     while a large one still gets the threads it asks for."""
-    before, small, large = _thread_counts(_SMALL_FITS)
+    before, small, default, large = _thread_counts(_SMALL_FITS)
     assert small == before
+    assert default == before
     assert large > before
 
 
@@ -183,3 +188,8 @@ def test_useful_threads_follow_the_work():
     assert useful_threads(8, 10 ** 6, 10) == 8
     assert useful_threads(1, 10 ** 6, 10) == 1
     assert useful_threads(4, 0, 5) == 1
+    # the default's threads (n_jobs=None) need a million pairs each
+    assert useful_threads(8, 20_000, 10, by_default=True) == 1
+    assert useful_threads(8, 10 ** 6, 10, by_default=True) == 8
+    assert useful_threads(8, 150_000, 10, by_default=True) == 1
+    assert useful_threads(8, 210_000, 10, by_default=True) == 2

@@ -367,7 +367,8 @@ def _fit_threads(n_jobs, X, n_features):
     """The threads ``n_jobs`` means, no more than X's size can use (a distributed
     fit's rows live on its workers: X is None)."""
     threads = n_threads(n_jobs)
-    return threads if X is None else useful_threads(threads, X.shape[0], n_features)
+    return threads if X is None else useful_threads(threads, X.shape[0], n_features,
+                                                    by_default=n_jobs is None)
 
 
 def _column_label(j, names):
