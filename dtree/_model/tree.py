@@ -250,7 +250,9 @@ class Tree:
         return table
 
     def forget_routing(self):
-        """Drop what traversal derived from the arrays (after they changed in place)."""
+        """Drop what traversal and predict derived from the node arrays (the packed
+        nodes and their router, parents, surrogates, each node's most probable
+        class): call it after changing the arrays in place."""
         for name in _DERIVED:
             self.__dict__.pop(name, None)
 
