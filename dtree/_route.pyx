@@ -175,24 +175,26 @@ cdef inline int _top_block(const TopNode* top, const int* exits, Py_ssize_t leve
     # m (at most TOP_BLOCK) C-contiguous rows of d values through the complete
     # top: ``levels`` steps each, no branch. A whole block of finite values (one
     # vectorised test) compares only; a short one, or one with NaN or inf, adds
-    # the missing rule of ``numeric_side``. Returns whether the block holds a non-finite value.
+    # the missing rule of ``numeric_side``. Returns whether the block holds a
+    # non-finite value.
     cdef unsigned int pos[TOP_BLOCK]
     cdef const DTYPE_t* block = x0 + start * d
-    cdef Py_ssize_t r, level, last = m - 1
+    cdef Py_ssize_t r, level
     cdef const TopNode* t
     cdef DTYPE_t x
     cdef int nan = _nonfinite(block, m * d)
-    # (a fixed count of rows lets the compiler unroll the steps and keep the
-    # positions in registers; a last, short block repeats its last row)
     for r in range(TOP_BLOCK):
         pos[r] = 1
     if nan or m < TOP_BLOCK:
+        # (a short block, as a single row's, takes its own rows only)
         for level in range(levels):
-            for r in range(TOP_BLOCK):
+            for r in range(m):
                 t = &top[pos[r]]
-                x = block[min(r, last) * d + t.feature]
+                x = block[r * d + t.feature]
                 pos[r] = 2 * pos[r] + numeric_side(x, t.threshold, t.missing_right)
     else:
+        # (a fixed count of rows lets the compiler unroll the steps and keep the
+        # positions in registers)
         for level in range(levels):
             for r in range(TOP_BLOCK):
                 t = &top[pos[r]]
