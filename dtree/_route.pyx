@@ -317,7 +317,7 @@ cdef class Router:
             self.tops.nodes = <const TopNode*> &self.top_raw[0]
             self.tops.exits = &self.exits[0]
             self.tops.levels = (self.exits.shape[0]).bit_length() - 1
-            self.tops.deeper = any_inner(self.raw, self.exits)
+            self.tops.deeper = deeper_than_top(packed, self.exits)
 
     def route(self, const DTYPE_t[:, :] X, int n_threads=1, cnp.ndarray table=None,
               bint check_finite=False):
@@ -381,8 +381,10 @@ def apply_packed(packed, sets, const DTYPE_t[:, :] X, int n_threads=1, top=None,
     return Router(packed, sets, top).route(X, n_threads, table, check_finite)
 
 
-cdef bint any_inner(const unsigned char[::1] raw, const int[::1] exits):
-    # whether some exit of a top is an inner node (the tree is deeper than its top)
+def deeper_than_top(packed, const int[::1] exits):
+    """Whether some exit of a tree's top (``pack_top``) is an inner node of its
+    packed nodes: rows then go on below the top."""
+    cdef const unsigned char[::1] raw = packed.view(np.uint8)
     cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
     cdef Py_ssize_t i
     for i in range(exits.shape[0]):

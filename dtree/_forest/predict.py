@@ -10,7 +10,7 @@ import numpy as np
 
 from .._input.validation import SparseRows, is_sparse
 from .._route import CATEGORY_SET_WORDS as CAT_WORDS
-from .._route import PACKED_NODE_DTYPE, forest_sum, pack_top, pack_tree_into
+from .._route import PACKED_NODE_DTYPE, deeper_than_top, forest_sum, pack_top, pack_tree_into
 
 
 class ForestLayout:
@@ -48,8 +48,8 @@ def _concatenated_tops(packed, roots, counts, trees):
         return None
     starts = [np.concatenate([[0], np.cumsum([len(part) for part in parts])]).astype(np.intp)
               for parts in zip(*tops)]
-    deeper = np.array([any(packed[root + exits]["left"] != exits) for root, (_, exits)
-                       in zip(roots, tops)], dtype=np.uint8)
+    deeper = np.array([deeper_than_top(packed[root:root + count], exits)
+                       for root, count, (_, exits) in zip(roots, counts, tops)], dtype=np.uint8)
     return (np.concatenate([top for top, _ in tops]), starts[0],
             np.concatenate([exits for _, exits in tops]), starts[1], deeper)
 
