@@ -27,13 +27,24 @@ SWAP_TO = """from dtree import (
     ExtraTreeClassifier,
     ExtraTreeRegressor,
 )"""
-# scikit-learn's conftest gives this fixture (its default seed is 42)
+# scikit-learn's conftest gives these fixtures (its default seed is 42)
 CONFTEST = """import pytest
 
 
 @pytest.fixture
 def global_random_seed():
     return 42
+
+
+@pytest.fixture
+def pyplot():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    yield plt
+    plt.close("all")
 """
 
 

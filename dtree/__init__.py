@@ -5,8 +5,9 @@ Public names: the estimators ``DecisionTreeClassifier``,
 the forests ``RandomForestClassifier``, ``RandomForestRegressor``,
 ``ExtraTreesClassifier`` and ``ExtraTreesRegressor``;
 ``load`` / ``from_dict`` for model files (and their ``ModelFileError``);
-``NotFittedError``; ``__version__``. Datasets live in
-``dtree.datasets``, exporters in ``dtree.export``.
+``NotFittedError``; ``__version__``; and scikit-learn's exporters under their
+``sklearn.tree`` names (``export_text``, ``export_graphviz``, ``plot_tree``).
+Datasets live in ``dtree.datasets``, every exporter in ``dtree.export``.
 """
 from ._estimators.classifier import DecisionTreeClassifier, ExtraTreeClassifier
 from ._estimators.regressor import DecisionTreeRegressor, ExtraTreeRegressor
@@ -16,8 +17,10 @@ from ._fit.gains import information_gains
 from ._deploy.model_file import ModelFileError, from_dict, load
 from ._input.validation import NotFittedError
 from ._version import __version__
+from .export import export_graphviz, export_text, plot_tree
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
            "ModelFileError", "RandomForestClassifier", "RandomForestRegressor",
-           "NotFittedError", "from_dict", "information_gains", "load", "__version__"]
+           "NotFittedError", "export_graphviz", "export_text", "from_dict", "information_gains",
+           "load", "plot_tree", "__version__"]

@@ -4,7 +4,11 @@ from .arguments import list_of_names
 
 
 def fitted_tree(estimator):
-    """The fitted ``Tree`` of an estimator (NotFittedError before ``fit``)."""
+    """The fitted ``Tree`` of an estimator (NotFittedError before ``fit``; a
+    ``TypeError`` for what is no estimator, such as a ``Tree`` itself)."""
+    if not hasattr(estimator, "fit"):
+        raise TypeError(f"{type(estimator).__name__} is not an estimator instance: pass "
+                        "the fitted estimator (its tree_ is read from it)")
     check_fitted(estimator)
     return estimator.tree_
 
@@ -25,7 +29,7 @@ def feature_names_of(estimator, feature_names):
             [f"feature_{i}" for i in range(n)]
     names = [str(v) for v in list_of_names(feature_names, "feature_names")]
     if len(names) != n:
-        raise ValueError(f"feature_names has {len(names)} entries; the tree has {n} features")
+        raise ValueError(f"feature_names must contain {n} elements, got {len(names)}")
     return names
 
 
@@ -51,7 +55,9 @@ def class_names_of(estimator, class_names):
     for names, classes in zip(given, per_output):
         names = [str(c) for c in names]
         if len(names) != len(classes):
-            raise ValueError(f"class_names has {len(names)} entries; the tree has "
-                             f"{len(classes)} classes")
+            raise ValueError("When `class_names` is an array, it should contain as many "
+                             "items as `decision_tree.classes_`. Got "
+                             f"{len(names)} while the tree was fitted with "
+                             f"{len(classes)} classes.")
         out.append(names)
     return out

@@ -6,12 +6,19 @@ node id, split (a category-set split as ``name in {a, b}``), impurity, samples,
 value, class; its fill is the majority class's colour faded by impurity (a
 regressor's: by value; several outputs: by impurity).
 """
+import textwrap
+
 import numpy as np
 
 from .._model.tree import TREE_LEAF
 from .._model.arguments import list_of_names
 from .._model.names import class_names_of, fitted_tree
-from .labels import _axes, _category_names, _dot_escape, other_split_lines
+from .labels import _category_names, _dot_escape, other_split_lines
+from .layout import tidy_layout
+
+
+# plot_tree breaks lines longer than this (a box's text is otherwise export_graphviz's)
+WRAP = 44
 
 
 def class_colours(n):
@@ -59,7 +66,7 @@ class _NodeLabels:
 
     def __init__(self, decision_tree, feature_names, class_names, label, impurity, node_ids,
                  proportion, precision, show_missing=False, special_characters=False,
-                 br="\n"):
+                 br="\n", other_splits=True):
         self.estimator = decision_tree
         self.tree = tree = fitted_tree(decision_tree)
         if label not in ("all", "root", "none"):
@@ -71,6 +78,11 @@ class _NodeLabels:
         n_features = tree.n_features
         if feature_names is not None:
             feature_names = list_of_names(feature_names, "feature_names")
+            if not all(isinstance(name, str) for name in feature_names):
+                raise ValueError("All feature names must be strings.")
+        elif getattr(decision_tree, "feature_names_in_", None) is not None:
+            # the columns' names, as export_text shows them
+            feature_names = [str(name) for name in decision_tree.feature_names_in_]
         if feature_names is not None and len(feature_names) != n_features:
             raise ValueError(f"Length of feature_names, {len(feature_names)} does not match "
                              f"number of features, {n_features}")
@@ -93,6 +105,7 @@ class _NodeLabels:
         self.label, self.impurity, self.node_ids = label, impurity, node_ids
         # (a float64 has 17 significant digits: more decimals change no number)
         self.proportion, self.show_missing = proportion, show_missing
+        self.other_splits = other_splits
         self.precision = int(min(precision, 64))
         if tree.n_outputs > 1:
             # several outputs: the colour says how pure the node is (its impurity)
@@ -120,8 +133,9 @@ class _NodeLabels:
             if self.show_missing:
                 side = "left" if tree.missing_go_to_left[node] else "right"
                 parts.append(f"missing: {side}")
-            parts += other_split_lines(self.estimator, tree, node, self.feature_names,
-                                       precision)
+            if self.other_splits:
+                parts += other_split_lines(self.estimator, tree, node, self.feature_names,
+                                           precision)
         if self.impurity:
             value = round(tree.impurity[node], precision)
             parts.append(f"{self.criterion} = {value}" if named else f"{value}")
@@ -142,7 +156,7 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
                     class_names=None, label="all", filled=False, leaves_parallel=False,
                     impurity=True, node_ids=False, proportion=False, rotate=False,
                     rounded=False, special_characters=False, precision=3,
-                    fontname="helvetica", show_missing=False):
+                    fontname="helvetica", show_missing=False, other_splits=True):
     """Graphviz dot source of the tree: scikit-learn's ``export_graphviz``.
 
     The same arguments with the same meaning, and the same text on trees
@@ -157,7 +171,8 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
     max_depth : int, optional
         Nodes deeper than this are drawn as "(...)".
     feature_names : list of str, optional
-        Default ``x[i]`` (scikit-learn's).
+        Default: the names the estimator was fitted with (``feature_names_in_``,
+        as ``export_text`` shows them), else ``x[i]`` (scikit-learn's).
     class_names : list of str or True, optional
         True names the classes ``y[k]``.
     label : {"all", "root", "none"}, default="all"
@@ -177,6 +192,9 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
     fontname : str, default="helvetica"
     show_missing : bool, default=False
         dtree's extra: a line per split saying where missing values go.
+    other_splits : bool, default=True
+        dtree's extra: the competitor and surrogate lines of a tree that kept
+        them (``keep_competitors``, ``handle_missing="surrogate"``).
 
     Returns
     -------
@@ -187,7 +205,7 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
         raise ValueError(f"max_depth must be None or an int >= 0; got {max_depth!r}")
     labels = _NodeLabels(decision_tree, feature_names, class_names, label, impurity,
                          node_ids, proportion, precision, show_missing, special_characters,
-                         "<br/>" if special_characters else "\\n")
+                         "<br/>" if special_characters else "\\n", other_splits)
     tree = labels.tree
     open_, close_ = ("<", ">") if special_characters else ('"', '"')
 
@@ -266,78 +284,151 @@ def _value_text(tree, node, proportion, precision, br):
 
 def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=None,
               label="all", filled=False, impurity=True, node_ids=False, proportion=False,
-              rounded=False, precision=3, ax=None, fontsize=None, show_missing=False):
+              rounded=False, precision=3, ax=None, fontsize=None, show_missing=False,
+              other_splits=True):
     """Draw the tree with matplotlib: scikit-learn's ``plot_tree``.
 
     The same arguments with the same meaning; each box holds the lines
     ``export_graphviz`` writes (a category-set split reads ``name in {a, b}``),
     the left child is the "True" branch, and nodes below ``max_depth`` are
-    drawn as "(...)".
+    drawn as "(...)". Boxes never overlap: each level of the tree is a band as
+    tall as its tallest box, subtrees sit side by side as tightly as their
+    boxes allow, and edges run from a box's bottom to its children's tops.
 
     Parameters
     ----------
     decision_tree : fitted estimator
     max_depth : int, optional
-    feature_names, class_names, label, filled, impurity, node_ids, proportion,
-    rounded, precision
+    feature_names : list of str, optional
+        Default: the names the estimator was fitted with (``feature_names_in_``,
+        as ``export_text`` shows them), else ``x[i]``.
+    class_names, label, filled, impurity, node_ids, proportion, rounded, precision
         As ``export_graphviz``.
     ax : matplotlib Axes, optional
+        Default: the current axes (``plt.gca()``), as scikit-learn's.
     fontsize : int, optional
-        Default 8.
+        Default: the largest size (up to 12) at which the tree fits the axes. A
+        size given is kept unless the tree would not fit the axes at it; then the
+        text shrinks until it does.
     show_missing : bool, default=False
         dtree's extra: a line per split saying where missing values go.
+    other_splits : bool, default=True
+        dtree's extra: the competitor and surrogate lines of a tree that kept
+        them (``keep_competitors``, ``handle_missing="surrogate"``).
 
     Returns
     -------
     list of matplotlib Annotation
-        One per box drawn (scikit-learn's return value).
+        One per box drawn, in pre-order, with the root's "True" and "False"
+        labels after its children's boxes (scikit-learn's return value).
     """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+
     labels = _NodeLabels(decision_tree, feature_names, class_names, label, impurity,
-                         node_ids, proportion, precision, show_missing)
+                         node_ids, proportion, precision, show_missing,
+                         other_splits=other_splits)
     tree = labels.tree
     if max_depth is not None and (not isinstance(max_depth, (int, np.integer))
                                   or max_depth < 0):
         raise ValueError(f"max_depth must be None or an int >= 0; got {max_depth!r}")
-    # x position: leaves (and cut subtrees) evenly spaced in order, parents centred
-    positions, next_leaf, cut = {}, 0, set()
-    stack = [(0, 0, False)]  # (node, depth, children placed): no recursion limit
-    while stack:
-        node, depth, done = stack.pop()
-        left, right = tree.children_left[node], tree.children_right[node]
-        if done:
-            positions[node] = ((positions[left][0] + positions[right][0]) / 2.0, depth)
-        elif max_depth is not None and depth > max_depth:
-            positions[node] = (next_leaf, depth)
-            cut.add(node)
-            next_leaf += 1
-        elif left == TREE_LEAF:
-            positions[node] = (next_leaf, depth)
-            next_leaf += 1
-        else:
-            stack.extend([(node, depth, True), (right, depth + 1, False),
-                          (left, depth + 1, False)])
-    width = max(next_leaf, 1)
-    height = max(d for _, d in positions.values()) + 1
-    ax = _axes(ax, (min(2 + 1.6 * width, 40), min(1.5 + 1.3 * height, 30)))
+    if fontsize is not None and not (isinstance(fontsize, (int, float, np.number))
+                                     and fontsize > 0):
+        raise ValueError(f"fontsize must be a positive number or None; got {fontsize!r}")
+    if ax is None:
+        ax = plt.gca()
     ax.set_axis_off()
-    ax.set_xlim(-0.7, width - 0.3)
-    ax.set_ylim(-height + 0.4, 0.6)
-    box = dict(boxstyle="round" if rounded else "square", ec="black")
-    annotations = []
-    for node, (x, depth) in sorted(positions.items()):
+    renderer = _renderer(ax.figure)
+    base = 12.0 if fontsize is None else float(fontsize)
+    style = dict(boxstyle="round" if rounded else "square", ec="black")
+    children, order, cut, stack = {}, [], set(), [(0, 0)]
+    while stack:   # pre-order, no recursion limit
+        node, depth = stack.pop()
+        order.append(node)
+        if max_depth is not None and depth > max_depth:
+            cut.add(node)
+        elif tree.children_left[node] != TREE_LEAF:
+            children[node] = (int(tree.children_left[node]), int(tree.children_right[node]))
+            stack += [(children[node][1], depth + 1), (children[node][0], depth + 1)]
+    boxes, widths, heights = {}, {}, {}
+    for node in order:
         colour = "#C0C0C0" if node in cut else (labels.fill(node) if filled else "white")
-        size = 8 if fontsize is None else fontsize
-        annotations.append(ax.annotate(
-            "\n  (...)  \n" if node in cut else labels.text(node), (x, -depth), ha="center",
-            va="center", fontsize=size, bbox=dict(box, fc=colour)))
-        if node not in cut and tree.children_left[node] != TREE_LEAF:
-            for child in (tree.children_left[node], tree.children_right[node]):
-                cx, cd = positions[child]
-                ax.annotate("", xy=(cx, -cd + 0.18), xytext=(x, -depth - 0.18),
-                            arrowprops=dict(arrowstyle="->", color="grey"))
-                if node == 0:   # the root's branches say which way is True (scikit-learn's)
-                    left = child == tree.children_left[0]
-                    annotations.append(ax.annotate(
-                        "True  " if left else "  False", ((x + cx) / 2, -(depth + cd) / 2),
-                        ha="right" if left else "left", va="center", fontsize=size))
-    return annotations
+        boxes[node] = ax.annotate("\n  (...)  \n" if node in cut else _wrapped(labels.text(node)),
+                                  (0.0, 0.0), ha="center", va="center", fontsize=base,
+                                  bbox=dict(style, fc=colour), annotation_clip=False)
+        widths[node], heights[node] = _box_size(boxes[node], renderer)
+    line = base * ax.figure.dpi / 72.0            # a line of text, in pixels
+    centres = tidy_layout(children, widths, heights, gap_x=line, gap_y=2.5 * line)
+    left = min(x - widths[n] / 2 for n, (x, _) in centres.items())
+    right = max(x + widths[n] / 2 for n, (x, _) in centres.items())
+    bottom = min(y - heights[n] / 2 for n, (_, y) in centres.items())
+    top = max(y + heights[n] / 2 for n, (_, y) in centres.items())
+    # data units are pixels at the base size: shrink the text (never the room
+    # between boxes) until the layout fits the axes
+    frame = ax.get_window_extent(renderer)
+    scale = 0.97 * min(frame.width / (right - left), frame.height / (top - bottom))
+    size = base * min(1.0, scale)
+    ax.set_xlim(left, right)
+    ax.set_ylim(bottom, top)
+    out = []
+    for node in order:
+        box = boxes[node]
+        box.xy = box.xyann = centres[node]
+        box.set_fontsize(size)
+        out.append(box)
+        if node != 0 and node in children.get(0, ()):
+            # the root's branches say which way is True (scikit-learn's labels)
+            is_left = node == children[0][0]
+            (px, py), (cx, cy) = centres[0], centres[node]
+            out.append(ax.annotate("True  " if is_left else "  False",
+                                   ((px + cx) / 2, (py - heights[0] / 2 + cy
+                                                    + heights[node] / 2) / 2),
+                                   ha="right" if is_left else "left", va="center",
+                                   fontsize=size, annotation_clip=False))
+    to_data = ax.transData.inverted()
+    for node, kids in children.items():
+        low = _box_extent(boxes[node], renderer, to_data)
+        for child in kids:
+            high = _box_extent(boxes[child], renderer, to_data)
+            ax.add_patch(FancyArrowPatch(
+                ((low[0] + low[2]) / 2, low[1]), ((high[0] + high[2]) / 2, high[3]),
+                arrowstyle="->", mutation_scale=max(size, 4.0), color="grey",
+                shrinkA=0, shrinkB=0))
+    return out
+
+
+def _wrapped(text, width=WRAP):
+    """A box's text with each line longer than ``width`` characters (a long
+    category set, the competitor and surrogate lines) broken between words, so
+    that one long line does not make the whole drawing small."""
+    return "\n".join(textwrap.fill(line, width, break_long_words=False,
+                                    break_on_hyphens=False) if len(line) > width else line
+                      for line in text.split("\n"))
+
+
+def _renderer(figure):
+    """The figure's renderer, to measure text before the figure is drawn."""
+    get = getattr(figure.canvas, "get_renderer", None)
+    return get() if get is not None else figure._get_renderer()
+
+
+def _box_pixels(box, renderer):
+    """A text box's extent on the canvas, pixels: its text's, widened by the box's
+    padding (0.3 of the font size for scikit-learn's square and round boxes) and
+    its edge."""
+    extent = box.get_window_extent(renderer)
+    pad = 0.3 * box.get_fontsize() * box.figure.dpi / 72.0 + 1.0
+    return extent.x0 - pad, extent.y0 - pad, extent.x1 + pad, extent.y1 + pad
+
+
+def _box_size(box, renderer):
+    """A text box's width and height on the canvas, pixels."""
+    x0, y0, x1, y1 = _box_pixels(box, renderer)
+    return x1 - x0, y1 - y0
+
+
+def _box_extent(box, renderer, to_data):
+    """A text box's (left, bottom, right, top) in data units."""
+    x0, y0, x1, y1 = _box_pixels(box, renderer)
+    (left, bottom), (right, top) = to_data.transform([(x0, y0), (x1, y1)])
+    return left, bottom, right, top
