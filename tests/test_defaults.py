@@ -137,3 +137,50 @@ def test_pyarrow_backed_text_columns_are_categories():
     })
     model = DecisionTreeClassifier().fit(frame, np.arange(20) % 2)
     assert model.categorical_features_.tolist() == [True, True, False]
+
+
+def test_auto_leaves_identifier_columns_out_of_the_tree():
+    """titanic with categorical_features="auto": Name, Ticket and Cabin (most rows
+    hold a value of their own) no longer make a tree that learns the rows by heart."""
+    from dtree.datasets import load_Xy
+
+    X, y = load_Xy("titanic")
+    ids = ["Name", "Ticket", "Cabin"]
+    train, test = slice(0, 600), slice(600, None)
+    with pytest.warns(IdentifierColumnWarning, match=r"'Name'.*leaves it out") as seen:
+        model = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X[train], y[train])
+    assert sorted(n for n in ids if any(f"'{n}'" in str(w.message) for w in seen)) == \
+        sorted(ids)
+    names = list(X.columns)
+    used = {names[f] for f in model.tree_.feature[model.tree_.feature >= 0]}
+    assert not used & set(ids)
+    majority = max(np.mean(y[test] == c) for c in np.unique(y))
+    accuracy = model.score(X[test], y[test])
+    assert accuracy > majority + 0.1
+    # (each reads as missing throughout: it never splits; it still takes its turn
+    # in the feature draw, so the tree may differ from one grown without it at a tie)
+    # at predict, any name (seen or not) is fine: the column is never read
+    other = X[test].assign(Name="Somebody, Mr. New")
+    np.testing.assert_array_equal(model.predict(other), model.predict(X[test]))
+    # listed by the user, it is a category column again
+    text = [c for c in names if not pd.api.types.is_numeric_dtype(X[c])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IdentifierColumnWarning)
+        listed = DecisionTreeClassifier(max_depth=5, random_state=0,
+                                        categorical_features=text).fit(X[train], y[train])
+    assert len(listed.categories_[names.index("Name")]) == 600
+
+
+def test_a_column_of_rare_values_is_left_out_but_a_column_of_many_common_ones_not():
+    n = 400
+    common = [f"city{i % 40}" for i in range(n)]                 # 40 values, 10 rows each
+    # 60% of the rows hold a value of their own, the rest one of 4 common values
+    mostly_rare = [f"t{i}" if i < 240 else f"c{i % 4}" for i in range(n)]
+    # 40% of them: kept
+    partly_rare = [f"t{i}" if i < 160 else f"c{i % 4}" for i in range(n)]
+    X = pd.DataFrame({"city": common, "ticket": mostly_rare, "code": partly_rare})
+    y = np.arange(n) % 2
+    with pytest.warns(IdentifierColumnWarning) as seen:
+        model = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert [("'ticket'" in str(w.message)) for w in seen] == [True]
+    assert [len(c) for c in model.categories_] == [40, 0, 164]

@@ -109,25 +109,50 @@ def resolve_mask(spec, X, names, n_features, text_columns=None):
     return mask
 
 
-# "auto" warns about a text column with at least this share of distinct values
-# among its present ones (and at least IDENTIFIER_MIN of them): names, ids, tickets.
-IDENTIFIER_SHARE = 0.9
+# "auto" leaves out a text column whose rows mostly hold rare values: at least
+# IDENTIFIER_MIN distinct values, and at least IDENTIFIER_SHARE of its present
+# rows holding a value that fewer than IDENTIFIER_RARE rows hold (names, ids,
+# tickets, cabins). A category so few rows have cannot generalise, and a set of
+# such categories fits the training rows by heart (LightGBM guards its
+# categories the same way: a category group needs min_data_per_group rows).
 IDENTIFIER_MIN = 20
+IDENTIFIER_RARE = 5
+IDENTIFIER_SHARE = 0.5
 
 
 class IdentifierColumnWarning(UserWarning):
-    """A text column taken as categorical looks like an identifier."""
+    """A text column taken as categorical looks like an identifier: left out."""
 
 
-def warn_if_identifier(values, categories, label):
-    """Warn when nearly every row has a category of its own (it cannot generalise)."""
-    present = int((~missing_mask(values)).sum())
-    if len(categories) >= IDENTIFIER_MIN and len(categories) >= IDENTIFIER_SHARE * present:
-        warnings.warn(
-            f"categorical {label} has {len(categories)} distinct values in {present} "
-            "rows: it looks like an identifier, and splits on it will not generalise. "
-            "Drop it, or list the columns to split by category in categorical_features.",
-            IdentifierColumnWarning, stacklevel=4)
+def identifier_like(values):
+    """(whether the column looks like an identifier, its distinct values, its
+    present rows): most present rows hold a value fewer than IDENTIFIER_RARE
+    rows hold."""
+    values = np.asarray(values, dtype=object)
+    present = values[~missing_mask(values)]
+    try:
+        _, counts = np.unique(present.astype(str), return_counts=True)
+    except (TypeError, ValueError):   # values with no text form: fit_categories names them
+        return False, 0, len(present)
+    rare = int(counts[counts < IDENTIFIER_RARE].sum())
+    return (len(counts) >= IDENTIFIER_MIN and rare >= IDENTIFIER_SHARE * len(present),
+            len(counts), len(present))
+
+
+def leave_out_identifier(values, label):
+    """Under ``categorical_features="auto"``: the categories of a column that looks
+    like an identifier are none (every value reads as missing, so no split uses
+    it), with a warning saying so; None for any other column."""
+    looks, distinct, present = identifier_like(values)
+    if not looks:
+        return None
+    warnings.warn(
+        f"categorical {label} has {distinct} distinct values in {present} rows: it "
+        "looks like an identifier, and splits on it would not generalise, so "
+        "categorical_features='auto' leaves it out of the tree. To split on it, list "
+        "it in categorical_features (the command line: --categorical-features); or "
+        "drop it.", IdentifierColumnWarning, stacklevel=4)
+    return np.asarray([], dtype=object)
 
 
 def missing_mask(values):
@@ -230,8 +255,14 @@ def _lookup_one_by_one(values, missing, categories):
 
 
 def encode(values, categories, handle_unknown, label):
-    """Codes (float32, NaN for missing) of a column under known categories."""
+    """Codes (float32, NaN for missing) of a column under known categories.
+
+    A column fitted without categories (left out as an identifier, or missing
+    throughout) never splits: all of it reads as missing, whatever it holds.
+    """
     values = np.asarray(values, dtype=object)
+    if len(categories) == 0:
+        return np.full(len(values), np.nan, dtype=np.float32)
     missing = missing_mask(values)
     sorted_keys = _sorted_keys(values, missing, categories)
     if sorted_keys is not None:

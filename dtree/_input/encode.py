@@ -127,9 +127,10 @@ def encode_fit_X(est, choices, X):
     categories = [None] * len(mask)
     for j in np.flatnonzero(mask):
         label = val.column_label(j, names)
-        categories[j] = cat.fit_categories(cat.column_values(X, j), label)
-        if isinstance(spec, str):  # chosen by "auto", not by the user
-            cat.warn_if_identifier(cat.column_values(X, j), categories[j], label)
+        values = cat.column_values(X, j)
+        # a column "auto" chose, not the user, is left out if it looks like an identifier
+        left_out = cat.leave_out_identifier(values, label) if isinstance(spec, str) else None
+        categories[j] = left_out if left_out is not None else cat.fit_categories(values, label)
     X = _to_matrix(est, X, mask, categories, names, allow_nan)
     # (check_X has refused anything but a 2-D X, so mask covers every column)
     return X, Columns(X.shape[1], mask, categories, names)
