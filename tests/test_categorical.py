@@ -74,6 +74,9 @@ def test_bad_categorical_input_is_named():
         DecisionTreeClassifier(categorical_features=["c"]).fit(X, [0, 1, 0, 1])
     many = pd.DataFrame({"c": [f"v{i}" for i in range(1100)]})
     with pytest.raises(ValueError, match="1100 categories; at most 1024"):
+        DecisionTreeClassifier(categorical_features=["c"]).fit(many, np.arange(1100) % 2)
+    # (under "auto" such a column is an identifier: left out, with a warning)
+    with pytest.warns(UserWarning, match="looks like an identifier"):
         DecisionTreeClassifier(categorical_features="auto").fit(many, np.arange(1100) % 2)
     with pytest.raises(ValueError, match="not a column of X"):
         DecisionTreeClassifier(categorical_features=["nope"]).fit(X, [0, 1, 0, 1])
