@@ -8,7 +8,7 @@ from sklearn.tree import DecisionTreeClassifier as SkClassifier
 
 import dtree
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
-from dtree.datasets import load
+from dtree.datasets import load, load_Xy
 from dtree.export import export_rules, export_text
 
 
@@ -208,3 +208,46 @@ def test_one_vs_rest_generalises_like_one_hot_on_shifted_mushroom_folds():
     subsets = cross_val_score(DecisionTreeClassifier(random_state=0), X, y, cv=5).mean()
     assert ours >= one_hot - 1e-12 and one_hot >= 0.99
     assert subsets < ours - 0.03
+
+
+@pytest.mark.parametrize("kind", ["object", "str", "category", "arrow"])
+def test_frame_columns_encode_as_the_general_rule_does(kind):
+    """Text columns of a DataFrame are encoded by pandas/Arrow lookups at predict;
+    the codes equal the general rule's (``encode`` on the values) for every
+    storage, missing values, unseen categories and numbers among text included."""
+    from dtree._input.categorical import encode, encode_frame_column
+
+    categories = np.asarray(["a", "b", "c", "d"], dtype=object)
+    values = ["b", None, "d", "zz", "a", np.nan, "c", "b"] * 3
+    if kind == "arrow":
+        pa = pytest.importorskip("pyarrow")
+        column = pd.Series(values, dtype=pd.ArrowDtype(pa.string()))
+    elif kind == "str":
+        column = pd.Series(values, dtype="string")
+    elif kind == "category":
+        column = pd.Series(values, dtype="category")
+    else:
+        column = pd.Series(values + [7], dtype=object)     # a number among the text
+    frame = column.to_frame("c")
+    fast = encode_frame_column(frame, 0, categories, "missing", "column 'c'")
+    general = encode(column.to_numpy(dtype=object, na_value=None), categories, "missing",
+                     "column 'c'")
+    np.testing.assert_array_equal(fast, general)
+    assert np.isnan(fast[1]) and np.isnan(fast[3]) and fast[0] == 1
+    with pytest.raises(ValueError, match="'zz', unseen at fit"):
+        encode_frame_column(frame, 0, categories, "error", "column 'c'")
+
+
+def test_predict_on_text_frames_equals_predict_on_codes():
+    X, y = load_Xy("adult")
+    X, y = X.iloc[:3000], y.iloc[:3000]
+    model = DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
+    as_object = X.astype({c: object for c in X.columns if not
+                          pd.api.types.is_numeric_dtype(X[c])})
+    np.testing.assert_array_equal(model.predict_proba(X), model.predict_proba(as_object))
+    np.testing.assert_array_equal(model.apply(X), model.apply(as_object))
+    # a non-finite number still raises, even beside missing categories
+    bad = X.astype({"age": float})
+    bad.iloc[5, list(X.columns).index("age")] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict(bad)

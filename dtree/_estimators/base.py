@@ -13,7 +13,7 @@ import copy
 import numpy as np
 
 from .._input import validation as val
-from .._input.encode import check_fitted, encode_predict_X
+from .._input.encode import check_fitted, check_predict_values, encode_predict_X
 from .._deploy.model_file import save, to_dict
 from .._fit.fit import fit_tree
 from .._fit.pruning import RISKS, cost_complexity_path, prune_ccp
@@ -25,6 +25,13 @@ from .._route import PARALLEL_ROWS
 from .._plan.plan import choose, make_plan
 from .analyst import AnalystMixin
 from .params import XY_PARAMETERS, ParamsMixin, PathResult, documented
+
+
+def _finite_numbers(rows, categorical):
+    """Whether every value of the numeric columns of ``rows`` is finite."""
+    if not categorical.any():
+        return False      # (the caller met a non-finite value, and all columns are numbers)
+    return bool(np.isfinite(rows[:, ~categorical]).all())
 
 
 class BaseDecisionTree(AnalystMixin, ParamsMixin):
@@ -194,16 +201,18 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         infinity (the check then raises, or finds the NaN allowed): one pass
         over X instead of two."""
         tree = self.tree_
+        if not tree.routes_plainly():
+            return table.take(tree.apply(self._validate_X_predict(X), self._n_threads()))
         rows = encode_predict_X(self, X, check_values=False)
         if not isinstance(rows, np.ndarray):        # sparse rows, checked as read
             return table.take(tree.apply(rows, self._n_threads()))
-        if not tree.routes_plainly():
-            return table.take(tree.apply(self._validate_X_predict(X), self._n_threads()))
         # (a batch too small for threads skips asking how many there are)
         threads = self._n_threads() if rows.shape[0] >= PARALLEL_ROWS else 1
         out, unusual = tree.lookup(rows, table, threads)
-        if unusual:
-            self._validate_X_predict(X)
+        # NaN in a category column is a missing category, always allowed: only
+        # non-finite numbers need the full check (which raises or allows them)
+        if unusual and not _finite_numbers(rows, self.categorical_features_):
+            check_predict_values(self, X)
         return out
 
     @documented("Index of the leaf each sample ends up in.",

@@ -254,6 +254,55 @@ def _lookup_one_by_one(values, missing, categories):
     return codes, known
 
 
+def encode_frame_column(X, j, categories, handle_unknown, label):
+    """Codes of column j of a pandas DataFrame under text categories, by pandas'
+    hash lookup (``encode``'s sorted search over Python strings is several times
+    slower); None where this does not apply (not a frame, categories not all
+    text), for ``encode`` to do. Values pandas does not match exactly (numbers
+    in a text column, say) are looked up by ``encode`` itself, so the codes are
+    ``encode``'s."""
+    if not hasattr(X, "iloc") or len(categories) == 0 or \
+            not all(isinstance(c, str) for c in categories):
+        return None
+    import pandas as pd
+
+    column = X.iloc[:, j]
+    out = _arrow_codes(column, categories)
+    if out is None:
+        try:
+            codes = pd.Categorical(column, categories=pd.Index(categories, dtype=object)).codes
+        except (TypeError, ValueError):
+            return None
+        out = codes.astype(np.float32)
+        out[codes < 0] = np.nan
+    unmatched = np.isnan(out)
+    if unmatched.any():
+        # missing values, unknown categories, or values of another kind: encode's rule
+        rows = np.flatnonzero(unmatched)
+        out[rows] = encode(column.iloc[rows].to_numpy(dtype=object, na_value=None),
+                           categories, handle_unknown, label)
+    return out
+
+
+def _arrow_codes(column, categories):
+    """float32 codes (NaN: missing or unmatched) of a pandas column held by Arrow
+    strings, found by Arrow itself (no Python strings made); None otherwise."""
+    to_arrow = getattr(column.array, "__arrow_array__", None)
+    if to_arrow is None or column.dtype == object:
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        values = to_arrow()
+        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+            return None
+        found = pc.index_in(values, value_set=pa.array(list(categories), type=values.type))
+        return found.to_numpy(zero_copy_only=False).astype(np.float32)
+    except Exception:       # another Arrow layout or version: the general path
+        return None
+
+
 def encode(values, categories, handle_unknown, label):
     """Codes (float32, NaN for missing) of a column under known categories.
 

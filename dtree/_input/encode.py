@@ -164,8 +164,9 @@ def _encode_categories(est, X, mask, categories, names):
     for j in range(mask.shape[0]):
         label = val.column_label(j, names)
         if mask[j]:
-            out[:, j] = cat.encode(cat.column_values(X, j), categories[j],
-                                   est.handle_unknown, label)
+            codes = cat.encode_frame_column(X, j, categories[j], est.handle_unknown, label)
+            out[:, j] = codes if codes is not None else cat.encode(
+                cat.column_values(X, j), categories[j], est.handle_unknown, label)
         else:
             out[:, j] = _numeric_column(X, j, label)
     return out
@@ -208,6 +209,26 @@ def encode_predict_X(est, X, check_values=True):
     return _to_matrix(est, X, est.categorical_features_, est.categories_,
                       fitted_names, missing_allowed(est), n_features=est.n_features_in_,
                       check_values=check_values)
+
+
+def check_predict_values(est, X):
+    """Raise as ``encode_predict_X(est, X)`` would for X's values (NaN where not
+    allowed, infinity, beyond float32), without encoding its categorical columns
+    again: their codes are whole numbers or NaN, and NaN there is always allowed,
+    so only the numeric columns are read (as zeros in the category columns' place)."""
+    mask = est.categorical_features_
+    if val.is_sparse(X) or not mask.any():
+        encode_predict_X(est, X)
+        return
+    X, _ = _unwrap_frame(as_known_frame(X))
+    names = getattr(est, "feature_names_in_", None)
+    numbers = np.zeros((X.shape[0] if hasattr(X, "shape") else len(X), mask.shape[0]))
+    for j in np.flatnonzero(~mask):
+        numbers[:, j] = _numeric_column(X, j, val.column_label(j, names))
+    val.check_X(numbers, feature_names=names, n_features=est.n_features_in_,
+                estimator_name=type(est).__name__, allow_nan=True)
+    if not missing_allowed(est):
+        _refuse_nan(numbers, ~mask, names)
 
 
 def _plain(est, X):
