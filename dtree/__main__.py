@@ -1,17 +1,22 @@
 """Command line: ``python -m dtree {fit,predict,show,eval} ...``.
 
-    python -m dtree fit data.csv --target COL [--criterion gini --max-depth 5] -o model.dtree
-    python -m dtree predict model.dtree data.csv [-o predictions.csv]
-    python -m dtree show model.dtree [--format text|dot|rules|compact|sql]
-                                     [--table t] [--dialect sqlite|duckdb|postgres|ansi]
-    python -m dtree eval model.dtree data.csv --target COL
+    dtree fit data.csv --target COL [--criterion gini --max-depth 5] -o model.dtree
+    dtree predict model.dtree data.csv [-o predictions.csv] [--proba]
+    dtree show model.dtree [--format text|dot|rules|compact|sql]
+                           [--table t] [--dialect sqlite|duckdb|postgres|ansi]
+    dtree eval model.dtree data.csv --target COL
 
-CSV files are read with pandas when it is installed, else with the standard
-library. Text columns are split by sets of categories (the model keeps the
-categories; a category unseen at fit is treated as missing); ``--categorical
-none`` refuses them instead. Every error (a missing, truncated or badly
-encoded file, a bad parameter, a corrupt model) is reported on one line with
-exit status 2.
+(``dtree`` is the console script; ``python -m dtree`` is the same.) CSV files
+are read with pandas when it is installed, else with the standard library: the
+separator is sniffed (comma, semicolon, tab, bar; ``--sep`` says it), the text
+is UTF-8, or Latin-1 when it is not (``--encoding`` says it). Text columns are
+split by sets of categories (the model keeps the categories; a category unseen
+at fit is treated as missing), except identifier-like ones (most rows holding a
+value of their own), which are left out unless ``--categorical-features`` lists
+them; ``--categorical none`` refuses text columns instead, and ``--drop`` leaves
+columns out. Every error (a missing, truncated or badly encoded file, a bad
+parameter, a corrupt model) is reported on one line with exit status 2; a
+closed pipe (``dtree predict ... | head``) ends quietly.
 """
 import argparse
 import contextlib
@@ -20,6 +25,7 @@ import gzip
 import io
 import os
 import sys
+import time
 import warnings
 import zlib
 
@@ -38,39 +44,89 @@ class CLIError(Exception):
 
 
 # ------------------------------------------------------------------ CSV
-def _open_text(path):
+SEPARATORS = ",;\t|"
+# fit prints a progress line first for data of this many cells or more (and forests,
+# and ccp_alpha='cv'): a fit that may take seconds
+LONG_FIT_CELLS = 250_000
+SNIFF_BYTES = 1 << 16
+
+
+def _raw_bytes(path):
+    """The file's first SNIFF_BYTES bytes, decompressed for .gz."""
+    with open_regular(path, "the data file") as raw:
+        if str(path).endswith(".gz"):
+            with gzip.open(raw, "rb") as fh:
+                return fh.read(SNIFF_BYTES)
+        return raw.read(SNIFF_BYTES)
+
+
+def sniff_format(path, sep=None, encoding=None):
+    """(separator, encoding) of a CSV file: the ones given, else the separator the
+    header line splits most by among SEPARATORS, and UTF-8 unless the start of
+    the file does not decode as it (then Latin-1, with a warning)."""
+    head = _raw_bytes(path)
+    if encoding is None:
+        try:
+            head.decode("utf-8")
+            encoding = "utf-8"
+        except UnicodeDecodeError as exc:
+            # (a multi-byte character cut at the end of the sample is still UTF-8)
+            if exc.start >= len(head) - 3:
+                encoding = "utf-8"
+            else:
+                encoding = "latin-1"
+                warnings.warn(f"{path} is not UTF-8 text: read as Latin-1 (--encoding "
+                              "names another)")
+    if sep is None:
+        text = head.decode(encoding, errors="replace")
+        first = text.splitlines()[0] if text.strip() else ""
+        counts = {s: first.count(s) for s in SEPARATORS}
+        sep = max(SEPARATORS, key=lambda s: (counts[s], s == ","))
+        if counts[sep] == 0:
+            sep = ","
+    return sep, encoding
+
+
+def _open_text(path, encoding):
     raw = open_regular(path, "the data file")
     if str(path).endswith(".gz"):
-        return gzip.open(raw, "rt", newline="", encoding="utf-8")
-    return io.TextIOWrapper(raw, newline="", encoding="utf-8")
+        return gzip.open(raw, "rt", newline="", encoding=encoding)
+    return io.TextIOWrapper(raw, newline="", encoding=encoding)
 
 
-def read_csv(path):
+def read_csv(path, sep=None, encoding=None):
     """(column names, dict of column -> 1-D array) for a CSV file."""
     try:
         import pandas as pd
     except ImportError:
         pd = None
     try:
+        sep, encoding = sniff_format(path, sep, encoding)
         if pd is not None:
             with open_regular(path, "the data file") as fh:
-                frame = pd.read_csv(fh, compression="gzip" if str(path).endswith(".gz")
-                                    else None)
+                try:
+                    frame = pd.read_csv(fh, sep=sep, encoding=encoding,
+                                        compression="gzip" if str(path).endswith(".gz")
+                                        else None)
+                except pd.errors.EmptyDataError:
+                    raise CLIError(f"cannot read {path}: the file is empty") from None
             if frame.shape[0] == 0:
                 raise CLIError(f"{path} has no data rows (only a header)")
             return list(map(str, frame.columns)), {str(c): frame[c].to_numpy()
                                                    for c in frame.columns}
-        with _open_text(path) as fh:
-            rows = list(csv.reader(fh))
+        with _open_text(path, encoding) as fh:
+            rows = list(csv.reader(fh, delimiter=sep))
     except FileNotFoundError:
         raise CLIError(f"no such file: {path}") from None
     except NotRegularFileError as exc:
         raise CLIError(str(exc)) from None
+    except LookupError:
+        raise CLIError(f"--encoding {encoding!r} is not an encoding Python knows") from None
     except (OSError, EOFError, zlib.error, csv.Error, UnicodeDecodeError, ValueError) as exc:
         # truncated or corrupt gzip, bad encoding, malformed CSV
         raise CLIError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
     if not rows:
-        raise CLIError(f"{path} is empty")
+        raise CLIError(f"cannot read {path}: the file is empty")
     header, body = rows[0], rows[1:]
     if not body:
         raise CLIError(f"{path} has no data rows (only a header)")
@@ -84,17 +140,39 @@ def read_csv(path):
     return header, columns
 
 
+def _number(text, option):
+    """A label written in an option, as the number it names (int when whole)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise CLIError(f"{option}: the target's labels are numbers; got {text!r}") from None
+    return int(value) if value.is_integer() else value
+
+
+def _names(text, option):
+    """A comma-separated list of column names (an option's value)."""
+    names = [n.strip() for n in text.split(",") if n.strip()] if text else []
+    if text is not None and not names:
+        raise CLIError(f"{option} takes column names separated by commas")
+    return names
+
+
 def _is_numeric(values):
     return np.asarray(values).dtype.kind in "biuf"
 
 
-def _features(header, columns, target, categorical, expected=None):
+def _features(header, columns, target, categorical, expected=None, drop=()):
     """Feature table (a DataFrame with pandas, else an object array) and its names.
 
     ``expected`` (the model's columns) selects and orders the columns at
-    predict time.
+    predict time; ``drop`` lists columns left out at fit.
     """
-    names = list(expected) if expected is not None else [c for c in header if c != target]
+    unknown = [n for n in drop if n not in columns]
+    if unknown:
+        raise CLIError(f"--drop names columns the file does not have: {unknown} "
+                       f"(columns: {header})")
+    names = list(expected) if expected is not None else \
+        [c for c in header if c != target and c not in drop]
     if not names:
         raise CLIError("the file has no feature columns")
     missing = [n for n in names if n not in columns]
@@ -118,7 +196,7 @@ def _features(header, columns, target, categorical, expected=None):
 
 # ------------------------------------------------------------- commands
 def cmd_fit(args):
-    header, columns = read_csv(args.data)
+    header, columns = read_csv(args.data, args.sep, args.encoding)
     if args.target not in columns:
         raise CLIError(f"target column {args.target!r} is not in {args.data} "
                        f"(columns: {header})")
@@ -127,12 +205,30 @@ def cmd_fit(args):
     if task == "auto":
         task = "regression" if _is_numeric(y) and np.unique(y).shape[0] > 20 else \
             "classification"
-    categorical = "auto" if args.algorithm != "cart" else args.categorical
-    X, names = _features(header, columns, args.target, categorical)
+    listed = _names(args.categorical_features, "--categorical-features")
+    if listed and args.categorical == "none":
+        raise CLIError("--categorical none refuses text columns; --categorical-features "
+                       "lists some to split by category: choose one")
+    categorical = "auto" if args.algorithm != "cart" or listed else args.categorical
+    X, names = _features(header, columns, args.target, categorical,
+                         drop=_names(args.drop, "--drop"))
+    unknown = [n for n in listed if n not in names]
+    if unknown:
+        raise CLIError(f"--categorical-features names columns that are not features: "
+                       f"{unknown} (features: {names})")
     params = dict(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
                   min_samples_split=args.min_samples_split, random_state=args.random_state,
-                  categorical_features="auto" if categorical == "auto" else None,
+                  categorical_features=listed or ("auto" if categorical == "auto" else None),
                   handle_unknown="missing")
+    for option in ("max_features", "class_weight", "n_jobs", "splitter"):
+        if getattr(args, option) is not None:
+            params[option] = getattr(args, option)
+    if args.class_weight is not None and task != "classification":
+        raise CLIError("--class-weight weighs the classes of a classification tree")
+    if isinstance(args.class_weight, dict) and _is_numeric(y):
+        # numeric labels: the weights' keys as the numbers they name
+        params["class_weight"] = {_number(k, "--class-weight"): w
+                                  for k, w in args.class_weight.items()}
     if args.ccp_alpha is not None:
         params["ccp_alpha"] = args.ccp_alpha
     if args.algorithm != "cart":
@@ -160,15 +256,23 @@ def cmd_fit(args):
         y = np.asarray(y).astype(str) if not _is_numeric(y) else y
     else:
         y = _numeric_target(y, args.target, args.data)
+    kind = "tree" if args.forest == "none" else f"{args.forest} forest"
+    if not args.quiet and (X.shape[0] * X.shape[1] >= LONG_FIT_CELLS or args.forest != "none"
+                           or args.ccp_alpha == "cv"):
+        # a progress line: such a fit can take seconds
+        print(f"fitting a {task} {kind} on {X.shape[0]} rows x {X.shape[1]} features ...",
+              file=sys.stderr, flush=True)
+    started = time.perf_counter()
     est.fit(X, y)
+    took = time.perf_counter() - started
     est.save(args.output)    # its OSError names the file
     if args.forest == "none":
         grown = f"tree ({est.get_n_leaves()} leaves, depth {est.get_depth()})"
     else:
         nodes = sum(t.tree_.node_count for t in est.estimators_)
         grown = f"{args.forest} forest ({len(est.estimators_)} trees, {nodes} nodes)"
-    print(f"fitted a {task} {grown} on {X.shape[0]} rows x {X.shape[1]} features; saved to "
-          f"{args.output}")
+    print(f"fitted a {task} {grown} on {X.shape[0]} rows x {X.shape[1]} features in "
+          f"{took:.2f} s; saved to {args.output}")
 
 
 def _load(path):
@@ -180,8 +284,8 @@ def _load(path):
         raise CLIError(f"{path}: {exc}") from None
 
 
-def _model_inputs(model, data, target=None):
-    header, columns = read_csv(data)
+def _model_inputs(model, data, target=None, sep=None, encoding=None):
+    header, columns = read_csv(data, sep, encoding)
     names = [str(n) for n in getattr(model, "feature_names_in_", [])]
     if not names:
         names = [c for c in header if c != target][: model.n_features_in_]
@@ -191,19 +295,15 @@ def _model_inputs(model, data, target=None):
 
 def cmd_predict(args):
     model = _load(args.model)
-    X, names, _ = _model_inputs(model, args.data)
+    X, names, _ = _model_inputs(model, args.data, sep=args.sep, encoding=args.encoding)
     pred = model.predict(X)
+    header, rows = _prediction_table(model, X, pred, args.proba)
     out = sys.stdout if args.output in (None, "-") else None
     with _writing(args.output or "standard output"):
         fh = out or open(args.output, "w", newline="", encoding="utf-8")
         writer = csv.writer(fh)
-        if pred.ndim == 2:   # several outputs: a column each
-            writer.writerow([f"prediction_{k}" for k in range(pred.shape[1])])
-            writer.writerows(row.tolist() for row in pred)
-        else:
-            writer.writerow(["prediction"])
-            for value in pred:
-                writer.writerow([value])
+        writer.writerow(header)
+        writer.writerows(rows)
         if out is None:
             fh.close()
         else:
@@ -212,12 +312,33 @@ def cmd_predict(args):
         print(f"wrote {pred.shape[0]} predictions to {args.output}")
 
 
+def _prediction_table(model, X, pred, proba):
+    """(header, rows) of predict's CSV: the predictions (a column per output), and
+    with ``proba`` each class's probability beside them (one output)."""
+    if pred.ndim == 2:   # several outputs: a column each
+        if proba:
+            raise CLIError("--proba writes one output's class probabilities; this model "
+                           f"predicts {pred.shape[1]} outputs")
+        return [f"prediction_{k}" for k in range(pred.shape[1])], \
+            (row.tolist() for row in pred)
+    if not proba:
+        return ["prediction"], ([value] for value in pred.tolist())
+    if not hasattr(model, "predict_proba"):
+        raise CLIError("--proba needs a classifier; this model predicts numbers")
+    probabilities = model.predict_proba(X)
+    header = ["prediction"] + [f"proba_{c}" for c in model.classes_]
+    return header, ([value] + [float(f"{p:.6g}") for p in row]
+                    for value, row in zip(pred.tolist(), probabilities))
+
+
 @contextlib.contextmanager
 def _writing(path):
     """Turns a failed write (a full disk, a directory, no permission) into an error
     naming the file written."""
     try:
         yield
+    except BrokenPipeError:
+        raise                  # the reader left: main ends quietly
     except OSError as exc:
         raise CLIError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -247,7 +368,8 @@ def cmd_eval(args):
     if model.n_outputs_ > 1:
         raise CLIError(f"eval compares one target column; {args.model} predicts "
                        f"{model.n_outputs_} outputs (use predict and compare each)")
-    X, names, columns = _model_inputs(model, args.data, target=args.target)
+    X, names, columns = _model_inputs(model, args.data, target=args.target, sep=args.sep,
+                                      encoding=args.encoding)
     if args.target not in columns:
         raise CLIError(f"target column {args.target!r} is not in {args.data}")
     y = columns[args.target]
@@ -257,15 +379,30 @@ def cmd_eval(args):
             else y
         pred = model.predict(frame)
         print(f"accuracy: {np.mean(pred == y):.4f}")
-        labels = model.classes_
-        width = max(len(str(c)) for c in labels) + 2
-        print("confusion matrix (rows: true, columns: predicted)")
-        print(" " * width + "".join(f"{str(c):>{width}}" for c in labels))
-        for true in labels:
-            counts = [int(np.sum((y == true) & (pred == p))) for p in labels]
-            print(f"{str(true):>{width}}" + "".join(f"{c:>{width}}" for c in counts))
+        print(confusion_text(y, pred, model.classes_), end="")
     else:
         print(f"R2: {model.score(frame, _numeric_target(y, args.target, args.data)):.4f}")
+
+
+def confusion_text(y, pred, classes):
+    """The confusion matrix as aligned text: a row per true label (the model's
+    classes, then labels it never saw, marked), a column per class it predicts."""
+    unseen = [c for c in np.unique(y) if c not in set(classes.tolist())]
+    rows = list(classes) + unseen
+    table = [[int(np.sum((y == true) & (pred == p))) for p in classes] for true in rows]
+    labels = [str(c) for c in classes]
+    row_labels = [str(c) + (" (unseen at fit)" if c in unseen else "") for c in rows]
+    corner = "true \\ predicted"
+    first = max(len(s) for s in row_labels + [corner])
+    width = max([len(s) for s in labels] + [len(str(n)) for row in table for n in row]) + 2
+    lines = ["confusion matrix (rows: true, columns: predicted)",
+             f"{corner:<{first}}" + "".join(f"{s:>{width}}" for s in labels)]
+    lines += [f"{label:<{first}}" + "".join(f"{n:>{width}}" for n in row)
+              for label, row in zip(row_labels, table)]
+    if unseen:
+        lines.append(f"{len(unseen)} label(s) of the data were unseen at fit: "
+                     + ", ".join(map(str, unseen)))
+    return "\n".join(lines) + "\n"
 
 
 def _numeric_target(y, target, data):
@@ -286,9 +423,53 @@ def _alpha(text):
         raise argparse.ArgumentTypeError(f"a float or 'cv'; got {text!r}") from None
 
 
+def _max_features(text):
+    """--max-features: an int, a float in (0, 1], sqrt, log2 or none."""
+    if text in ("sqrt", "log2"):
+        return text
+    if text == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"an int, a float, sqrt, log2 or none; got "
+                                         f"{text!r}") from None
+
+
+def _class_weight(text):
+    """--class-weight: balanced, or label=weight pairs separated by commas."""
+    if text == "balanced":
+        return text
+    weights = {}
+    for pair in text.split(","):
+        label, _, weight = pair.partition("=")
+        try:
+            weights[label.strip()] = float(weight)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"balanced, or label=weight pairs such as yes=2,no=1; got {text!r}") from None
+    return weights
+
+
+def _reading_options(command):
+    command.add_argument("--sep", help="the CSV separator (default: sniffed from the "
+                         "header among , ; tab |)")
+    command.add_argument("--encoding", help="the text encoding (default: UTF-8, or "
+                         "Latin-1 for a file that is not UTF-8)")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m dtree",
+    from ._version import __version__
+
+    # (the console script is "dtree"; run as a module, usage says so)
+    as_module = os.path.basename(sys.argv[0]) in ("__main__.py", "-m")
+    parser = argparse.ArgumentParser(prog="python -m dtree" if as_module else "dtree",
                                      description="Fit, inspect and apply decision trees.")
+    parser.add_argument("--version", action="version", version=f"dtree {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     fit = sub.add_parser("fit", help="fit a tree on a CSV file and save it")
@@ -306,8 +487,21 @@ def build_parser():
     fit.add_argument("--ccp-alpha", type=_alpha,
                      help="a float, or 'cv' to choose it by cross-validation")
     fit.add_argument("--categorical", choices=["none", "auto"], default="auto",
-                     help="auto (default): split text columns by sets of categories; "
-                          "none: refuse them")
+                     help="auto (default): split text columns by sets of categories, "
+                          "identifier-like ones left out; none: refuse them")
+    fit.add_argument("--categorical-features", metavar="COLS",
+                     help="the columns to split by category, by name, separated by "
+                          "commas (identifier-like columns included)")
+    fit.add_argument("--drop", metavar="COLS",
+                     help="columns to leave out, by name, separated by commas")
+    fit.add_argument("--splitter", choices=registry.names("splitter"))
+    fit.add_argument("--max-features", type=_max_features,
+                     help="features drawn per split: an int, a fraction, sqrt, log2 or none")
+    fit.add_argument("--class-weight", type=_class_weight,
+                     help="balanced, or label=weight pairs (yes=2,no=1)")
+    fit.add_argument("--n-jobs", type=int, help="threads (-1: every core)")
+    fit.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress line on standard error")
     fit.add_argument("--algorithm", choices=registry.names("algorithm"), default="cart",
                      help="preset (see DecisionTreeClassifier); id3 and c4.5 split text "
                           "columns by category")
@@ -317,12 +511,16 @@ def build_parser():
                      help="trees in the forest (default 100)")
     fit.add_argument("--random-state", type=int, default=0)
     fit.add_argument("-o", "--output", required=True, help="model file to write")
+    _reading_options(fit)
     fit.set_defaults(func=cmd_fit)
 
     predict = sub.add_parser("predict", help="predict a CSV file with a saved model")
     predict.add_argument("model")
     predict.add_argument("data")
     predict.add_argument("-o", "--output", help="CSV to write (default: standard output)")
+    predict.add_argument("--proba", action="store_true",
+                         help="each class's probability beside the prediction")
+    _reading_options(predict)
     predict.set_defaults(func=cmd_predict)
 
     show = sub.add_parser("show", help="print a saved model")
@@ -341,6 +539,7 @@ def build_parser():
     evaluate.add_argument("model")
     evaluate.add_argument("data")
     evaluate.add_argument("--target", required=True)
+    _reading_options(evaluate)
     evaluate.set_defaults(func=cmd_eval)
     return parser
 
@@ -354,6 +553,13 @@ def main(argv=None):
     warnings.showwarning = _show_warning  # one line each, no source excerpt
     try:
         args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (dtree predict ... | head): stop quietly, and keep
+        # Python's own flush at exit from failing again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except (CLIError, ValueError, TypeError, OSError) as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2

@@ -148,7 +148,9 @@ def test_unreadable_inputs_end_in_one_line(tmp_path, content, message):
         target.write_bytes("a,b,y\ncaf\xe9,1,0\nthé,2,1\n".encode("latin-1"))
     else:
         target.write_bytes(b"")
-    proc = run("fit", target, "--target", "y", "-o", tmp_path / "m.dtree", check=False)
+    # (a file that is not UTF-8 is read as Latin-1 unless UTF-8 is asked for)
+    said = ("--encoding", "utf-8") if content == "latin-1" else ()
+    proc = run("fit", target, "--target", "y", "-o", tmp_path / "m.dtree", *said, check=False)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0]
@@ -270,3 +272,102 @@ def test_forest_options_need_a_forest(tmp_path):
     run("fit", path("kyphosis"), "--target", "Kyphosis", "-o", tree)
     assert "--tree picks a tree of a forest" in run("show", tree, "--tree", "0",
                                                     check=False).stderr
+
+
+def _titanic_file(tmp_path, name, **to_csv):
+    pd = pytest.importorskip("pandas")
+    frame = load("titanic")
+    if "encoding" in to_csv:
+        frame.loc[0, "Name"] = "Müller, Mr. Jürgen"
+    file = tmp_path / name
+    frame.to_csv(file, index=False, **to_csv)
+    return file, pd
+
+
+@pytest.mark.parametrize("name, options", [("semicolon.csv", {"sep": ";"}),
+                                           ("tabs.tsv", {"sep": "\t"}),
+                                           ("latin.csv", {"encoding": "latin-1"})])
+def test_real_files_are_read_as_they_are_written(tmp_path, name, options):
+    data, pd = _titanic_file(tmp_path, name, **options)
+    model = tmp_path / "m.dtree"
+    proc = run("fit", data, "--target", "Survived", "--max-depth", "3", "-o", model)
+    # every column found (not one column named "PassengerId;Pclass;...")
+    assert "on 891 rows x 11 features" in proc.stdout
+    assert ("not UTF-8" in proc.stderr) == ("encoding" in options)
+    # identifier-like text columns are left out, saying so
+    assert "'Name'" in proc.stderr and "leaves it out" in proc.stderr
+    # the separator and encoding can be said too
+    said = run("fit", data, "--target", "Survived", "--max-depth", "3", "-q", "-o", model,
+               "--sep", options.get("sep", ","), "--encoding",
+               options.get("encoding", "utf-8"))
+    assert "891 rows x 11 features" in said.stdout and "not UTF-8" not in said.stderr
+
+
+def test_fit_options_drop_categorical_and_tree_parameters(tmp_path):
+    data, pd = _titanic_file(tmp_path, "t.csv")
+    model = tmp_path / "m.dtree"
+    run("fit", data, "--target", "Survived", "--drop", "Name,Ticket,Cabin,PassengerId",
+        "--categorical-features", "Sex,Embarked", "--max-features", "sqrt",
+        "--class-weight", "0=1,1=3", "--n-jobs", "1", "--splitter", "random",
+        "--criterion", "entropy", "--max-depth", "4", "-q", "-o", model)
+    fitted = dtree.load(model)
+    assert list(fitted.feature_names_in_) == ["Pclass", "Sex", "Age", "SibSp", "Parch",
+                                              "Fare", "Embarked"]
+    assert fitted.max_features == "sqrt" and fitted.splitter == "random"
+    assert fitted.class_weight == {0: 1.0, 1: 3.0} and fitted.criterion == "entropy"
+    assert fitted.categorical_features_.tolist() == [False, True, False, False, False,
+                                                     False, True]
+    # a listed identifier column is split by category after all
+    run("fit", data, "--target", "Survived", "--categorical-features", "Name,Sex",
+        "--drop", "Ticket,Cabin,Embarked", "-q", "-o", model)
+    assert len(dtree.load(model).categories_[2]) == 891
+    for args, message in [(("--drop", "Nope"), "--drop names columns"),
+                          (("--categorical-features", "Nope"), "not features"),
+                          (("--max-features", "many"), "an int, a float"),
+                          (("--class-weight", "heavy"), "label=weight")]:
+        proc = run("fit", data, "--target", "Survived", "-o", model, *args, check=False)
+        assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
+
+
+def test_predict_probabilities_version_and_a_closed_pipe(tmp_path):
+    model = tmp_path / "a.dtree"
+    run("fit", path("adult"), "--target", "income", "--max-depth", "3", "-q", "-o", model)
+    # a long fit says so on standard error first (-q: not)
+    proc = run("fit", path("adult"), "--target", "income", "--max-depth", "3", "-o", model)
+    assert proc.stderr.startswith("fitting a classification tree on 48842 rows x 14 "
+                                  "features ...\n")
+    out = run("predict", model, path("adult"), "--proba").stdout.splitlines()
+    assert out[0] == "prediction,proba_<=50K,proba_>50K" and len(out) == 48843
+    first = out[1].split(",")
+    assert abs(float(first[1]) + float(first[2]) - 1) < 1e-5
+    assert run("--version").stdout.strip() == f"dtree {dtree.__version__}"
+    # `dtree predict ... | head -1`: the reader leaves early; no error, status 0
+    proc = subprocess.Popen([sys.executable, "-m", "dtree", "predict", str(model),
+                             str(path("adult"))], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
+    assert proc.stdout.readline().strip() == b"prediction"
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 0
+    assert proc.stderr.read() == b""
+
+
+def test_eval_aligns_its_matrix_and_lists_unseen_labels(tmp_path):
+    data, pd = _titanic_file(tmp_path, "t.csv")
+    model = tmp_path / "m.dtree"
+    run("fit", data, "--target", "Survived", "--max-depth", "3", "-q", "-o", model)
+    frame = pd.read_csv(data)
+    frame.loc[:4, "Survived"] = 7
+    frame.to_csv(tmp_path / "unseen.csv", index=False)
+    lines = run("eval", model, tmp_path / "unseen.csv", "--target", "Survived").stdout \
+        .splitlines()
+    table = lines[lines.index("confusion matrix (rows: true, columns: predicted)") + 1:]
+    assert table[0].split() == ["true", "\\", "predicted", "0", "1"]
+    assert table[3].startswith("7 (unseen at fit)") and sum(map(int, table[3].split()[-2:])) == 5
+    # the columns line up: each count ends where its class's label ends
+    ends = {len(table[0].rstrip())} | {len(row.rstrip()) for row in table[1:4]}
+    assert len(ends) == 1
+    assert "1 label(s) of the data were unseen at fit: 7" in lines[-1]
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("a,b,Survived\n")
+    proc = run("fit", header_only, "--target", "Survived", "-o", model, check=False)
+    assert proc.returncode == 2 and "no data rows" in proc.stderr
