@@ -165,7 +165,8 @@ def test_params_repr_and_set_params():
     assert params["max_depth"] == 3 and params["min_samples_leaf"] == 1
     # scikit-learn's parameters, plus dtree's own
     assert set(params) == set(SkClassifier().get_params()) | {
-        "prune_risk", "pruning", "cv", "cv_rule", "cf", "validation_fraction", "handle_missing",
+        "cp", "prune_risk", "pruning", "cv", "cv_rule", "cf", "validation_fraction",
+        "handle_missing",
         "categorical_features", "handle_unknown", "algorithm", "n_jobs", "max_bins",
         "value_tolerance", "keep_competitors", "n_surrogates", "threshold_rule",
         "subtree_raising", "category_splits"}

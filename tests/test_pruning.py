@@ -356,3 +356,46 @@ def test_prune_needs_a_fitted_tree_and_a_valid_alpha():
             clf.prune(bad)
     assert clf.prune(10.0).get_n_leaves() == 1
     assert isinstance(dtree.DecisionTreeClassifier().get_params()["ccp_alpha"], float)
+
+
+# ------------------------------------------------------ rpart's cp, in its units
+def test_rpart_cp_prunes_and_ends_the_table_as_rpart_does():
+    """kyphosis with rpart's control (minsplit 20, minbucket 7, cp 0.01): rpart's
+    printcp shows CP 0.176471, 0.019608, 0.010000 for 0, 1 and 4 splits, its
+    plotcp labels the rows Inf, 0.059 and 0.014, and prune(fit, cp=0.1) keeps
+    one split (2 leaves), where ccp_alpha=0.1 (absolute) keeps none."""
+    X, y = load_Xy("kyphosis")
+    base = dict(min_samples_split=20, min_samples_leaf=7, prune_risk="misclassification",
+                random_state=0)
+    clf = DecisionTreeClassifier(ccp_alpha="cv", cp=0.01, **base).fit(X, y)
+    table = clf.cp_table_
+    np.testing.assert_allclose(table.CP, [0.17647059, 0.01960784, 0.01], atol=5e-9)
+    assert table.nsplit.tolist() == [0, 1, 4]
+    labels = ["Inf" if np.isinf(v) else f"{v:.2g}" for v in table.plot_cp()]
+    assert labels == ["Inf", "0.059", "0.014"]
+    full = DecisionTreeClassifier(**base).fit(X, y)
+    for cp, leaves in [(0.1, 2), (0.02, 2), (0.019, 5), (0.2, 1)]:
+        assert full.prune(cp=cp).get_n_leaves() == leaves
+        assert DecisionTreeClassifier(cp=cp, **base).fit(X, y).get_n_leaves() == leaves
+    assert DecisionTreeClassifier(ccp_alpha=0.1, **base).fit(X, y).get_n_leaves() == 1
+    # cp is ccp_alpha over the root's risk: the same tree either way
+    root = full.prune(cp=0.05)
+    alpha = 0.05 * (17 / 81)        # 17 of 81 misclassified at the root
+    assert root.get_n_leaves() == full.prune(alpha).get_n_leaves()
+    with pytest.raises(ValueError, match="either ccp_alpha .* or cp"):
+        full.prune(0.1, cp=0.1)
+    with pytest.raises(ValueError, match="either ccp_alpha"):
+        DecisionTreeClassifier(ccp_alpha=0.1, cp=0.1).fit(X, y)
+    with pytest.raises(ValueError, match="cp"):
+        DecisionTreeClassifier(cp=-1.0).fit(X, y)
+
+
+def test_car_test_frame_table_ends_at_cp_as_rpart():
+    frame = load("car_test_frame")
+    reg = DecisionTreeRegressor(min_samples_split=20, min_samples_leaf=7, ccp_alpha="cv",
+                                cp=0.01, random_state=0).fit(frame[["Weight"]],
+                                                             frame["Mileage"])
+    # rpart(Mileage ~ Weight, car.test.frame): CP 0.595349 0.134528 0.012828 0.010000
+    np.testing.assert_allclose(reg.cp_table_.CP, [0.59534912, 0.13452819, 0.01282843, 0.01],
+                               atol=5e-9)
+    assert reg.cp_table_.nsplit.tolist() == [0, 1, 2, 3]

@@ -16,7 +16,7 @@ from .._input import validation as val
 from .._input.encode import check_fitted, check_predict_values, encode_predict_X
 from .._deploy.model_file import save, to_dict
 from .._fit.fit import fit_tree
-from .._fit.pruning import RISKS, cost_complexity_path, prune_ccp
+from .._fit.pruning import RISKS, alpha_of_cp, cost_complexity_path, prune_ccp
 from .._model.fitted import Fitted, install, one_fit
 from .._model.multiway import kway_shape
 from .._plan.constraints import Interval, validate_params
@@ -124,13 +124,18 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         return PathResult(ccp_alphas=alphas, impurities=impurities)
 
     @one_fit
-    def prune(self, ccp_alpha):
-        """A copy of this fitted estimator pruned at ``ccp_alpha`` (no refit).
+    def prune(self, ccp_alpha=None, *, cp=None):
+        """A copy of this fitted estimator pruned at ``ccp_alpha`` or rpart's ``cp``
+        (no refit).
 
         Parameters
         ----------
-        ccp_alpha : float
+        ccp_alpha : float, optional
             Complexity parameter (>= 0), in the units of ``prune_risk``.
+        cp : float, optional
+            rpart's complexity parameter (>= 0), relative to the root's risk (the
+            unit of ``cp_table_``'s CP column): the splits whose complexity is at
+            most ``cp`` go, as with rpart's ``prune(fit, cp)``. Give one of the two.
 
         Returns
         -------
@@ -139,11 +144,17 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
             subtree of this one, with feature importances recomputed from it.
         """
         self._check_fitted()
-        if not Interval("real", 0.0, None, "left").accepts(ccp_alpha):
-            raise ValueError(f"ccp_alpha must be a finite float >= 0; got {ccp_alpha!r}")
+        if (ccp_alpha is None) == (cp is None):
+            raise ValueError("prune takes either ccp_alpha (absolute) or cp (rpart's, "
+                             "relative to the root's risk)")
+        for name, value in (("ccp_alpha", ccp_alpha), ("cp", cp)):
+            if value is not None and not Interval("real", 0.0, None, "left").accepts(value):
+                raise ValueError(f"{name} must be a finite float >= 0; got {value!r}")
         if self.prune_risk not in RISKS:
             raise ValueError(f"prune_risk must be one of {list(RISKS)}; got "
                              f"{self.prune_risk!r}")
+        if cp is not None:
+            ccp_alpha = alpha_of_cp(self.tree_, float(cp), self.prune_risk)
         pruned = copy.deepcopy(self)
         pruned.tree_ = prune_ccp(self.tree_, float(ccp_alpha), self.prune_risk)
         pruned.ccp_alpha_ = float(ccp_alpha)

@@ -87,6 +87,15 @@ class DecisionTreeClassifier(BaseDecisionTree):
         ``R(T) + ccp_alpha * |leaves|``. ``"cv"`` chooses alpha by ``cv``-fold
         cross-validation over the pruning sequence with rpart's rule
         (``cv_rule``); the table is kept in ``cp_table_``.
+    cp : float or None, default=None
+        rpart's complexity parameter: pruning at ``ccp_alpha`` = ``cp`` times the
+        root's risk (``prune_risk``), the unit of ``cp_table_``'s CP column, so
+        every split whose complexity is at most ``cp`` goes (rpart's
+        ``prune(fit, cp)``). The tree is grown in full first: rpart also stops
+        growing at splits that gain less than ``cp``, so it can lack a weak split
+        whose children's splits would have paid for it. With ``ccp_alpha="cv"``
+        it ends the CP table instead, as rpart's ``cp`` does (its last row's CP
+        is ``cp``); with a number for ``ccp_alpha``, it is refused.
     prune_risk : {"impurity", "misclassification"}, default="impurity"
         R(T) of the cost-complexity pruning: the weighted impurity of the leaves
         (scikit-learn) or their weighted misclassification (rpart). For
@@ -265,7 +274,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0, cp=None,
                  prune_risk="impurity", pruning=None, cv=10, cv_rule="1se", cf=0.25,
                  validation_fraction=0.1, handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,

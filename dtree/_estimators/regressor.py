@@ -46,7 +46,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
     min_impurity_decrease : float, default=0.0
     quantile : float in (0, 1), default=0.5
         The level of ``criterion="quantile"`` (other criteria ignore it).
-    ccp_alpha, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
+    ccp_alpha, cp, prune_risk, pruning, cv, cv_rule, validation_fraction, handle_missing
     categorical_features, handle_unknown, n_jobs, max_bins, monotonic_cst, value_tolerance,
     keep_competitors, n_surrogates
         See ``DecisionTreeClassifier``; here ``monotonic_cst`` constrains the
@@ -81,7 +81,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, ccp_alpha=0.0, prune_risk="impurity",
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, cp=None, prune_risk="impurity",
                  pruning=None, cv=10, cv_rule="1se", validation_fraction=0.1,
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,

@@ -21,8 +21,9 @@ from .._plan.constraints import is_int
 from .._plan.plan import n_surrogates
 from .grow import grow
 from .c45_pruning import c45_pruned
-from .pruning import (PruningSequence, cp_table, cross_validated_losses, fold_ids,
-                      prune_ccp, reduced_error_leaves, select_row, single_leaf_loss)
+from .pruning import (PruningSequence, alpha_of_cp, cp_table, cross_validated_losses,
+                      fold_ids, prune_ccp, reduced_error_leaves, select_row,
+                      single_leaf_loss)
 from .sampling import check_fold, folds_of, holdout, j48_prune_fold, rng
 
 
@@ -79,6 +80,9 @@ def fit_tree(plan, data):
     elif p["ccp_alpha"] > 0.0:
         tree = prune_ccp(tree, float(p["ccp_alpha"]), p["prune_risk"])
         alpha = float(p["ccp_alpha"])
+    elif p["cp"] is not None:   # (with ccp_alpha="cv", cp ends the CP table above)
+        alpha = alpha_of_cp(tree, float(p["cp"]), p["prune_risk"])
+        tree = prune_ccp(tree, alpha, p["prune_risk"])
     rule = p["threshold_rule"] or plan.choices.preset.threshold
     if rule == "training_value":
         tree = training_value_thresholds(tree, X_all)
@@ -196,7 +200,7 @@ def _prune_by_cross_validation(plan, tree, X, y, weights, y_exp):
     """Choose alpha by k-fold cross-validation over the pruning sequence (rpart);
     returns the pruned tree and the CP table."""
     risk, rule = plan.params["prune_risk"], plan.params["cv_rule"]
-    table, seq = cp_table(tree, risk)
+    table, seq = cp_table(tree, risk, plan.params["cp"])
     # losses in units where neither weights nor squared targets overflow
     w = np.ones(X.shape[0]) if weights is None else weights / weights.max()
     y_scaled = scaled(y, y_exp)  # (y_exp is 0 for classifiers)

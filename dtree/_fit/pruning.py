@@ -185,6 +185,15 @@ def cost_complexity_path(tree, risk="impurity"):
             unscaled(np.r_[seq.initial_risk, seq.risks], seq.exponent))
 
 
+def alpha_of_cp(tree, cp, risk="impurity"):
+    """rpart's complexity parameter ``cp`` (relative to the root's risk, the unit of
+    the CP table's CP column) as an absolute ``ccp_alpha`` for ``tree``: pruning at
+    it removes the splits whose complexity is at most ``cp``, as rpart's
+    ``prune(fit, cp)`` does."""
+    seq = PruningSequence(tree, risk)
+    return float(unscaled(cp * seq.root_risk, seq.exponent))
+
+
 def prune_ccp(tree, ccp_alpha, risk="impurity"):
     """The minimal cost-complexity subtree for ``ccp_alpha`` (in the user's units)."""
     if ccp_alpha <= 0.0:
@@ -264,8 +273,17 @@ class CPTable:
 
     __repr__ = __str__
 
+    def plot_cp(self):
+        """The cp each row is drawn at by rpart's ``plotcp``: infinity for the root's
+        row, else the geometric mean of the row's CP and the previous row's (a
+        value inside the cp interval where the row's tree is the best)."""
+        x = np.full(len(self), np.inf)
+        x[1:] = np.sqrt(self.CP[1:]) * np.sqrt(self.CP[:-1])
+        return x
+
     def plot(self, ax=None):
-        """rpart's ``plotcp``: xerror with its one-SE band against CP.
+        """rpart's ``plotcp``: xerror with its one-SE band against CP (drawn into the
+        current axes, or ``ax``), the x axis labelled as rpart labels it.
 
         Parameters
         ----------
@@ -278,19 +296,15 @@ class CPTable:
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(6, 4))
-        # rpart plots each row at the geometric mean of its CP interval
-        upper = np.r_[np.inf, self.CP[:-1]]
-        x = np.sqrt(self.CP * np.where(np.isinf(upper), self.CP, upper))
-        x = np.where(x > 0, x, np.nan)
+            ax = plt.gca()
+        x = self.plot_cp()
         ax.errorbar(np.arange(len(self)), self.xerror, yerr=self.xstd, fmt="o-", capsize=3)
         best = int(np.nanargmin(self.xerror)) if np.isfinite(self.xerror).any() else None
         if best is not None:
             ax.axhline(self.xerror[best] + self.xstd[best], linestyle="--", color="grey",
                        label="min + 1 SE")
         ax.set_xticks(np.arange(len(self)))
-        ax.set_xticklabels([f"{v:.2g}" if np.isfinite(v) else "Inf" for v in x],
-                           rotation=45)
+        ax.set_xticklabels(["Inf" if np.isinf(v) else f"{v:.2g}" for v in x], rotation=45)
         ax.set_xlabel("cp")
         ax.set_ylabel("X-val relative error")
         top = ax.secondary_xaxis("top")
@@ -302,8 +316,13 @@ class CPTable:
         return ax
 
 
-def cp_table(tree, risk):
-    """CP table (without the cross-validation columns) and the pruning sequence."""
+def cp_table(tree, risk, floor=None):
+    """CP table (without the cross-validation columns) and the pruning sequence.
+
+    ``floor``: rpart's ``cp`` the tree was asked for: only the rows whose tree is
+    the best for some cp at or above it, the last row's CP raised to it (rpart's
+    table ends at its ``cp``).
+    """
     seq = PruningSequence(tree, risk)
     root = seq.root_risk
     # steps with the same alpha prune together: one row per distinct subtree
@@ -320,6 +339,11 @@ def cp_table(tree, risk):
     risks = np.r_[level_risk[::-1], seq.initial_risk]
     leaves = np.r_[level_leaves[::-1], seq.initial_leaves]
     scale = root if root > 0 else 1.0
+    if floor is not None and floor > 0:
+        least = floor * scale
+        keep = np.r_[True, alphas[:-1] > least]
+        alphas, risks, leaves = alphas[keep], risks[keep], leaves[keep]
+        alphas[-1] = max(alphas[-1], least)
     upper = np.r_[np.inf, alphas[:-1]]
     with np.errstate(invalid="ignore"):
         # sqrt(a) * sqrt(b): the geometric mean without overflowing for alphas near 1e200;

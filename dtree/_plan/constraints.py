@@ -193,6 +193,7 @@ COMMON = {
     "max_leaf_nodes": [Interval("int", 2, None, "left"), NONE],
     "min_impurity_decrease": [Interval("real", 0.0, None, "left")],
     "ccp_alpha": [Interval("real", 0.0, None, "left"), Options("cv")],
+    "cp": [Interval("real", 0.0, None, "left"), NONE],
     "prune_risk": [Options("impurity", "misclassification")],
     "pruning": [NONE, Options("none", "pessimistic", "reduced_error")],
     "cv": [Interval("int", 2, None, "left"),

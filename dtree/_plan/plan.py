@@ -89,7 +89,8 @@ def choose(est):
         name = preset.criterion
     pruning = None if est.pruning == "none" else est.pruning
     if est.pruning is None and preset.pruning is not None and not (
-            isinstance(est.ccp_alpha, str) or est.ccp_alpha > 0):
+            isinstance(est.ccp_alpha, str) or est.ccp_alpha > 0
+            or getattr(est, "cp", None) is not None):
         pruning = preset.pruning
     categorical = est.categorical_features
     if categorical is None and preset.categories:
@@ -252,7 +253,7 @@ def growth_params(params, n_features, n_samples, total_weight):
 _PARAMS = dict(max_depth=None, min_samples_split=2, min_samples_leaf=1,
                min_weight_fraction_leaf=0.0, max_features=None, max_leaf_nodes=None,
                min_impurity_decrease=0.0, quantile=0.5, value_tolerance=0.0, max_bins=255,
-               ccp_alpha=0.0, prune_risk="impurity", cf=0.25, cv=10, cv_rule="1se",
+               ccp_alpha=0.0, cp=None, prune_risk="impurity", cf=0.25, cv=10, cv_rule="1se",
                validation_fraction=0.1, keep_leaf_targets=False, keep_competitors=0,
                n_surrogates=None, handle_missing="split", n_jobs=1, monotonic_cst=None,
                threshold_rule=None, subtree_raising=None, category_splits=None)
@@ -419,6 +420,11 @@ def _check_pruning(plan, est, data):
     alpha = p["ccp_alpha"]
     if est.pruning not in (None, "none") and (isinstance(alpha, str) or alpha > 0):
         raise ValueError("use either ccp_alpha or pruning, not both")
+    if p["cp"] is not None and not isinstance(alpha, str) and alpha > 0:
+        raise ValueError("use either ccp_alpha (absolute) or cp (rpart's, relative to the "
+                         "root's risk), not both")
+    if p["cp"] is not None and est.pruning not in (None, "none"):
+        raise ValueError("use either cp or pruning, not both")
     if p["subtree_raising"] and plan.choices.pruning != "pessimistic":
         raise ValueError("subtree_raising=True needs pruning='pessimistic' (subtree "
                          "raising is a step of C4.5's pessimistic pruning)")
