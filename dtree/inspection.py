@@ -49,8 +49,8 @@ def partial_dependence(estimator, X, features, *, percentiles=(0.05, 0.95),
     -------
     Bunch
         ``grid_values`` (one array per target feature: category labels for a
-        categorical one), ``average`` (n_outputs, *grid shape) and/or
-        ``individual`` (n_outputs, n_samples, *grid shape). A classifier's
+        categorical one), ``average`` of shape ``(n_outputs, *grid_shape)`` and/or
+        ``individual`` of shape ``(n_outputs, n_samples, *grid_shape)``. A classifier's
         outputs are its class probabilities (for two classes, the second's).
     """
     if not hasattr(estimator, "tree_"):

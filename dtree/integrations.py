@@ -184,8 +184,9 @@ def to_dtreeviz(model, X, y, *, feature_names=None, target_name="target", class_
 
     _threshold_tree(model, "to_dtreeviz", "dtreeviz cannot show")
     if feature_names is None:
-        feature_names = list(getattr(model, "feature_names_in_", None)
-                             or [f"feature_{i}" for i in range(model.n_features_in_)])
+        fitted = getattr(model, "feature_names_in_", None)
+        feature_names = [str(n) for n in fitted] if fitted is not None else \
+            [f"feature_{i}" for i in range(model.n_features_in_)]
     if class_names is None and hasattr(model, "classes_"):
         class_names = [str(c) for c in model.classes_]
     shadow = ShadowSKDTree(model, X, y, list(feature_names), target_name, class_names)

@@ -371,3 +371,21 @@ def test_eval_aligns_its_matrix_and_lists_unseen_labels(tmp_path):
     header_only.write_text("a,b,Survived\n")
     proc = run("fit", header_only, "--target", "Survived", "-o", model, check=False)
     assert proc.returncode == 2 and "no data rows" in proc.stderr
+
+
+def test_the_dtree_console_script_is_declared_and_runs():
+    import importlib
+    import pathlib
+
+    try:
+        import tomllib
+    except ImportError:          # Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml")
+                            .read_text(encoding="utf-8"))
+    target = project["project"]["scripts"]["dtree"]
+    module, _, function = target.partition(":")
+    main = getattr(importlib.import_module(module), function)
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0

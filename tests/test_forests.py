@@ -552,15 +552,16 @@ def test_hostile_forest_files_are_refused():
         dtree.load(io.BytesIO(_rezip(tree_members)))
 
 
-def test_the_readme_forest_example_runs(tmp_path, monkeypatch):
-    """The README's forest block, on its own (it saves a model file: run in a
-    temporary folder)."""
+def test_the_guide_forest_example_runs(tmp_path, monkeypatch):
+    """The forest block of the user guide (docs/guide/forests.md, once the
+    README's), on its own (it saves a model file: run in a temporary folder)."""
     import pathlib
-    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = text.split("## Forests", 1)[1]
+    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "guide" / "forests.md"
+    text = page.read_text(encoding="utf-8")
+    section = text.split("# Forests", 1)[1]
     block = section.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)
-    exec(compile(block, "README.md (Forests)", "exec"), {})
+    exec(compile(block, "docs/guide/forests.md", "exec"), {})
     assert isinstance(dtree.load("adult-forest.dtree"), dtree.RandomForestClassifier)
 
 

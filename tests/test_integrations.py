@@ -95,6 +95,10 @@ def test_dtreeviz_views_numeric_trees_and_refuses_category_sets():
     text = viz.explain_prediction_path(X[0])
     assert any(name in text for name in "abcd")
     pd = pytest.importorskip("pandas")
+    # fitted on a DataFrame, no feature_names given: the columns' names
+    named = pd.DataFrame(X, columns=["w", "x", "y", "z"])
+    by_name = dtree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(named, labels)
+    assert to_dtreeviz(by_name, named, labels).shadow_tree.feature_names == ["w", "x", "y", "z"]
     frame = pd.DataFrame({"c": pd.Categorical(np.random.default_rng(0).choice(list("xyz"), 200))})
     cat_clf = dtree.DecisionTreeClassifier().fit(frame, (frame.c == "y").astype(int))
     with pytest.raises(ValueError, match="sets of categories"):

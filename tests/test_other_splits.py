@@ -406,3 +406,62 @@ def test_a_decided_set_must_hold_the_codes_sent_left():
     sets[extra["other_decided_set"][0]] = [0] * len(sets[0])     # decides nothing
     with pytest.raises(ModelFileError, match="decided set"):
         from_dict(data)
+
+
+# ------------------------------------------ rpart's printed reports, as R prints them
+def _kyphosis_rpart():
+    X, y = load_Xy("kyphosis")
+    return dtree.DecisionTreeClassifier(min_samples_split=20, min_samples_leaf=7,
+                                        prune_risk="misclassification", keep_competitors=4,
+                                        handle_missing="surrogate", random_state=0).fit(X, y)
+
+
+def test_print_in_rpart_layout_equals_rpart_on_kyphosis():
+    """print(rpart(Kyphosis ~ ., kyphosis)): the same nodes under the same numbers,
+    n, loss, class and probabilities (rpart writes Start>=8.5 where dtree's rule
+    reads Start>8.5: the same rows)."""
+    text = dtree.export_text(_kyphosis_rpart(), layout="rpart")
+    rows = [line.split() for line in text.splitlines() if ")" in line and "node)" not in line]
+    expected = [("1)", "root", "81", "17", "absent", "0.79012346"),
+                ("2)", "Start>8.5", "62", "6", "absent", "0.90322581"),
+                ("4)", "Start>14.5", "29", "0", "absent", "1.00000000"),
+                ("5)", "Start<=14.5", "33", "6", "absent", "0.81818182"),
+                ("10)", "Age<=55", "12", "0", "absent", "1.00000000"),
+                ("11)", "Age>55", "21", "6", "absent", "0.71428571"),
+                ("22)", "Age>111", "14", "2", "absent", "0.85714286"),
+                ("23)", "Age<=111", "7", "3", "present", "0.42857143"),
+                ("3)", "Start<=8.5", "19", "8", "present", "0.42105263")]
+    assert [tuple(r[:5]) + (r[5].lstrip("("),) for r in rows] == expected
+    leaves = [r[0] for r in rows if r[-1] == "*"]
+    assert leaves == ["4)", "10)", "22)", "23)", "3)"]
+
+
+def test_summary_and_printcp_report_what_rpart_reports_on_kyphosis():
+    model = _kyphosis_rpart()
+    text = model.summary(file=False)
+    # summary.rpart: "Variable importance / Start Age Number / 64 24 12"
+    block = text.split("Variable importance\n")[1].splitlines()
+    assert block[0].split() == ["Start", "Age", "Number"]
+    assert block[1].split() == ["64", "24", "12"]
+    params = {int(line.split()[2].rstrip(":")): line.split("complexity param=")[1]
+              for line in text.splitlines()
+              if line.startswith("Node number") and "complexity" in line}
+    assert params == {1: "0.1764706", 2: "0.01960784", 5: "0.01960784", 11: "0.01960784"}
+    report = model.printcp(file=False)
+    assert "Classification tree:" in report and "Root node error: 17/81 = 0.2098765" in report
+    assert "Variables actually used in tree construction:\n[1] Age Start" in report
+    assert "\nn= 81\n" in report and "rel error" in report
+
+
+def test_snip_takes_rpart_numbers():
+    model = _kyphosis_rpart()
+    # snip.rpart(fit, toss = 5): node 5's subtree goes; leaves 4, 5 and 3 remain
+    snipped = model.snip(5, numbering="rpart")
+    assert snipped.get_n_leaves() == 3
+    assert snipped.tree_.node_count == 5
+    same = model.snip([model.tree_.children_left[model.tree_.children_right[0]]])
+    np.testing.assert_array_equal(same.tree_.feature, snipped.tree_.feature)
+    with pytest.raises(ValueError, match="no rpart node 6"):
+        model.snip(6, numbering="rpart")
+    with pytest.raises(ValueError, match="numbering"):
+        model.snip(5, numbering="R")

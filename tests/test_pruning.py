@@ -399,3 +399,18 @@ def test_car_test_frame_table_ends_at_cp_as_rpart():
     np.testing.assert_allclose(reg.cp_table_.CP, [0.59534912, 0.13452819, 0.01282843, 0.01],
                                atol=5e-9)
     assert reg.cp_table_.nsplit.tolist() == [0, 1, 2, 3]
+
+
+def test_misclassification_path_alphas_are_never_negative():
+    # credit_g: a link whose risks round a hair apart used to give alpha -8.7e-19,
+    # which prune() then refused
+    X, y = load_Xy("credit_g")
+    model = DecisionTreeClassifier(prune_risk="misclassification", random_state=0)
+    path = model.cost_complexity_pruning_path(X, y)
+    assert (path.ccp_alphas >= 0).all()
+    fitted = model.fit(X, y)
+    for alpha in path.ccp_alphas[:5]:
+        assert fitted.prune(alpha).get_n_leaves() >= 1
+    table = DecisionTreeClassifier(prune_risk="misclassification", ccp_alpha="cv", cv=3,
+                                   random_state=0).fit(X, y).cp_table_
+    assert (table.CP >= 0).all() and not np.signbit(table.CP).any()

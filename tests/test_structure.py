@@ -255,7 +255,7 @@ def test_kernel_codes_and_properties_agree_with_the_registry():
         assert quantile == (row.value == "weighted_quantile"), row.name
 
 
-def test_docstrings_and_the_readme_list_what_the_registry_holds():
+def test_docstrings_and_the_guide_list_what_the_registry_holds():
     import dtree
     from dtree._plan import registry
 
@@ -271,9 +271,11 @@ def test_docstrings_and_the_readme_list_what_the_registry_holds():
     assert listed(clf, "splitter") == set(registry.names("splitter"))
     assert listed(clf, "algorithm") == set(registry.names("algorithm"))
     assert f'default="{registry.DEFAULT_CRITERION[registry.CLASSIFICATION]}"' in clf
-    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    # the parameter tables and the compatibility table: the user guide's
+    # estimators page (docs/guide/estimators.md; they were the README's)
+    guide = (PACKAGE.parent / "docs" / "guide" / "estimators.md").read_text(encoding="utf-8")
     table = {}
-    for line in readme.splitlines():
+    for line in guide.splitlines():
         cells = [c.strip() for c in line.split("|")]
         if len(cells) > 3 and cells[1].startswith("`") and cells[1].endswith("`"):
             table[cells[1].strip("`")] = set(re.findall(r"`\"?([\w.]+)\"?`", cells[2]))
@@ -282,13 +284,14 @@ def test_docstrings_and_the_readme_list_what_the_registry_holds():
         <= table["criterion"]
     assert set(registry.names("splitter")) <= table["splitter"]
     assert set(registry.names("algorithm")) <= table["algorithm"]
-    # the README's table of what works with what is the registry's own
-    assert registry.compatibility_table() in readme
+    # the guide's table of what works with what is the registry's own
+    assert registry.compatibility_table() in guide
 
 
-def test_the_readme_layout_lists_every_module():
-    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
-    layout = readme.split("## Layout")[1].split("\n## ")[0]
+def test_the_layout_lists_every_module():
+    # the Layout section of the developer guide (docs/developer.md; it was the README's)
+    guide = (PACKAGE.parent / "docs" / "developer.md").read_text(encoding="utf-8")
+    layout = guide.split("## Layout")[1].split("\n## ")[0]
     files = [p for pattern in ("*.py", "*.pyx", "*.pxd") for p in PACKAGE.rglob(pattern)
              if "datasets" not in p.parts and not (p.name == "__init__.py"
                                                      and p.parent.name.startswith("_"))]

@@ -220,7 +220,7 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
         categorical ones hold the category values (text or numbers).
     prediction : str, default="prediction"
         Name of the predicted label (or value) column.
-    proba_prefix : str, default="proba_"
+    proba_prefix : str, default=``"proba_"``
         A classifier also returns one column per class, named this prefix plus
         the class.
     keep_columns : sequence of str or None, default=()

@@ -7,7 +7,11 @@ import copy
 
 import numpy as np
 
+from ..export.rpart import printcp_text
 from ..export.summary import summary_text
+from .._fit.pruning import cp_table
+from .._model.names import feature_names_of
+from .._model.numbering import node_ids_of
 from .._model.editing import merged_leaves, snip_leaves
 from .._model.fitted import one_fit
 from .._model.leaves import check_confidence, outside_range, wilson_interval
@@ -42,13 +46,18 @@ class AnalystMixin:
 
 
     @one_fit
-    def snip(self, nodes):
+    def snip(self, nodes, *, numbering="tree"):
         """A copy with the subtrees under the given nodes removed (rpart's ``snip.rpart``).
 
         Parameters
         ----------
         nodes : int or sequence of int
-            Node ids of ``tree_``: each becomes a leaf predicting its own value.
+            The nodes to make leaves, each predicting its own value.
+        numbering : {"tree", "rpart"}, default="tree"
+            "tree": node ids of ``tree_`` (pre-order, root 0); "rpart": rpart's
+            node numbers, as ``summary`` and ``export_text(layout="rpart")`` print
+            them (root 1, node k's children 2k and 2k + 1), so an R user's
+            ``snip.rpart(fit, toss=c(...))`` numbers carry over.
 
         Returns
         -------
@@ -56,7 +65,36 @@ class AnalystMixin:
             A fitted copy (nodes renumbered in pre-order); this one is unchanged.
         """
         self._check_fitted()
+        if numbering not in ("tree", "rpart"):
+            raise ValueError(f"numbering must be 'tree' or 'rpart'; got {numbering!r}")
+        if numbering == "rpart":
+            nodes = node_ids_of(self.tree_, np.atleast_1d(np.asarray(nodes, dtype=object)))
         return self._with_tree(self.tree_.subtree(snip_leaves(self.tree_, nodes)))
+
+    @one_fit
+    def printcp(self, *, file=None):
+        """Print and return rpart's ``printcp``: the kind of tree, the variables its
+        splits use, the root's error (or impurity, with ``prune_risk="impurity"``)
+        and n, then the CP table (``cp_table_`` when ``ccp_alpha="cv"``, else the
+        table of this tree's pruning sequence without the cross-validated columns).
+
+        Parameters
+        ----------
+        file : writable text file, optional
+            Where to print (default: standard output); ``False`` prints nothing.
+
+        Returns
+        -------
+        str
+        """
+        self._check_fitted()
+        table = getattr(self, "cp_table_", None)
+        if table is None:
+            table = cp_table(self.tree_, self.prune_risk)[0]
+        text = printcp_text(self, table, feature_names_of(self, None))
+        if file is not False:
+            print(text, end="", file=file)
+        return text
 
     @one_fit
     def simplify(self):

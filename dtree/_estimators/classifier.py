@@ -63,17 +63,6 @@ class DecisionTreeClassifier(BaseDecisionTree):
         below the feature count). Ties between splits go to the feature visited
         first, so the same value gives scikit-learn's tree. None draws a fresh
         seed from numpy's global RandomState at each fit.
-
-    Every parameter is checked when ``fit`` starts, those the configuration
-    does not use included; a bad one raises ``InvalidParameterError`` (a
-    ValueError and a TypeError) naming it. Integer sizes beyond what the data
-    allows (``max_leaf_nodes``, ``max_depth``, ``min_samples_*`` above the
-    number of samples) act as that bound.
-
-    Weights and targets may have any scale: uniform sample weights give the
-    unit-weight tree, and weights anywhere in float64 or targets up to
-    ±1e308 give the tree of the same data in moderate units (see
-    ``dtree._model.units``).
     max_leaf_nodes : int or None, default=None
         Grow best-first with at most this many leaves.
     min_impurity_decrease : float, default=0.0
@@ -256,6 +245,19 @@ class DecisionTreeClassifier(BaseDecisionTree):
         The alpha the tree was pruned at (set when ccp_alpha > 0 or "cv").
     cp_table_ : CPTable
         rpart's CP table, with the cross-validated columns (ccp_alpha="cv").
+
+    Notes
+    -----
+    Every parameter is checked when ``fit`` starts, those the configuration
+    does not use included; a bad one raises ``InvalidParameterError`` (a
+    ValueError and a TypeError) naming it. Integer sizes beyond what the data
+    allows (``max_leaf_nodes``, ``max_depth``, ``min_samples_*`` above the
+    number of samples) act as that bound.
+
+    Weights and targets may have any scale: uniform sample weights give the
+    unit-weight tree, and weights anywhere in float64 or targets up to
+    ±1e308 give the tree of the same data in moderate units (see
+    ``dtree._model.units``).
 
     Examples
     --------

@@ -181,7 +181,9 @@ def cost_complexity_path(tree, risk="impurity"):
         leaf risk of the subtree at each.
     """
     seq = PruningSequence(tree, risk)
-    return (unscaled(np.r_[0.0, seq.alphas], seq.exponent),
+    # (a link whose risk rounding left a hair below its subtree's prunes at 0, not at
+    # -1e-19: prune refuses negative alphas)
+    return (unscaled(np.r_[0.0, np.maximum(seq.alphas, 0.0)], seq.exponent),
             unscaled(np.r_[seq.initial_risk, seq.risks], seq.exponent))
 
 
@@ -352,7 +354,7 @@ def cp_table(tree, risk, floor=None):
         eval_alpha = np.where(np.isinf(upper), np.inf,
                               np.sqrt(np.maximum(alphas, 0.0)) * np.sqrt(np.maximum(upper, 0.0)))
     user_alpha = unscaled(eval_alpha, seq.exponent)
-    table = CPTable(CP=alphas / scale, nsplit=leaves - 1,
+    table = CPTable(CP=np.maximum(alphas, 0.0) / scale, nsplit=leaves - 1,
                     rel_error=risks / scale if root > 0 else np.ones_like(risks),
                     alpha=user_alpha)
     table.scaled_alpha = eval_alpha

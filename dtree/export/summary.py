@@ -1,6 +1,9 @@
 """rpart-style node-by-node report of a fitted tree: ``summary()``.
 
-Each split node lists its split and competitors ("Primary splits", with the
+As rpart's ``summary.rpart``: the CP table (when cross-validated), the variable
+importance, then every node under rpart's number (root 1, node k's children 2k
+and 2k + 1) with its complexity parameter (the cp, relative to the root's risk,
+below which pruning keeps its split). Each split node lists its split and competitors ("Primary splits", with the
 improvement and the rows missing the feature) and its surrogates (agreement,
 adjusted agreement, and the training rows missing the split's feature that
 each would decide), numbers to 7 significant digits as rpart prints them.
@@ -13,6 +16,9 @@ import numpy as np
 from .._model.tree import TREE_LEAF
 from .._model.other_splits import COMPETITOR, SURROGATE
 from .._model.names import fitted_and_named
+from .._model.numbering import rpart_numbers
+from .._fit.pruning import PruningSequence
+from .rpart import importance_lines
 
 
 def summary_text(estimator, feature_names=None):
@@ -20,19 +26,46 @@ def summary_text(estimator, feature_names=None):
     tree, names, classes = fitted_and_named(estimator, feature_names, None)
     width = max(len(n) for n in names)
     total = tree.weighted_n_node_samples[0]
+    numbers = rpart_numbers(tree)
+    complexity = node_complexity(tree, getattr(estimator, "prune_risk", "impurity"))
     lines = [f"n= {int(tree.n_node_samples[0])}", ""]
+    table = getattr(estimator, "cp_table_", None)
+    if table is not None:
+        lines += [str(table), ""]
+    lines += importance_lines(estimator, names)
     for node in range(tree.node_count):
-        lines += _node_lines(estimator, tree, node, names, classes, width, total)
+        lines += _node_lines(estimator, tree, node, names, classes, width, total, numbers,
+                             complexity)
     return "\n".join(lines) + "\n"
+
+
+def node_complexity(tree, risk):
+    """Each split node's complexity parameter as rpart reports it: the cp (relative
+    to the root's risk) at and below which pruning keeps its split, that is the
+    least collapse alpha on its path from the root; NaN for leaves."""
+    if tree.node_count == 1:
+        return np.full(1, np.nan)
+    seq = PruningSequence(tree, risk)
+    collapse = seq.collapse_alphas(tree)
+    least = collapse.copy()
+    for node in range(tree.node_count):       # pre-order: parents first
+        for child in (tree.children_left[node], tree.children_right[node]):
+            if child != TREE_LEAF:
+                least[child] = min(least[node], collapse[child])
+    root = seq.root_risk if seq.root_risk > 0 else 1.0
+    out = np.where(tree.children_left != TREE_LEAF, least / root, np.nan)
+    return np.maximum(out, 0.0)
 
 
 def _g(v):
     return f"{v:.7g}"
 
 
-def _node_lines(estimator, tree, node, names, classes, width, total):
+def _node_lines(estimator, tree, node, names, classes, width, total, numbers, complexity):
     w = tree.weighted_n_node_samples[node]
-    out = [f"Node number {node}: {int(tree.n_node_samples[node])} observations"]
+    cp = "" if np.isnan(complexity[node]) else \
+        f",    complexity param={_g(complexity[node])}"
+    out = [f"Node number {numbers[node]}: {int(tree.n_node_samples[node])} observations{cp}"]
     if classes is not None:
         for k, names_k in enumerate(classes):        # (one block per output)
             p = tree.value[node, k, :len(names_k)]
@@ -47,8 +80,8 @@ def _node_lines(estimator, tree, node, names, classes, width, total):
     if tree.children_left[node] == TREE_LEAF:
         return out + [""]
     left, right = tree.children_left[node], tree.children_right[node]
-    out.append(f"  left son={left} ({int(tree.n_node_samples[left])} obs) "
-               f"right son={right} ({int(tree.n_node_samples[right])} obs)")
+    out.append(f"  left son={numbers[left]} ({int(tree.n_node_samples[left])} obs) "
+               f"right son={numbers[right]} ({int(tree.n_node_samples[right])} obs)")
     out.append("  Primary splits:")
     out.append(_primary_line(estimator, tree, node, names, width))
     other = tree.other_splits

@@ -2,6 +2,7 @@
 (one line per node) and ``export_rules`` (one rule per leaf, with its path's bounds)."""
 import numpy as np
 
+from .rpart import rpart_print
 from .._model.arguments import int_at_least
 from .._model.names import fitted_and_named, fitted_tree
 from .._model.tree import TREE_LEAF
@@ -84,7 +85,8 @@ def _number_list(values, decimals, form="f"):
 def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10,
                 spacing=3, decimals=2, show_weights=False, show_missing=False,
                 layout="sklearn"):
-    """The tree as indented text, in scikit-learn's ``export_text`` layout or Weka J48's.
+    """The tree as indented text, in scikit-learn's ``export_text`` layout, Weka J48's
+    or rpart's.
 
     Parameters
     ----------
@@ -104,20 +106,25 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
         Say on each split which branch a row missing its feature takes ("or
         missing"; surrogates and C4.5's fractional cases said as such). Off by
         default: scikit-learn's layout.
-    layout : {"sklearn", "j48"}, default="sklearn"
+    layout : {"sklearn", "j48", "rpart"}, default="sklearn"
         "j48": Weka J48's layout, for a classifier (``attribute = value`` per
         branch of a multiway split, ``<=``/``>`` tests, leaves as ``class
         (cases/errors)``, then the leaves and size), so a tree can be compared
-        with J48's line by line; ``max_depth``, ``spacing``, ``decimals``,
-        ``show_weights`` and ``show_missing`` are scikit-learn's layout's.
+        with J48's line by line. "rpart": ``print.rpart``'s (a line per node
+        under rpart's number: its test, n, loss or deviance, its value and a
+        classifier's class probabilities; leaves starred). ``max_depth``,
+        ``spacing``, ``decimals``, ``show_weights`` and ``show_missing`` are
+        scikit-learn's layout's.
 
     Returns
     -------
     str
     """
     tree, names, classes = fitted_and_named(estimator, feature_names, class_names)
-    if not isinstance(layout, str) or layout not in ("sklearn", "j48"):
-        raise ValueError(f"layout must be 'sklearn' or 'j48', given {layout!r}")
+    if not isinstance(layout, str) or layout not in ("sklearn", "j48", "rpart"):
+        raise ValueError(f"layout must be 'sklearn', 'j48' or 'rpart', given {layout!r}")
+    if layout == "rpart":
+        return rpart_print(estimator, tree, names, classes)
     if layout == "j48":
         if classes is None:
             raise ValueError("layout='j48' prints a classifier, as J48 has")
