@@ -108,3 +108,75 @@ def test_results_plot_with_scikit_learns_display():
     display.plot()
     line = display.lines_[0, 0]
     np.testing.assert_allclose(line.get_ydata(), result["average"][0])
+
+
+# ------------------------------------------- scikit-learn's display, dtree's numbers
+@pytest.fixture
+def plt():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    yield plt
+    plt.close("all")
+
+
+def _curves(display):
+    return [np.asarray(r["average"]) for r in display.pd_results]
+
+
+def test_display_from_estimator_gives_scikit_learns_numbers_on_identical_trees(plt):
+    from sklearn.inspection import PartialDependenceDisplay as SkDisplay
+    from sklearn.tree import DecisionTreeRegressor as SkRegressor
+
+    from dtree.inspection import PartialDependenceDisplay
+
+    X, y = _data(n=400)
+    ours = dtree.DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y)
+    theirs = SkRegressor(max_depth=6, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.tree_.feature, theirs.tree_.feature)
+    features = [0, 2, (0, 1)]
+    mine = PartialDependenceDisplay.from_estimator(ours, X, features, grid_resolution=20)
+    ref = SkDisplay.from_estimator(theirs, X, features, grid_resolution=20)
+    assert isinstance(mine, SkDisplay) and mine.axes_.shape == ref.axes_.shape
+    for a, b in zip(_curves(mine), _curves(ref)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    for f in (0, 2):
+        np.testing.assert_allclose(mine.deciles[f], ref.deciles[f])
+    # a classifier: scikit-learn averages predict_proba over X (brute); so does dtree
+    labels = (y > np.median(y)).astype(int)
+    ours_c = dtree.DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, labels)
+    theirs_c = SkClassifier(max_depth=5, random_state=0).fit(X, labels)
+    mine = PartialDependenceDisplay.from_estimator(ours_c, X, [1], grid_resolution=15,
+                                                   kind="both")
+    ref = SkDisplay.from_estimator(theirs_c, X, [1], grid_resolution=15, kind="both")
+    np.testing.assert_allclose(mine.pd_results[0]["average"], ref.pd_results[0]["average"],
+                               rtol=1e-12)
+    np.testing.assert_allclose(mine.pd_results[0]["individual"],
+                               ref.pd_results[0]["individual"], rtol=1e-12)
+
+
+def test_display_draws_forests_categories_and_a_chosen_class(plt):
+    pd = pytest.importorskip("pandas")
+    from dtree.inspection import PartialDependenceDisplay
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"x": rng.normal(size=500),
+                          "c": pd.Categorical(rng.choice(list("abc"), 500))})
+    y = frame.x.to_numpy() + frame.c.map({"a": 2.0, "b": 0.0, "c": -1.0}).astype(float)
+    forest = dtree.RandomForestRegressor(n_estimators=5, max_depth=4,
+                                         random_state=0).fit(frame, y)
+    shown = PartialDependenceDisplay.from_estimator(forest, frame, ["x", "c"])
+    # the forest's curve is its trees' mean
+    per_tree = [partial_dependence(t, frame, "x", method="recursion")["average"]
+                for t in forest.estimators_]
+    np.testing.assert_allclose(shown.pd_results[0]["average"], np.mean(per_tree, axis=0),
+                               rtol=1e-12)
+    assert list(shown.pd_results[1]["grid_values"][0]) == ["a", "b", "c"]
+    three = rng.integers(0, 3, 500)
+    clf = dtree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(frame, three)
+    with pytest.raises(ValueError, match="target must name"):
+        PartialDependenceDisplay.from_estimator(clf, frame, ["x"])
+    drawn = PartialDependenceDisplay.from_estimator(clf, frame, ["x"], target=2)
+    assert drawn.target_idx == 2
