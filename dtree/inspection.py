@@ -59,6 +59,16 @@ def partial_dependence(estimator, X, features, *, percentiles=(0.05, 0.95),
         categorical one), ``average`` of shape ``(n_outputs, *grid_shape)`` and/or
         ``individual`` of shape ``(n_outputs, n_samples, *grid_shape)``. A classifier's
         outputs are its class probabilities (for two classes, the second's).
+
+    Examples
+    --------
+    >>> from dtree import DecisionTreeRegressor
+    >>> from dtree.inspection import partial_dependence
+    >>> X = [[1.0], [2.0], [3.0], [4.0]]
+    >>> reg = DecisionTreeRegressor(max_depth=1).fit(X, [0.0, 0.0, 1.0, 1.0])
+    >>> result = partial_dependence(reg, X, 0)
+    >>> result["grid_values"][0].tolist(), result["average"].tolist()
+    ([1.0, 2.0, 3.0, 4.0], [[0.0, 0.0, 1.0, 1.0]])
     """
     trees = _trees_of(estimator)
     if kind not in ("average", "individual", "both"):

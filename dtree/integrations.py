@@ -51,9 +51,15 @@ def to_shap(model):
 
     Examples
     --------
-    >>> import shap                                                  # doctest: +SKIP
-    >>> explainer = shap.TreeExplainer(to_shap(clf))                 # doctest: +SKIP
-    >>> values = explainer.shap_values(X)                            # doctest: +SKIP
+    >>> import numpy as np
+    >>> import shap
+    >>> from dtree import DecisionTreeRegressor
+    >>> from dtree.integrations import to_shap
+    >>> reg = DecisionTreeRegressor(max_depth=1).fit([[1.0], [2.0], [3.0], [4.0]],
+    ...                                              [0.0, 0.0, 1.0, 1.0])
+    >>> explainer = shap.TreeExplainer(to_shap(reg))
+    >>> explainer.shap_values(np.array([[1.0], [4.0]])).round(3).tolist()
+    [[-0.5], [0.5]]
     """
     members = getattr(model, "estimators_", None)
     if members is None:

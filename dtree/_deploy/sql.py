@@ -234,6 +234,19 @@ def export_sql(estimator, table="t", *, dialect="sqlite", feature_names=None,
         The query: one row per row of ``table``, in scan order; ``prediction``
         equals ``predict`` and the probability columns ``predict_proba``
         (missing values as NULL, routed as the model routes NaN).
+
+    Examples
+    --------
+    >>> import sqlite3
+    >>> from dtree import DecisionTreeClassifier
+    >>> from dtree.export import export_sql
+    >>> clf = DecisionTreeClassifier(max_depth=1).fit([[1.0], [2.0], [3.0], [4.0]],
+    ...                                               ["no", "no", "yes", "yes"])
+    >>> con = sqlite3.connect(":memory:")
+    >>> _ = con.execute("CREATE TABLE t (feature_0 REAL)")
+    >>> _ = con.executemany("INSERT INTO t VALUES (?)", [(1.5,), (3.5,)])
+    >>> con.execute(export_sql(clf, table="t")).fetchall()
+    [('no', 1.0, 0.0), ('yes', 0.0, 1.0)]
     """
     for name, value in (("table", table), ("dialect", dialect), ("prediction", prediction),
                         ("proba_prefix", proba_prefix)):

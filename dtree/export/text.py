@@ -119,6 +119,28 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> from dtree import DecisionTreeClassifier, export_text
+    >>> clf = DecisionTreeClassifier(max_depth=1).fit([[1.0], [2.0], [3.0], [4.0]],
+    ...                                               ["no", "no", "yes", "yes"])
+    >>> print(export_text(clf))
+    |--- feature_0 <= 2.50
+    |   |--- class: no
+    |--- feature_0 >  2.50
+    |   |--- class: yes
+    <BLANKLINE>
+    >>> print(export_text(clf, layout="rpart"))
+    n= 4
+    <BLANKLINE>
+    node), split, n, loss, yval, (yprob)
+          * denotes terminal node
+    <BLANKLINE>
+    1) root 4 2 no (0.50000000 0.50000000)
+      2) feature_0<=2.5 2 0 no (1.00000000 0.00000000) *
+      3) feature_0>2.5 2 0 yes (0.00000000 1.00000000) *
+    <BLANKLINE>
     """
     tree, names, classes = fitted_and_named(estimator, feature_names, class_names)
     if not isinstance(layout, str) or layout not in ("sklearn", "j48", "rpart"):
