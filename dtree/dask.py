@@ -23,6 +23,8 @@ Dask's to survive: every piece the fit keeps is a task result Dask can
 recompute from the input collections.
 """
 import math
+import sys
+import time
 
 import numpy as np
 
@@ -150,8 +152,9 @@ class DaskDecisionTreeClassifier(_DaskTree):
     """A ``DecisionTreeClassifier(splitter="hist")`` grown on a Dask cluster.
 
     The parameters are ``DecisionTreeClassifier``'s that histogram growth uses,
-    plus ``client`` (default: the current ``distributed.Client``). See the
-    module docstring for the algorithm. On the same bins the tree is the one
+    plus ``client`` (default: the current ``distributed.Client``); ``verbose``
+    (1 or more) prints a line per round over the cluster (each a pass over every
+    partition) on standard error. See the module docstring for the algorithm. On the same bins the tree is the one
     ``DecisionTreeClassifier(splitter="hist")`` grows, node for node, ties and
     ``random_state``'s feature draws included (where the sums are exact: unit
     or integer weights and targets), and the bins do not depend on how the
@@ -171,7 +174,8 @@ class DaskDecisionTreeClassifier(_DaskTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, prune_risk="impurity",
-                 handle_missing="split", max_bins=255, monotonic_cst=None, client=None):
+                 handle_missing="split", max_bins=255, monotonic_cst=None, client=None,
+                 verbose=0):
         self._store_params(locals())
 
     def predict_proba(self, X):
@@ -189,7 +193,7 @@ class DaskDecisionTreeRegressor(_DaskTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, prune_risk="impurity", handle_missing="split", max_bins=255,
-                 monotonic_cst=None, client=None):
+                 monotonic_cst=None, client=None, verbose=0):
         self._store_params(locals())
 
 
@@ -351,9 +355,17 @@ def _fit(est, choices, client, parts):
                            plan.choices.criterion.degree * y_exp)
     search = plan.search(growth, draw_seed(plan.random_state))
     rows = DaskRows(client, encoded, hi, search["criterion"], n_classes)
+    report = None
+    if est.verbose:
+        started = time.perf_counter()
+
+        def report(rounds, nodes):
+            # each round is a pass over every partition on the cluster
+            print(f"[dtree] round {rounds}: {nodes} nodes in "
+                  f"{time.perf_counter() - started:.2f} s", file=sys.stderr, flush=True)
     arrays = grow_levelwise(rows, lo, hi, search=search, n_rows=n_rows, weighted=weighted,
                             params=growth, monotonic=plan.monotonic,
-                            categorical=plan.categorical)
+                            categorical=plan.categorical, report=report)
     rows.release()
     tree = unscale_tree(tree_from_arrays(plan, arrays), w_unit, y_exp,
                         plan.choices.criterion.degree)

@@ -169,7 +169,7 @@ def test_params_repr_and_set_params():
         "handle_missing",
         "categorical_features", "handle_unknown", "algorithm", "n_jobs", "max_bins",
         "value_tolerance", "keep_competitors", "n_surrogates", "threshold_rule",
-        "subtree_raising", "category_splits"}
+        "subtree_raising", "category_splits", "verbose"}
     assert clf.set_params(max_depth=5) is clf and clf.max_depth == 5
     with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
         clf.set_params(depth=5)

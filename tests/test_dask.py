@@ -73,15 +73,19 @@ def test_feature_draw_is_the_local_one_for_any_partitioning(client):
         assert_same_tree(local.tree_, est.tree_)
 
 
-def test_best_first_growth(client):
+def test_best_first_growth(client, capsys):
     X, signal, _ = _data(n=1500, seed=9)
     y = (signal > 0.1).astype(int)
     local = dtree.DecisionTreeClassifier(splitter="hist", max_leaf_nodes=25,
                                          random_state=0).fit(X, y)
-    est = DaskDecisionTreeClassifier(max_leaf_nodes=25, random_state=0).fit(
+    est = DaskDecisionTreeClassifier(max_leaf_nodes=25, random_state=0, verbose=1).fit(
         da.from_array(X, chunks=400), da.from_array(y, chunks=400))
     assert est.tree_.n_leaves == 25
     assert_same_tree(local.tree_, est.tree_)
+    # verbose: a line per round over the cluster (best-first: one per expansion)
+    rounds = [line for line in capsys.readouterr().err.splitlines()
+              if line.startswith("[dtree] round ")]
+    assert len(rounds) == 24 and rounds[-1].startswith("[dtree] round 24: 49 nodes in ")
 
 
 @pytest.mark.parametrize("class_weight", ["balanced", {0: 3.0, 1: 0.5}, {1: 0.0}])

@@ -617,3 +617,14 @@ def test_onnx_graph_predicts_as_the_forest(kind):
         np.testing.assert_array_equal(label[clear], forest.predict(X)[clear])
     else:
         np.testing.assert_allclose(out[0][:, 0], forest.predict(X), rtol=1e-5)
+
+
+def test_verbose_one_reports_progress_by_tenths(capsys):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 0] > 0).astype(int)
+    dtree.RandomForestClassifier(n_estimators=20, verbose=1, n_jobs=2,
+                                 random_state=0).fit(X, y)
+    lines = capsys.readouterr().err.splitlines()
+    assert [int(line.split()[2]) for line in lines] == list(range(2, 21, 2))
+    assert lines[-1].startswith("[dtree] built 20 of 20 trees in ")

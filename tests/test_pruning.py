@@ -414,3 +414,16 @@ def test_misclassification_path_alphas_are_never_negative():
     table = DecisionTreeClassifier(prune_risk="misclassification", ccp_alpha="cv", cv=3,
                                    random_state=0).fit(X, y).cp_table_
     assert (table.CP >= 0).all() and not np.signbit(table.CP).any()
+
+
+def test_verbose_reports_each_fold_and_the_growth(capsys):
+    X, y = load_Xy("kyphosis")
+    DecisionTreeClassifier(ccp_alpha="cv", cv=4, verbose=1, random_state=0).fit(X, y)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(" grown")[0] for line in lines if "fold" in line] == [
+        f"[dtree] ccp_alpha='cv': fold {k} of 4" for k in range(1, 5)]
+    assert any(line.startswith("[dtree] grew a tree of") for line in lines)
+    DecisionTreeClassifier(ccp_alpha="cv", cv=4, random_state=0).fit(X, y)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(ValueError, match="verbose"):
+        DecisionTreeClassifier(verbose=-1).fit(X, y)

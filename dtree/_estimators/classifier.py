@@ -118,6 +118,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
         ``algorithm="c4.5"``). None: the ``algorithm`` preset's ("subsets" for
         "cart", "multiway" for "id3" and "c4.5"); a shape the preset does not
         grow is refused.
+    verbose : int, default=0
+        1 or more: a line on standard error per cross-validation fold of
+        ``ccp_alpha="cv"`` (the fit that takes longest), and one when the tree
+        is grown (its leaves and the time taken).
     subtree_raising : bool or None, default=None
         With ``pruning="pessimistic"``, C4.5's subtree raising as well as
         subtree replacement: where a node's largest branch, given all the
@@ -282,7 +286,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
                  handle_unknown="missing", algorithm="cart", n_jobs=None, max_bins=255,
                  monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
                  n_surrogates=None, threshold_rule=None, subtree_raising=None,
-                 category_splits=None):
+                 category_splits=None, verbose=0):
         self._store_params(locals())
 
     def _training_data(self, choices, X, y, sample_weight):

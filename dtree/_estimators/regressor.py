@@ -51,6 +51,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
     keep_competitors, n_surrogates
         See ``DecisionTreeClassifier``; here ``monotonic_cst`` constrains the
         predicted value, and ``pruning="pessimistic"`` is for classifiers only.
+    verbose : int, default=0
+        See ``DecisionTreeClassifier``.
     keep_leaf_targets : bool, default=False
         Keep each leaf's training targets (and weights) in ``tree_.leaf_targets``
         and in model files, for ``predict_interval`` (8 bytes per training row
@@ -86,7 +88,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
                  handle_missing="split", categorical_features="auto",
                  handle_unknown="missing", n_jobs=None, max_bins=255, quantile=0.5,
                  monotonic_cst=None, value_tolerance=0.0, keep_competitors=0,
-                 n_surrogates=None, keep_leaf_targets=False):
+                 n_surrogates=None, keep_leaf_targets=False, verbose=0):
         criterion = current_criterion(criterion)   # as scikit-learn 1.9 does, at construction
         self._store_params(locals())
 

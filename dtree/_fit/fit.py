@@ -10,6 +10,8 @@ and surrogate splits). It returns a ``FitResult``; the estimator installs it
 with the data's columns and labels in one step.
 """
 import dataclasses
+import sys
+import time
 
 import numpy as np
 
@@ -72,7 +74,10 @@ def fit_tree(plan, data):
         X, y = X[train], y[train]
         weights = None if weights is None else weights[train]
     else:
+        started = time.perf_counter()
         tree = grow(plan, X, y, weights, y_exp, shared_X=data.shared_X)
+        _say(plan, f"grew a tree of {tree.n_leaves} leaves on {X.shape[0]} rows in "
+                   f"{time.perf_counter() - started:.2f} s")
         tree = _quinlan_pruned(plan, tree, X, y, weights)
     if isinstance(p["ccp_alpha"], str):
         tree, table = _prune_by_cross_validation(plan, tree, X, y, weights, y_exp)
@@ -196,6 +201,12 @@ def _annotated(plan, tree, X, y, weights):
                   n_surrogates=s, surrogate_missing=surrogate_missing)
 
 
+def _say(plan, message):
+    """A progress line on standard error, for ``verbose`` fits."""
+    if plan.params["verbose"]:
+        print(f"[dtree] {message}", file=sys.stderr, flush=True)
+
+
 def _prune_by_cross_validation(plan, tree, X, y, weights, y_exp):
     """Choose alpha by k-fold cross-validation over the pruning sequence (rpart);
     returns the pruned tree and the CP table."""
@@ -212,10 +223,14 @@ def _prune_by_cross_validation(plan, tree, X, y, weights, y_exp):
         sums = np.zeros(len(table))
         squares = np.zeros(len(table))
         total = 0.0
-        for train, test in _cv_splits(plan, X, y):
+        splits = _cv_splits(plan, X, y)
+        for k, (train, test) in enumerate(splits):
+            started = time.perf_counter()
             total += w[test].sum()
             fold_tree = grow(plan, X[train], y[train],
                              None if weights is None else weights[train], y_exp)
+            _say(plan, f"ccp_alpha='cv': fold {k + 1} of {len(splits)} grown "
+                       f"({fold_tree.n_leaves} leaves) in {time.perf_counter() - started:.2f} s")
             fold_seq = PruningSequence(fold_tree, risk)
             s, q = cross_validated_losses(fold_tree, fold_seq, X[test], y_scaled[test],
                                           w[test], table.scaled_alpha, y_exp)

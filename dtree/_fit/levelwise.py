@@ -59,7 +59,7 @@ class _Node:
 
 
 def grow_levelwise(rows, lo, hi, *, search, n_rows, weighted, params, monotonic=None,
-                   categorical=None):
+                   categorical=None, report=None):
     """Grow a tree from histograms that ``rows`` sums over the rows it holds.
 
     Parameters
@@ -81,6 +81,8 @@ def grow_levelwise(rows, lo, hi, *, search, n_rows, weighted, params, monotonic=
     monotonic, categorical : ndarray (d,) or None
         Per feature its monotonic constraint, and whether its codes are category
         codes (split by sets of categories).
+    report : callable or None
+        Called as ``report(rounds, nodes)`` after each round (progress).
 
     Returns
     -------
@@ -96,6 +98,7 @@ def grow_levelwise(rows, lo, hi, *, search, n_rows, weighted, params, monotonic=
                             categorical=categorical)
     kind = _BestFirstGrowth if params.max_leaf_nodes > 0 else _Growth
     growth = kind(rows, splitter, hi, criterion, n_classes, params, monotonic)
+    growth.report = report
     growth.run()
     return _node_arrays(growth.nodes, growth.numbering(), splitter.n_stats,
                         monotonic is not None)
@@ -126,6 +129,7 @@ class _Growth:
         self.routes = {}       # node id -> its rows' way, until the next round
         self.wanted = []       # (child to build, its parent, the sibling it gives or -1)
         self.rounds = 0
+        self.report = None     # report(rounds, nodes) after each round, or None
 
     def run(self):
         self._start()
@@ -268,6 +272,8 @@ class _Growth:
                     self._arrive(sibling, p.hist - hist, p.second - second, arrived)
                 p.hist = p.second = None
         self.rounds += 1
+        if self.report is not None:
+            self.report(self.rounds, len(self.nodes))
         for k in arrived:
             self._try_early(k)
 

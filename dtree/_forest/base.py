@@ -12,6 +12,9 @@ Prediction averages the trees' leaf values in one compiled loop
 """
 import concurrent.futures
 import dataclasses
+import sys
+import threading
+import time
 import warnings
 
 import numpy as np
@@ -181,10 +184,22 @@ class BaseForest(ParamsMixin):
         over_trees = min(threads, len(jobs))
         tree_plan = dataclasses.replace(plan, n_threads=1 if over_trees > 1 else threads)
 
+        started, done, lock = time.perf_counter(), [0], threading.Lock()
+        step = max(1, len(jobs) // 10)
+
         def grow(job):
             if self.verbose > 1:
                 print(f"building tree {job.index + 1} of {self.n_estimators}")
-            return self._grow_one(tree_plan, data, weights, n_drawn, job)
+            fitted = self._grow_one(tree_plan, data, weights, n_drawn, job)
+            if self.verbose == 1:
+                # scikit-learn's level 1 reports as its jobs finish: a line per tenth
+                with lock:
+                    done[0] += 1
+                    if done[0] % step == 0 or done[0] == len(jobs):
+                        print(f"[dtree] built {done[0]} of {len(jobs)} trees in "
+                              f"{time.perf_counter() - started:.2f} s", file=sys.stderr,
+                              flush=True)
+            return fitted
 
         if over_trees <= 1:
             return [grow(job) for job in jobs]

@@ -194,6 +194,7 @@ COMMON = {
     "min_impurity_decrease": [Interval("real", 0.0, None, "left")],
     "ccp_alpha": [Interval("real", 0.0, None, "left"), Options("cv")],
     "cp": [Interval("real", 0.0, None, "left"), NONE],
+    "verbose": [Interval("int", 0, None, "left"), InstanceOf((bool, np.bool_), "a bool")],
     "prune_risk": [Options("impurity", "misclassification")],
     "pruning": [NONE, Options("none", "pessimistic", "reduced_error")],
     "cv": [Interval("int", 2, None, "left"),

@@ -256,7 +256,7 @@ _PARAMS = dict(max_depth=None, min_samples_split=2, min_samples_leaf=1,
                ccp_alpha=0.0, cp=None, prune_risk="impurity", cf=0.25, cv=10, cv_rule="1se",
                validation_fraction=0.1, keep_leaf_targets=False, keep_competitors=0,
                n_surrogates=None, handle_missing="split", n_jobs=1, monotonic_cst=None,
-               threshold_rule=None, subtree_raising=None, category_splits=None)
+               threshold_rule=None, subtree_raising=None, category_splits=None, verbose=0)
 
 
 def make_plan(est, choices, data, *, distributed=False):
