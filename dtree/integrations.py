@@ -10,6 +10,8 @@
 - ``log_mlflow_model`` / ``save_mlflow_model`` / ``log_fit`` / ``autolog``: MLflow
   pyfunc models kept in dtree's own model file (no pickle), and logging of fits.
 """
+import copy
+
 import numpy as np
 
 __all__ = ["autolog", "log_fit", "log_mlflow_model", "register_skl2onnx", "save_mlflow_model",
@@ -166,6 +168,20 @@ def _skl2onnx_converter(scope, operator, container):
                            op_version=1 if domain == "ai.onnx.ml" else None, **attributes)
 
 
+def _class_codes(classes, y):
+    """A classifier's labels as the indices of ``classes`` (dtreeviz counts classes
+    by index, so text labels are drawn by their codes)."""
+    y = np.asarray(y).ravel()
+    codes = np.searchsorted(classes, y)
+    inside = codes < len(classes)
+    if not (inside.all() and (classes[np.minimum(codes, len(classes) - 1)] == y).all()):
+        unknown = y[~inside | (classes[np.minimum(codes, len(classes) - 1)] != y)][0]
+        unknown = unknown.item() if isinstance(unknown, np.generic) else unknown
+        raise ValueError(f"y holds the label {unknown!r}, which is not one of the "
+                         f"model's classes {classes.tolist()}")
+    return codes
+
+
 def to_dtreeviz(model, X, y, *, feature_names=None, target_name="target", class_names=None):
     """The dtreeviz view of a fitted dtree model (``dtreeviz.model`` refuses classes it
     does not know; its scikit-learn shadow tree reads dtree's node arrays).
@@ -195,6 +211,12 @@ def to_dtreeviz(model, X, y, *, feature_names=None, target_name="target", class_
             [f"feature_{i}" for i in range(model.n_features_in_)]
     if class_names is None and hasattr(model, "classes_"):
         class_names = [str(c) for c in model.classes_]
+    if hasattr(model, "classes_"):
+        # dtreeviz draws classes 0..k-1 (text labels fail in its view, scikit-learn's
+        # too): it is shown a copy whose classes are the codes, named by the labels
+        y = _class_codes(model.classes_, y)
+        model = copy.copy(model)
+        model.classes_ = np.arange(len(class_names))
     shadow = ShadowSKDTree(model, X, y, list(feature_names), target_name, class_names)
     return DTreeVizAPI(shadow)
 

@@ -95,6 +95,14 @@ def test_dtreeviz_views_numeric_trees_and_refuses_category_sets():
     text = viz.explain_prediction_path(X[0])
     assert any(name in text for name in "abcd")
     pd = pytest.importorskip("pandas")
+    # text labels: dtreeviz draws classes by index, named by the labels
+    words = np.where(labels == 1, "yes", "no")
+    worded = dtree.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, words)
+    view = to_dtreeviz(worded, X, words)
+    assert view.shadow_tree.class_names == {0: "no", 1: "yes"}
+    assert view.view() is not None
+    with pytest.raises(ValueError, match="label 'maybe'"):
+        to_dtreeviz(worded, X, np.full(X.shape[0], "maybe"))
     # fitted on a DataFrame, no feature_names given: the columns' names
     named = pd.DataFrame(X, columns=["w", "x", "y", "z"])
     by_name = dtree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(named, labels)
