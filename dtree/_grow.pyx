@@ -152,9 +152,11 @@ def build_tree(splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
     if capacity is None:
         capacity = initial_capacity(n_samples, max_depth, min_samples_leaf, max_leaf_nodes,
                                     splitter.n_stats)
+    # only the exact splitter on dense X records each split's range of its feature
     store = NodeStore(splitter.n_stats, capacity, max_leaf_nodes > 0,
                       splitter.monotonic_cst is not None,
-                      node_bound(n_samples, max_depth, min_samples_leaf, max_leaf_nodes))
+                      node_bound(n_samples, max_depth, min_samples_leaf, max_leaf_nodes),
+                      ranges=isinstance(splitter, Splitter))
     cdef int rc
     if isinstance(splitter, Splitter):
         rc = _grow[Splitter](<Splitter> splitter, store, &lim, max_leaf_nodes)

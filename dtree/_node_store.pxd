@@ -19,8 +19,10 @@ cdef class NodeStore:
     cdef Py_ssize_t* depth        # root 0
     cdef unsigned char* missing_left   # NaN goes to the left child
     cdef Py_ssize_t* cat          # row of the node's category set in cat_sets, -1 for numeric
-    cdef double* split_low        # the split feature's least and greatest present value
-    cdef double* split_high       # in the node (what the splitter records; NaN for leaves)
+    cdef float* split_low         # the split feature's least and greatest present value
+    cdef float* split_high        # in the node (what the splitter records; NaN for leaves;
+                                  # NULL for a store made without ranges)
+    cdef bint ranges
     cdef double* stats            # (capacity, n_stats): raw class counts or (sum wy, sum wy^2)
     cdef double* lower            # monotonic constraints only (else NULL): each node's
     cdef double* upper            # bounds on its value, applied to it after the fit

@@ -21,8 +21,11 @@ _COLUMNS = (("children_left", np.intp), ("children_right", np.intp),
             ("feature", np.intp), ("threshold", np.float64), ("impurity", np.float64),
             ("n_node_samples", np.intp), ("weighted_n_node_samples", np.float64),
             ("depth", np.intp), ("missing_go_to_left", np.uint8),
-            ("categorical_set", np.intp), ("split_low", np.float64),
-            ("split_high", np.float64))
+            ("categorical_set", np.intp), ("split_low", np.float32),
+            ("split_high", np.float32))
+# a split's range holds X's float32 values exactly; growers that record none (the
+# histogram and sparse splitters) get no room for it
+_RANGE_COLUMNS = ("split_low", "split_high")
 
 
 cdef enum:
@@ -46,13 +49,17 @@ cdef class NodeStore:
     """Node columns plus a row of node statistics per node (see _node_store.pxd)."""
 
     def __cinit__(self, Py_ssize_t n_stats, Py_ssize_t capacity=64, bint pending=False,
-                  bint bounds=False, Py_ssize_t max_nodes=0):
+                  bint bounds=False, Py_ssize_t max_nodes=0, bint ranges=True):
         # capacity: nodes to allocate at first; the columns double from there
         # (a realloc each, in place for large blocks), but not past max_nodes, the
         # most the tree can have (``node_bound``; 0: unknown), until that is full.
         # pending: room for the best-first builder's pending children statistics.
         # bounds: columns for the monotonic constraints' bounds of each node's value.
+        # ranges: columns for each split's range of its feature (split_low/high).
         self.n_stats = n_stats
+        self.ranges = ranges
+        self.split_low = NULL
+        self.split_high = NULL
         self.max_nodes = max_nodes
         self.lower = NULL
         self.upper = NULL
@@ -81,6 +88,8 @@ cdef class NodeStore:
         cdef object rows = (capacity,), table = (capacity, self.n_stats)
         if "stats" not in self.columns:
             for name, dtype in _COLUMNS + (("stats", np.float64),):
+                if name in _RANGE_COLUMNS and not self.ranges:
+                    continue
                 self.columns[name] = np.empty(table if name == "stats" else rows, dtype=dtype)
         for name, column in self.columns.items():
             if column.shape[0] != capacity:
@@ -99,8 +108,9 @@ cdef class NodeStore:
         self.depth = <Py_ssize_t*> _data(c["depth"])
         self.missing_left = <unsigned char*> _data(c["missing_go_to_left"])
         self.cat = <Py_ssize_t*> _data(c["categorical_set"])
-        self.split_low = <double*> _data(c["split_low"])
-        self.split_high = <double*> _data(c["split_high"])
+        if self.ranges:
+            self.split_low = <float*> _data(c["split_low"])
+            self.split_high = <float*> _data(c["split_high"])
         self.stats = <double*> _data(c["stats"])
         if "lower_bound" in c:
             self.lower = <double*> _data(c["lower_bound"])
@@ -146,8 +156,9 @@ cdef class NodeStore:
         self.depth[node_id] = depth
         self.missing_left[node_id] = False
         self.cat[node_id] = -1
-        self.split_low[node_id] = NAN
-        self.split_high[node_id] = NAN
+        if self.split_low != NULL:
+            self.split_low[node_id] = NAN
+            self.split_high[node_id] = NAN
         memcpy(self.stats + node_id * self.n_stats, stats, self.n_stats * sizeof(double))
         if parent >= 0:
             if is_left:
@@ -163,8 +174,10 @@ cdef class NodeStore:
         self.feature[node_id] = split.feature
         self.threshold[node_id] = split.threshold
         self.missing_left[node_id] = split.missing_left
-        self.split_low[node_id] = split.low
-        self.split_high[node_id] = split.high
+        if self.split_low != NULL:
+            # (X's float32 values: exact in float32)
+            self.split_low[node_id] = <float> split.low
+            self.split_high[node_id] = <float> split.high
         if split.categorical:
             if self.n_sets == self.sets_capacity:
                 grown = <unsigned long long*> realloc(

@@ -418,7 +418,12 @@ def split_ranges(packed, sets, const DTYPE_t[:, :] X, int n_threads=1):
             _range_rows(nodes, set_ptr, X, chunk * PREDICT_CHUNK,
                         min(n, (chunk + 1) * PREDICT_CHUNK), &lo[threadid(), 0],
                         &hi[threadid(), 0])
-    return low.min(axis=0), high.max(axis=0)
+    if T == 1:
+        return low[0], high[0]       # (views: no copy of a node-sized array)
+    for chunk in range(1, T):       # merged into the first thread's rows, in place
+        np.minimum(low[0], low[chunk], out=low[0])
+        np.maximum(high[0], high[chunk], out=high[0])
+    return low[0], high[0]
 
 
 cdef void _range_rows(const PackedNode* nodes, const unsigned long long* set_ptr,

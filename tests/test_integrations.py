@@ -160,3 +160,16 @@ def test_mlflow_autolog_logs_each_fit_and_can_be_undone(tmp_path, monkeypatch):
     finally:
         autolog(disable=True)
     assert dtree.DecisionTreeRegressor.fit is plain_fit
+
+
+def test_shap_refusing_a_dtree_model_names_to_shap():
+    shap = pytest.importorskip("shap")
+    X, y = _data(seed=2)
+    X = np.nan_to_num(X)
+    for model in (dtree.DecisionTreeRegressor(max_depth=2).fit(X, y),
+                  dtree.RandomForestRegressor(n_estimators=2, max_depth=2).fit(X, y)):
+        with pytest.raises(Exception, match=r"to_shap\(model\)"):
+            shap.TreeExplainer(model)
+        # the way it names works
+        assert shap.TreeExplainer(dtree.integrations.to_shap(model)).shap_values(X[:3]).shape \
+            == (3, X.shape[1])

@@ -182,7 +182,21 @@ class SklearnProtocols:
         return estimator_html_repr(self)
 
 
-class ParamsMixin(SklearnProtocols):
+class EstimatorType(type):
+    """The estimators' class type: a class's repr says how shap reads it.
+
+    ``shap.TreeExplainer`` knows tree models by their class path and offers no
+    hook for others; what it tells a dtree user is "Model type not yet
+    supported by TreeExplainer: " and the class's repr. That repr therefore
+    names the way in, ``dtree.integrations.to_shap(model)``.
+    """
+
+    def __repr__(cls):
+        return (f"<class '{cls.__module__}.{cls.__qualname__}'> (for shap: "
+                "shap.TreeExplainer(dtree.integrations.to_shap(model)))")
+
+
+class ParamsMixin(SklearnProtocols, metaclass=EstimatorType):
     """get_params / set_params / repr from the ``__init__`` signature."""
 
     @classmethod

@@ -174,27 +174,31 @@ def tree_from_arrays(plan, arrays, ranges=False):
     """
     n_classes = plan.n_classes
     weights = arrays["weighted_n_node_samples"]
-    stats = arrays["stats"].reshape(weights.shape[0], plan.n_outputs, -1)
-    safe = np.where(weights > 0, weights, 1.0)[:, None, None]
-    if plan.max_classes > 0:
-        # weighted class counts -> fractions (scikit-learn >= 1.4 layout)
-        value = stats / safe
-    elif plan.choices.criterion.value == "weighted_quantile":
+    # (popped: the raw statistics are freed once the values are made from them)
+    stats = arrays.pop("stats").reshape(weights.shape[0], plan.n_outputs, -1)
+    if plan.choices.criterion.value == "weighted_quantile":
         value = stats[:, :, :1].copy()
     else:
-        value = stats[:, :, :1] / safe
+        # weighted class counts -> fractions (scikit-learn >= 1.4 layout), sums of
+        # targets -> means; a node of zero weight keeps its raw statistics
+        raw = stats if plan.max_classes > 0 else stats[:, :, :1]
+        value = raw.copy()
+        np.divide(raw, weights[:, None, None], out=value, where=weights[:, None, None] > 0)
+    del stats
     if "lower_bound" in arrays:   # monotonic constraints
         value = clip_values(value, arrays["lower_bound"], arrays["upper_bound"], n_classes)
     feature_range = None
     if ranges:
-        feature_range = np.c_[arrays["split_low"], arrays["split_high"]]
+        feature_range = np.empty((weights.shape[0], 2))
+        feature_range[:, 0] = arrays.pop("split_low")
+        feature_range[:, 1] = arrays.pop("split_high")
         feature_range[(arrays["children_left"] == TREE_LEAF)
                       | (arrays["categorical_set"] >= 0)] = np.nan
     return Tree(children_left=arrays["children_left"],
                 children_right=arrays["children_right"], feature=arrays["feature"],
                 threshold=arrays["threshold"], value=value,
                 # a variance computed as E[y^2] - E[y]^2 can round below zero
-                impurity=np.maximum(arrays["impurity"], 0.0),
+                impurity=np.maximum(arrays["impurity"], 0.0, out=arrays["impurity"]),
                 n_node_samples=arrays["n_node_samples"],
                 weighted_n_node_samples=weights, node_depth=arrays["depth"],
                 n_features=plan.n_features, n_classes=n_classes,

@@ -51,10 +51,16 @@ def feature_ranges(tree, X, leaves, n_threads=1):
     training rows (X routed to ``leaves``); NaN for leaves and category splits."""
     if isinstance(X, np.ndarray):    # one pass in C; sparse X gathers its paths' values
         low, high = split_ranges(tree._packed, tree.category_sets, X, n_threads)
+        # (the packed nodes are rebuilt by the first predict: a fit's peak memory
+        # need not hold them beside the ranges)
+        tree.forget_routing()
     else:
         low, high = _sparse_ranges(tree, X, leaves)
-    out = np.c_[low, high]
+    out = np.empty((low.shape[0], 2))
+    out[:, 0] = low
+    out[:, 1] = high
     unused = (tree.children_left == TREE_LEAF) | (tree.categorical_set >= 0) | (low > high)
+    del low, high
     out[unused] = np.nan
     return out
 
