@@ -160,7 +160,8 @@ def _to_matrix(est, X, mask, categories, names, allow_nan, n_features=None,
 def _encode_categories(est, X, mask, categories, names):
     """X as a float64 matrix: category codes (NaN if missing) and numbers."""
     n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
-    out = np.empty((n_rows, mask.shape[0]), dtype=np.float64)
+    # by column (Fortran order): each column is written in one contiguous pass
+    out = np.empty((n_rows, mask.shape[0]), dtype=np.float64, order="F")
     for j in range(mask.shape[0]):
         label = val.column_label(j, names)
         if mask[j]:
