@@ -127,3 +127,13 @@ def test_package_imports_from_the_clone_root():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()).resolve().parent == here
+
+
+def test_every_package_folder_is_listed_for_the_wheel():
+    # a folder with an __init__.py missing from [tool.setuptools] packages is left
+    # out of wheels and sdists' installs, though an editable install still finds it
+    listed = set(_pyproject()["tool"]["setuptools"]["packages"])
+    package = ROOT / "dtree"
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for p in package.rglob("__init__.py")
+               if "__pycache__" not in p.parts}
+    assert folders <= listed, sorted(folders - listed)
