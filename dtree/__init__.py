@@ -15,12 +15,14 @@ from ._forest.estimators import (ExtraTreesClassifier, ExtraTreesRegressor,
                                  RandomForestClassifier, RandomForestRegressor)
 from ._fit.gains import information_gains
 from ._deploy.model_file import ModelFileError, from_dict, load
+from ._input.categorical import IdentifierColumnWarning
 from ._input.validation import NotFittedError
 from ._version import __version__
 from .export import export_graphviz, export_text, plot_tree
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
+           "IdentifierColumnWarning",
            "ModelFileError", "RandomForestClassifier", "RandomForestRegressor",
            "NotFittedError", "export_graphviz", "export_text", "from_dict", "information_gains",
            "load", "plot_tree", "__version__"]

@@ -53,7 +53,7 @@ ax.figure.tight_layout()
 # The tree the rule chose:
 
 fig, ax = plt.subplots(figsize=(11, 5))
-plot_tree(credit, feature_names=list(X.columns), filled=True, ax=ax, fontsize=7)
+_ = plot_tree(credit, feature_names=list(X.columns), filled=True, ax=ax, fontsize=7)
 
 # %%
 # Pruning by hand

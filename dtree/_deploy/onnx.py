@@ -190,7 +190,8 @@ def _tree_nodes(tree, tree_id, categories_, tested, out):
 
 
 def to_onnx(estimator, *, name="dtree", opset=17, categories="values"):
-    """Convert a fitted estimator to an ONNX model.
+    """Convert a fitted estimator to an ONNX model (needs the onnx package:
+    ``pip install ".[onnx]"``).
 
     Parameters
     ----------

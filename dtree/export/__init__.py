@@ -7,6 +7,7 @@ Every function reads the flat node arrays of ``estimator.tree_``: ``text``
 ``export_sql`` and ``to_onnx``. Pictures need matplotlib (``pip install
 "dtree-exact[plot]"``), imported only when a picture is drawn.
 """
+from .._deploy.onnx import to_onnx       # (onnx itself is imported when a model converts)
 from .._deploy.sql import export_sql
 from .._input.encode import encode_predict_X
 from .drawing import export_graphviz, plot_tree
@@ -30,17 +31,3 @@ def onnx_input(estimator, X):
     """
     return encode_predict_X(estimator, X)
 
-
-def to_onnx(estimator, **kwargs):
-    """ONNX model of a fitted estimator (needs the onnx package).
-
-    See ``dtree._deploy.onnx.to_onnx`` for the parameters and the graph's inputs and
-    outputs.
-
-    Returns
-    -------
-    onnx.ModelProto
-    """
-    from .._deploy.onnx import to_onnx as convert
-
-    return convert(estimator, **kwargs)
