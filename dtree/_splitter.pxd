@@ -113,6 +113,8 @@ cdef class Splitter:
     # is summed in a pass over contiguous arrays (``_score_sides``)
     cdef bint node_targets
     cdef bint whole_weights               # every sample weight a whole number, sums exact
+    cdef const unsigned char* counts      # ... and all below 256 (a forest's bootstrap
+                                          # counts): the weights in bytes, NULL otherwise
     cdef int* node_c                      # (N) class codes
     cdef double* node_y                   # (N) regression targets
     cdef double* node_w                   # (N) sample weights (with sample weights only)

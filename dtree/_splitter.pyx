@@ -30,6 +30,7 @@ from cython.parallel cimport prange, threadid
 
 from ._common cimport by_output, better, bit_is_set, check_cut, clear_bit, clear_split, compare_score
 from ._common cimport constraints_of, count_bits, CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit
+from ._common cimport dtree_prefetch
 from ._common cimport draw_category_cut, draw_end, draw_next, draw_numeric_cut, draw_take
 from ._common cimport float_key, keep_better, keep_random_cut
 from ._common cimport keep_doubles, lowest_bit, midpoint, partition_ids, partition_segment
@@ -162,6 +163,7 @@ cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double*
 
 cdef enum:
     SMALL_OUTPUTS = 4   # squared error scans of at most this many outputs keep sums in locals
+    AHEAD = 8           # row mode: rows fetched this far ahead of their use
 
 
 cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const double* rows,
@@ -630,6 +632,15 @@ cdef class Splitter:
         self.whole_weights = sample_weight is not None and bool(
             np.all(np.floor(sample_weight) == sample_weight)) and \
             float(np.sum(sample_weight)) < 2.0 ** 52
+        # (the binary Gini scan looks the weights up in sample order: a byte each
+        # stays in the core's cache where a double would not)
+        self.counts = NULL
+        cdef const unsigned char[::1] counts_view
+        if self.whole_weights and n > 0 and float(np.max(sample_weight)) < 256:
+            counts = np.ascontiguousarray(sample_weight, dtype=np.uint8)
+            owned.append(counts)
+            counts_view = counts
+            self.counts = &counts_view[0]
         self.xlogx_table = keep_doubles(
             xlogx_table(criterion, n, None if sample_weight is None else
                         float(np.sum(sample_weight)), self.n_outputs, self.n_stats), owned)
@@ -1054,6 +1065,9 @@ cdef class Splitter:
             nm[f] = 0
         for q in range(n):
             row = self.xrows + <Py_ssize_t>ids[q] * d
+            if q + AHEAD < n:
+                # (the node's rows lie anywhere in X: ask for one a few rows ahead)
+                dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
             for f in range(d):
                 x = row[f]
                 nm[f] += x != x
@@ -1087,6 +1101,8 @@ cdef class Splitter:
         if self.is_classifier and self.sw == NULL and S == 2:
             for q in range(n):
                 row = self.xrows + <Py_ssize_t>ids[q] * d
+                if q + AHEAD < n:
+                    dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
                 c = nc[q]
                 for k in range(m):
                     g = 1 - numeric_side(row[cf[k]], ct[k], cmr[k])
@@ -1095,6 +1111,8 @@ cdef class Splitter:
         elif self.is_classifier:
             for q in range(n):
                 row = self.xrows + <Py_ssize_t>ids[q] * d
+                if q + AHEAD < n:
+                    dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
                 c = nc[q]
                 w = nw[q] if self.sw != NULL else 1.0
                 for k in range(m):
@@ -1102,9 +1120,23 @@ cdef class Splitter:
                     an[k] += g
                     acl[k * S + c] += g * w
                     aw[k] += g * w
+        elif self.sw == NULL:
+            # (unit weights: the left weight is the count)
+            for q in range(n):
+                row = self.xrows + <Py_ssize_t>ids[q] * d
+                if q + AHEAD < n:
+                    dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
+                yv = ny[q]
+                for k in range(m):
+                    g = 1 - numeric_side(row[cf[k]], ct[k], cmr[k])
+                    an[k] += g
+                    s0[k] += g * yv
+                    s1[k] += g * yv * yv
         else:
             for q in range(n):
                 row = self.xrows + <Py_ssize_t>ids[q] * d
+                if q + AHEAD < n:
+                    dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
                 yv = ny[q]
                 w = nw[q] if self.sw != NULL else 1.0
                 for k in range(m):
@@ -1719,6 +1751,7 @@ cdef class Splitter:
         cdef double wl, wr, l1, l0, r1, r0, num, den, key, w
         cdef double w_left = 0.0, ones_w = 0.0       # (whole weights: running sums)
         cdef const double* sw = self.sw
+        cdef const unsigned char* counts = self.counts
         cdef const int* ix = self.idx + f * n_samples
         # this scan's best so far, its tie key not computed yet (pending_l1 < 0: none):
         # keys are needed on ties only, so a record costs no division
@@ -1736,7 +1769,13 @@ cdef class Splitter:
         # (kept duplicate: the cut handling below is the same in the three scans, each
         # its criterion family's hot loop; one shared loop would branch per sample)
         for p in range(start, last + 1):
-            if sw != NULL:
+            if counts != NULL:
+                w = <double>counts[ix[p]]
+                w_left += w
+                ones_w += w * yc[p]
+                wl = w_left
+                l1 = ones_w
+            elif sw != NULL:
                 w = sw[ix[p]]
                 w_left += w
                 ones_w += w * yc[p]
@@ -1913,6 +1952,7 @@ cdef class Splitter:
         cdef const double* yv = self.yval + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
         cdef const double* sw = self.sw
+        cdef const unsigned char* counts = self.counts
         cdef Py_ssize_t min_leaf = self.settings.min_samples_leaf
         cdef double min_wleaf = self.settings.min_weight_leaf
         cdef double tiny = tiny_weight(weight)
@@ -1932,7 +1972,9 @@ cdef class Splitter:
                 sl += w * yv[p]
         last = last_cut(end_known, n_missing, missing_left)
         for p in range(start, last + 1):
-            if sw != NULL:
+            if counts != NULL:
+                w = <double>counts[ix[p]]
+            elif sw != NULL:
                 w = sw[ix[p]]
             wl += w
             sl += w * yv[p]
@@ -2193,7 +2235,9 @@ cdef class Splitter:
         weights[0] = 0.0
         weights[1] = 0.0
         for p in range(start, end):
-            if self.sw != NULL:
+            if self.counts != NULL:
+                w = <double>self.counts[ix[p]]
+            elif self.sw != NULL:
                 w = self.sw[ix[p]]
             go_left = routes_left(split, v[p])
             put_bit(self.goes_left, ix[p], go_left)

@@ -111,6 +111,32 @@ def test_a_fit_is_reproducible_and_the_seed_matters():
     np.testing.assert_array_equal(a.tree_.threshold, threads.tree_.threshold)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_every_nodes_statistics_are_its_rows_own(task, weighted):
+    # row mode sums every drawn cut's sides in one pass over the node's rows (a
+    # loop per target kind and weighting): each node's weight and impurity are
+    # those of the rows that reach it
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 6)).astype(np.float32)
+    y = X[:, 0] + rng.normal(size=400)
+    if task == "classification":
+        y = (y > 0.3).astype(int) + (y > 1.2)
+    w = rng.integers(1, 4, size=400).astype(float) if weighted else np.ones(400)
+    make = dtree.ExtraTreeRegressor if task == "regression" else dtree.ExtraTreeClassifier
+    est = make(random_state=0, max_depth=6).fit(X, y, sample_weight=w if weighted else None)
+    for node, rows in enumerate(_node_rows(est, X)):
+        ww, yy = w[rows], y[rows]
+        if task == "regression":
+            mean = np.average(yy, weights=ww)
+            expected = np.average((yy - mean) ** 2, weights=ww)
+        else:
+            shares = np.bincount(yy, weights=ww, minlength=3) / ww.sum()
+            expected = 1.0 - np.sum(shares ** 2)
+        assert est.tree_.weighted_n_node_samples[node] == pytest.approx(ww.sum())
+        assert est.tree_.impurity[node] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
 @pytest.mark.parametrize("criterion", ["squared_error", "friedman_mse", "absolute_error",
                                        "poisson", "quantile"])
 def test_every_regression_criterion_fits_its_training_data(criterion):

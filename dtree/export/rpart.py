@@ -67,10 +67,12 @@ def rpart_print(estimator, tree, names, classes):
 
 
 def split_decrease(tree, node):
-    """The weighted impurity decrease of ``node``'s split, in the user's units
-    (scikit-learn's importance term; rpart's primary-split goodness)."""
+    """The weighted impurity decrease of ``node``'s split (scikit-learn's
+    importance term; rpart's primary-split goodness) in the tree's stored units:
+    finite whatever the targets' size, and a power of two from the user's
+    (``tree.user_decrease``), which percentages do not see."""
     left, right = tree.children_left[node], tree.children_right[node]
-    w, imp = tree.weighted_n_node_samples, tree.impurity
+    w, imp = tree.scaled_weighted_n_node_samples, tree.scaled_impurity
     return w[node] * imp[node] - w[left] * imp[left] - w[right] * imp[right]
 
 
