@@ -206,15 +206,15 @@ cdef inline int _top_block(const TopNode* top, const int* exits, Py_ssize_t leve
 
 
 cdef inline int _nonfinite(const DTYPE_t* v, Py_ssize_t n) noexcept nogil:
-    # whether v[0:n] holds NaN or inf (x - x is NaN for both), in one vectorised
-    # pass (measured: testing x * 0 != 0 instead did not vectorise)
+    # whether v[0:n] holds NaN or inf (their exponent bits all set), in one
+    # vectorised pass over the bits (measured: x - x != x - x and x * 0 != 0 cost
+    # more)
+    cdef const unsigned int* bits = <const unsigned int*> v
     cdef Py_ssize_t i
-    cdef int bad = 0
-    cdef DTYPE_t z
+    cdef unsigned int bad = 0
     for i in range(n):
-        z = v[i] - v[i]
-        bad |= z != z
-    return bad
+        bad |= ((bits[i] & 0x7f800000u) == 0x7f800000u)
+    return bad != 0
 
 
 cdef int _nonfinite_rows(const DTYPE_t[:, :] X, Py_ssize_t start, Py_ssize_t m) noexcept nogil:
