@@ -107,6 +107,15 @@ cdef inline void partition_rows(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
         partition_segment(v, ix, y, K, goes_left, tmp_v, tmp_i, tmp_y, start, end)
 
 
+cdef inline const DTYPE_t* node_row(const DTYPE_t* xrows, const int* ids, Py_ssize_t q,
+                                    Py_ssize_t n, Py_ssize_t d) noexcept nogil:
+    """Row mode: the q-th of a node's n rows of X (d values each). The node's rows
+    lie anywhere in X: the one AHEAD rows on is asked for now."""
+    if q + AHEAD < n:
+        dtree_prefetch(xrows + <Py_ssize_t>ids[q + AHEAD] * d)
+    return xrows + <Py_ssize_t>ids[q] * d
+
+
 cdef inline void add_row(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
                          const class_t* codes, const double* targets, double w) noexcept nogil:
     """``add_outputs`` from a row of the presorted layout (the targets beside a value,
@@ -1064,10 +1073,7 @@ cdef class Splitter:
             hi[f] = -INFINITY
             nm[f] = 0
         for q in range(n):
-            row = self.xrows + <Py_ssize_t>ids[q] * d
-            if q + AHEAD < n:
-                # (the node's rows lie anywhere in X: ask for one a few rows ahead)
-                dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
+            row = node_row(self.xrows, ids, q, n, d)
             for f in range(d):
                 x = row[f]
                 nm[f] += x != x
@@ -1100,9 +1106,7 @@ cdef class Splitter:
         # would branch on the family for every sample and cut)
         if self.is_classifier and self.sw == NULL and S == 2:
             for q in range(n):
-                row = self.xrows + <Py_ssize_t>ids[q] * d
-                if q + AHEAD < n:
-                    dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
+                row = node_row(self.xrows, ids, q, n, d)
                 c = nc[q]
                 for k in range(m):
                     g = 1 - numeric_side(row[cf[k]], ct[k], cmr[k])
@@ -1110,9 +1114,7 @@ cdef class Splitter:
                     a1[k] += g & c
         elif self.is_classifier:
             for q in range(n):
-                row = self.xrows + <Py_ssize_t>ids[q] * d
-                if q + AHEAD < n:
-                    dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
+                row = node_row(self.xrows, ids, q, n, d)
                 c = nc[q]
                 w = nw[q] if self.sw != NULL else 1.0
                 for k in range(m):
@@ -1123,9 +1125,7 @@ cdef class Splitter:
         elif self.sw == NULL:
             # (unit weights: the left weight is the count)
             for q in range(n):
-                row = self.xrows + <Py_ssize_t>ids[q] * d
-                if q + AHEAD < n:
-                    dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
+                row = node_row(self.xrows, ids, q, n, d)
                 yv = ny[q]
                 for k in range(m):
                     g = 1 - numeric_side(row[cf[k]], ct[k], cmr[k])
@@ -1134,9 +1134,7 @@ cdef class Splitter:
                     s1[k] += g * yv * yv
         else:
             for q in range(n):
-                row = self.xrows + <Py_ssize_t>ids[q] * d
-                if q + AHEAD < n:
-                    dtree_prefetch(self.xrows + <Py_ssize_t>ids[q + AHEAD] * d)
+                row = node_row(self.xrows, ids, q, n, d)
                 yv = ny[q]
                 w = nw[q] if self.sw != NULL else 1.0
                 for k in range(m):
