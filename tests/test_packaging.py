@@ -137,3 +137,12 @@ def test_every_package_folder_is_listed_for_the_wheel():
     folders = {".".join(p.parent.relative_to(ROOT).parts) for p in package.rglob("__init__.py")
                if "__pycache__" not in p.parts}
     assert folders <= listed, sorted(folders - listed)
+
+
+def test_no_leftovers_of_patches_or_editors_ship():
+    # (a patch run leaves .orig copies beside the files it changed; a wheel or an
+    # sdist would carry them)
+    leftovers = [str(p.relative_to(ROOT)) for folder in ("dtree", "tests", "bench", "docs")
+                 for p in (ROOT / folder).rglob("*")
+                 if p.suffix in (".orig", ".rej", ".bak", ".swp") or p.name.endswith("~")]
+    assert leftovers == []
