@@ -17,7 +17,7 @@ from setuptools.command.build_ext import build_ext
 COMPILE_ARGS = ["/O2"] if sys.platform == "win32" else ["-O3"]
 CHECKS = os.environ.get("DTREE_CYTHON_CHECKS", "") not in ("", "0")
 MODULES = ["_criterion", "_splitter", "_sparse_splitter", "_hist_splitter", "_node_store", "_grow",
-           "_c45", "_audit_scan", "_route", "_openmp"]
+           "_c45", "_audit_scan", "_route", "_openmp", "_text_codes"]
 
 extensions = [
     Extension(

@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from .._text_codes import TextCategories, arrow_codes, object_codes
+
 MAX_CATEGORIES = 1024
 
 
@@ -255,52 +257,78 @@ def _lookup_one_by_one(values, missing, categories):
 
 
 def encode_frame_column(X, j, categories, handle_unknown, label):
-    """Codes of column j of a pandas DataFrame under text categories, by pandas'
-    hash lookup (``encode``'s sorted search over Python strings is several times
-    slower); None where this does not apply (not a frame, categories not all
-    text), for ``encode`` to do. Values pandas does not match exactly (numbers
-    in a text column, say) are looked up by ``encode`` itself, so the codes are
-    ``encode``'s."""
+    """Codes of column j of a pandas DataFrame under text categories, looked up in
+    C (``_text_codes``: Arrow strings read in place, Python strings through a
+    dictionary); None where this does not apply (not a frame, categories not all
+    text), for ``encode`` to do. Nulls are missing (NaN); values not matched
+    exactly (unknown categories, numbers in a text column, NaN) are looked up by
+    ``encode`` itself, so the codes are ``encode``'s."""
     if not hasattr(X, "iloc") or len(categories) == 0 or \
             not all(isinstance(c, str) for c in categories):
         return None
-    import pandas as pd
-
     column = X.iloc[:, j]
-    out = _arrow_codes(column, categories)
+    table = TextCategories(categories)
+    out = _arrow_codes(column, table)
+    if out is None and str(column.dtype) == "category":
+        out = _category_codes(column, table)
     if out is None:
-        try:
-            codes = pd.Categorical(column, categories=pd.Index(categories, dtype=object)).codes
-        except (TypeError, ValueError):
-            return None
-        out = codes.astype(np.float32)
-        out[codes < 0] = np.nan
-    unmatched = np.isnan(out)
-    if unmatched.any():
-        # missing values, unknown categories, or values of another kind: encode's rule
-        rows = np.flatnonzero(unmatched)
+        out = _exact_text_codes(column.to_numpy(dtype=object), table)
+    rows = np.flatnonzero(out < 0)
+    if rows.size:
+        # unknown categories, or values of another kind: encode's rule
         out[rows] = encode(column.iloc[rows].to_numpy(dtype=object, na_value=None),
                            categories, handle_unknown, label)
     return out
 
 
-def _arrow_codes(column, categories):
-    """float32 codes (NaN: missing or unmatched) of a pandas column held by Arrow
-    strings, found by Arrow itself (no Python strings made); None otherwise."""
+def _arrow_codes(column, table):
+    """float32 codes (NaN: missing; -1: unmatched) of a pandas column held by Arrow
+    strings, read from Arrow's buffers (no Python strings made); None otherwise."""
     to_arrow = getattr(column.array, "__arrow_array__", None)
     if to_arrow is None or column.dtype == object:
         return None
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         values = to_arrow()
-        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-            return None
-        found = pc.index_in(values, value_set=pa.array(list(categories), type=values.type))
-        return found.to_numpy(zero_copy_only=False).astype(np.float32)
     except Exception:       # another Arrow layout or version: the general path
         return None
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    out = np.empty(len(column), dtype=np.float32)
+    at = 0
+    for chunk in chunks:
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            return None
+        validity, offsets, data = chunk.buffers()
+        width = np.int32 if pa.types.is_string(chunk.type) else np.int64
+        ok = arrow_codes(table, np.frombuffer(offsets, dtype=width),
+                         np.frombuffer(data, dtype=np.uint8) if data is not None
+                         else np.zeros(0, dtype=np.uint8),
+                         None if validity is None or chunk.null_count == 0
+                         else np.frombuffer(validity, dtype=np.uint8),
+                         chunk.offset, len(chunk), out[at:at + len(chunk)])
+        if not ok:
+            return None
+        at += len(chunk)
+    return out if at == len(column) else None
+
+
+def _category_codes(column, table):
+    """float32 codes of a pandas ``category`` column: its own categories looked up
+    once, its codes mapped (NaN: missing; -1: unmatched)."""
+    own = np.asarray(column.cat.categories, dtype=object)
+    mapping = np.empty(own.shape[0] + 1, dtype=np.float32)
+    mapping[-1] = np.nan                  # code -1: missing
+    mapping[:-1] = _exact_text_codes(own, table)
+    return mapping[np.asarray(column.cat.codes)]
+
+
+def _exact_text_codes(values, table):
+    """float32 codes of an object array's exact ``str`` values (NaN: None; -1:
+    anything else, for ``encode``'s general rule)."""
+    out = np.empty(values.shape[0], dtype=np.float32)
+    object_codes(table, values, out)
+    return out
 
 
 def encode(values, categories, handle_unknown, label):
@@ -312,6 +340,18 @@ def encode(values, categories, handle_unknown, label):
     values = np.asarray(values, dtype=object)
     if len(categories) == 0:
         return np.full(len(values), np.nan, dtype=np.float32)
+    if values.ndim == 1 and all(isinstance(c, str) for c in categories):
+        # exact text in C; the general rule below for the rest
+        out = _exact_text_codes(values, TextCategories(categories))
+        rest = np.flatnonzero(out < 0)
+        if rest.size:
+            out[rest] = _encode_values(values[rest], categories, handle_unknown, label)
+        return out
+    return _encode_values(values, categories, handle_unknown, label)
+
+
+def _encode_values(values, categories, handle_unknown, label):
+    """``encode``'s general rule (any kinds of values and categories)."""
     missing = missing_mask(values)
     sorted_keys = _sorted_keys(values, missing, categories)
     if sorted_keys is not None:

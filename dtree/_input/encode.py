@@ -161,6 +161,7 @@ def _encode_categories(est, X, mask, categories, names):
     """X as a float64 matrix: category codes (NaN if missing) and numbers."""
     n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
     # by column (Fortran order): each column is written in one contiguous pass
+    # (measured: writing float32 rows in place, with no copy after, is slower)
     out = np.empty((n_rows, mask.shape[0]), dtype=np.float64, order="F")
     for j in range(mask.shape[0]):
         label = val.column_label(j, names)

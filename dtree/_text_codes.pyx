@@ -1,0 +1,266 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Text values to the category codes seen at fit, in C (predict's encoding of text
+columns).
+
+One table per fitted column (``TextCategories``) serves two readers:
+
+- ``arrow_codes`` reads an Arrow string array's buffers in place (pandas' ``str``
+  columns and pyarrow's strings): no Python string is made;
+- ``object_codes`` reads an array of Python objects: an exact ``str`` is looked up
+  in a dictionary, through a cache on the object's address, since a column read
+  from a file holds one object per distinct text (pandas' CSV reader shares them)
+  and a repeated object then costs one comparison.
+
+A null (None) gets NaN, a missing value; any other value that is not an exact
+match (unknown text, a number, NaN) gets -1, for the caller's general rule
+(``categorical.encode``) to decide what it is.
+"""
+import numpy as np
+cimport numpy as cnp
+from cpython.ref cimport PyObject
+from libc.math cimport NAN
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.string cimport memcmp, memcpy, memset
+
+cnp.import_array()
+
+
+cdef extern from "Python.h":
+    PyObject* PyDict_GetItem(PyObject* mapping, PyObject* key)
+    bint PyUnicode_CheckExact(PyObject* o)
+    Py_ssize_t PyLong_AsSsize_t(PyObject* o) except? -1
+
+
+ctypedef fused offset_t:
+    int32_t
+    int64_t
+
+
+cdef enum:
+    CACHE_SLOTS = 4096      # object addresses remembered by object_codes (a power of 2)
+
+
+# MASKS[k]: the low k bytes of a word (k = 8: all of it)
+cdef uint64_t MASKS[9]
+for _k in range(8):
+    MASKS[_k] = ((<uint64_t> 1) << (8 * _k)) - 1
+MASKS[8] = ~(<uint64_t> 0)
+
+
+cdef inline uint64_t text_words(const unsigned char* s, Py_ssize_t n,
+                                uint64_t* last) noexcept nogil:
+    """A text's first eight bytes (returned) and last eight (``last``), zero-padded
+    when shorter: together every byte of a text up to 16 long, and one hash's
+    worth of any text, with no branch on its length. Eight bytes from ``s`` and
+    from ``s + n - 8`` must be readable."""
+    cdef uint64_t mask = MASKS[n if n < 8 else 8], first
+    memcpy(&first, s, 8)
+    memcpy(last, s + (n if n > 8 else 8) - 8, 8)
+    last[0] &= mask
+    return first & mask
+
+
+cdef inline uint64_t words_hash(uint64_t first, uint64_t last, Py_ssize_t n) noexcept nogil:
+    # the table takes the top bits (a product's best mixed)
+    cdef uint64_t h = first * 0x9E3779B97F4A7C15ULL ^ last * 0xC2B2AE3D27D4EB4FULL \
+        ^ <uint64_t> n * 0x165667B19E3779F9ULL
+    # MurmurHash3's finaliser: every input bit reaches the top bits
+    h ^= h >> 33
+    h *= 0xFF51AFD7ED558CCDULL
+    h ^= h >> 33
+    h *= 0xC4CEB9FE1A85EC53ULL
+    return h ^ (h >> 33)
+
+
+cdef struct Table:
+    const unsigned char* key_data       # the categories' bytes, then 8 zero bytes
+    const int64_t* key_start            # category c's bytes: [key_start[c], key_start[c + 1])
+    const uint64_t* key_first           # ... and its text_words
+    const uint64_t* key_last
+    const int32_t* slot                 # category code or -1, by hash
+    uint64_t mask
+    int shift                           # a hash's slot: its top bits
+
+
+cdef inline int table_find(const Table* t, const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """The code of the text s[:n], -1 when it is no category (eight bytes from s
+    readable: see ``text_words``)."""
+    cdef uint64_t last, first = text_words(s, n, &last)
+    cdef uint64_t h = words_hash(first, last, n) >> t.shift
+    cdef int c
+    cdef int64_t a
+    while True:
+        c = t.slot[h]
+        if c < 0:
+            return -1
+        a = t.key_start[c]
+        if t.key_first[c] == first and t.key_last[c] == last and \
+                t.key_start[c + 1] - a == n and \
+                (n <= 16 or memcmp(t.key_data + a + 8, s + 8, n - 16) == 0):
+            return c
+        h = (h + 1) & t.mask
+
+
+cdef class TextCategories:
+    """The categories of one text column: their UTF-8 bytes in an open-addressing
+    table, and a dictionary from each to its code (its position in ``categories``)."""
+    cdef object _owned                  # numpy arrays owning the table's memory
+    cdef Table t
+    cdef readonly dict lookup
+
+    def __cinit__(self, categories):
+        encoded = [str(text).encode("utf-8", "surrogatepass") for text in categories]
+        self.lookup = {text: code for code, text in enumerate(categories) if type(text) is str}
+        n = len(encoded)
+        size = 16
+        while size < 8 * n:
+            size *= 2
+        starts = np.zeros(n + 1, dtype=np.int64)
+        starts[1:] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+        keys = np.frombuffer(b"".join(encoded) + bytes(8), dtype=np.uint8)
+        words = np.zeros((2, max(n, 1)), dtype=np.uint64)
+        slots = np.full(size, -1, dtype=np.int32)
+        cdef const unsigned char[::1] kv = keys
+        cdef const int64_t[::1] sv = starts
+        cdef uint64_t[:, ::1] wv = words
+        cdef int32_t[::1] tv = slots
+        cdef uint64_t m = size - 1, h, last
+        cdef Py_ssize_t c, length
+        cdef int shift = 64
+        while (<uint64_t> 1) << (64 - shift) < <uint64_t> size:
+            shift -= 1
+        for c in range(n):
+            length = sv[c + 1] - sv[c]
+            wv[0, c] = text_words(&kv[0] + sv[c], length, &last)
+            wv[1, c] = last
+            h = words_hash(wv[0, c], last, length) >> shift
+            while tv[h] >= 0:
+                h = (h + 1) & m
+            tv[h] = c
+        self._owned = (keys, starts, words, slots)
+        self.t.key_data = &kv[0]
+        self.t.key_start = &sv[0]
+        self.t.key_first = &wv[0, 0]
+        self.t.key_last = &wv[1, 0]
+        self.t.slot = &tv[0]
+        self.t.mask = m
+        self.t.shift = shift
+
+
+cdef int _arrow_loop(TextCategories table, const offset_t* offsets,
+                     const unsigned char* data, Py_ssize_t data_size,
+                     const unsigned char* validity, Py_ssize_t offset, Py_ssize_t length,
+                     float* out) noexcept nogil:
+    # 0, or -1 when the offsets point outside the data (never read there)
+    cdef Py_ssize_t i, k
+    cdef offset_t a, b
+    cdef int code
+    cdef unsigned char tail[8]
+    for i in range(length):
+        k = offset + i
+        if validity != NULL and not (validity[k >> 3] >> (k & 7)) & 1:
+            out[i] = NAN
+            continue
+        a = offsets[k]
+        b = offsets[k + 1]
+        if a < 0 or b < a or b > data_size:
+            return -1
+        if b - a >= 8 or a + 8 <= data_size:
+            code = table_find(&table.t, data + a, b - a)
+        else:
+            # a short text at the very end of the buffer: read from a padded copy
+            memset(tail, 0, 8)
+            memcpy(tail, data + a, b - a)
+            code = table_find(&table.t, tail, b - a)
+        out[i] = <float> code
+    return 0
+
+
+def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset,
+                Py_ssize_t length, float[::1] out):
+    """Codes of an Arrow string array from its buffers, into ``out`` (NaN: null;
+    -1: no category).
+
+    Parameters
+    ----------
+    table : TextCategories
+    offsets : ndarray of int32 or int64
+        The value offsets buffer (``string`` or ``large_string``).
+    data : ndarray of uint8
+        The characters buffer.
+    validity : ndarray of uint8 or None
+        The validity bitmap (None: no nulls).
+    offset, length : int
+        The array's slice of the buffers.
+    out : ndarray of float32, ``length`` long
+
+    Returns
+    -------
+    bool
+        False when the buffers are inconsistent (nothing to trust in ``out``).
+    """
+    cdef const int32_t[::1] o32
+    cdef const int64_t[::1] o64
+    cdef const unsigned char[::1] dv = data
+    cdef const unsigned char[::1] vv
+    cdef const unsigned char* vptr = NULL
+    cdef const unsigned char* dptr = &dv[0] if dv.shape[0] > 0 else <const unsigned char*> ""
+    cdef Py_ssize_t n_offsets = offsets.shape[0]
+    cdef int rc
+    if offset < 0 or length < 0 or out.shape[0] != length or n_offsets < offset + length + 1:
+        return False
+    if validity is not None:
+        vv = validity
+        if vv.shape[0] * 8 < offset + length:
+            return False
+        vptr = &vv[0] if vv.shape[0] > 0 else NULL
+    if length == 0:
+        return True
+    if offsets.dtype == np.int32:
+        o32 = offsets
+        with nogil:
+            rc = _arrow_loop(table, &o32[0], dptr, dv.shape[0], vptr, offset, length, &out[0])
+    elif offsets.dtype == np.int64:
+        o64 = offsets
+        with nogil:
+            rc = _arrow_loop(table, &o64[0], dptr, dv.shape[0], vptr, offset, length, &out[0])
+    else:
+        return False
+    return rc == 0
+
+
+def object_codes(TextCategories table, cnp.ndarray values, float[::1] out):
+    """Codes of a 1-D object array's exact ``str`` values, into ``out`` (NaN: None;
+    -1: any other value, or text that is no category)."""
+    if values.ndim != 1 or values.dtype != object or out.shape[0] != values.shape[0]:
+        raise ValueError("object_codes takes a 1-D object array and an output as long")
+    cdef Py_ssize_t n = values.shape[0], stride = values.strides[0], i
+    cdef char* base = <char*> cnp.PyArray_DATA(values)
+    cdef PyObject* lookup = <PyObject*> table.lookup
+    cdef PyObject* cache_key[CACHE_SLOTS]
+    cdef float cache_code[CACHE_SLOTS]
+    cdef PyObject* obj
+    cdef PyObject* found
+    cdef size_t addr, s
+    cdef float code
+    for i in range(CACHE_SLOTS):
+        cache_key[i] = NULL
+    for i in range(n):
+        obj = (<PyObject**> (base + i * stride))[0]
+        addr = <size_t> obj
+        s = ((addr >> 4) ^ (addr >> 16)) & (CACHE_SLOTS - 1)
+        if cache_key[s] == obj:
+            out[i] = cache_code[s]
+            continue
+        code = -1.0
+        if obj == <PyObject*> None:
+            code = NAN
+        elif obj != NULL and PyUnicode_CheckExact(obj):
+            found = PyDict_GetItem(lookup, obj)
+            if found != NULL:
+                code = <float> PyLong_AsSsize_t(found)
+        # (the array holds every object until the call returns: an address
+        # cannot be reused by another object meanwhile)
+        cache_key[s] = obj
+        cache_code[s] = code
+        out[i] = code

@@ -1,0 +1,143 @@
+"""Predict's text encoding in C (``dtree._text_codes``): the codes of every reader
+equal the general rule's, and inconsistent Arrow buffers are refused, not read."""
+import numpy as np
+import pytest
+
+from dtree._input import categorical as cat
+from dtree._text_codes import TextCategories, arrow_codes, object_codes
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+
+# texts a two-word hash and its checks must tell apart: the empty text, short
+# ones, 8/16-byte boundaries, equal first and last eight bytes with another
+# middle, multi-byte characters
+CATEGORIES = sorted({
+    "", "a", "b", "ab", "ba", "abcdefg", "abcdefgh", "abcdefghi", "0123456789abcdef",
+    "0123456789abcdefg", "aaaaaaaaXbbbbbbbb", "aaaaaaaaYbbbbbbbb", "aaaaaaaaXXbbbbbbbb",
+    "aaaaaaaaYYbbbbbbbb", "Married-civ-spouse", "é", "ée", "日本語のテキスト", "x" * 40,
+    "x" * 39 + "y", "y" + "x" * 39,
+})
+OTHERS = ["c", "abcdefgj", "aaaaaaaaZbbbbbbbb", "aaaaaaaaXYbbbbbbbb", "x" * 41, "日本語",
+          "Married-civ-spouse ", " Married-civ-spouse"]
+
+
+def _values(rng, n, with_missing=True):
+    pool = CATEGORIES + OTHERS + ([None] if with_missing else [])
+    return [pool[i] for i in rng.integers(0, len(pool), n)]
+
+
+def _general(values):
+    # the rule the C readers stand in for
+    return cat._encode_values(np.asarray(values, dtype=object), np.asarray(CATEGORIES, dtype=object),
+                              "missing", "column 0")
+
+
+def _same(a, b):
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    np.testing.assert_array_equal(a[~np.isnan(a)], b[~np.isnan(b)])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_object_reader_gives_the_general_rules_codes(seed):
+    rng = np.random.default_rng(seed)
+    values = _values(rng, 2000)
+    # equal texts as distinct objects too, and values of other kinds
+    values += ["".join(list(v)) for v in values[:200] if v is not None]
+    values += [np.nan, 3, 2.5, np.str_("ab")]
+    expected = _general(values)
+    got = cat.encode(values, np.asarray(CATEGORIES, dtype=object), "missing", "column 0")
+    _same(got, expected)
+    assert np.isfinite(got).sum() > 1000       # most were categories
+
+
+def test_object_reader_marks_none_missing_and_the_rest_unmatched():
+    table = TextCategories(CATEGORIES)
+    values = np.array(["a", None, "c", 1.0, np.nan, "a"], dtype=object)
+    out = np.empty(len(values), dtype=np.float32)
+    object_codes(table, values, out)
+    assert out[0] == out[5] == CATEGORIES.index("a")
+    assert np.isnan(out[1])
+    assert (out[[2, 3, 4]] == -1).all()
+
+
+@pytest.mark.parametrize("arrow_type", ["string", "large_string"])
+def test_arrow_reader_gives_the_general_rules_codes(arrow_type):
+    rng = np.random.default_rng(3)
+    values = _values(rng, 3000)
+    chunks = [pa.array(values[i:i + 700], type=getattr(pa, arrow_type)())
+              for i in range(0, len(values), 700)]
+    # a slice: its offset into the buffers is not 0
+    sliced = pa.chunked_array(chunks).slice(5)
+    frame = pd.DataFrame({"t": pd.Series(pd.arrays.ArrowExtensionArray(sliced))})
+    got = cat.encode_frame_column(frame, 0, np.asarray(CATEGORIES, dtype=object), "missing",
+                                  "column 0")
+    _same(got, _general(values[5:]))
+
+
+def test_arrow_text_at_the_end_of_an_exact_buffer():
+    # the last texts end where the data ends: no read past it (the padded copy)
+    table = TextCategories(CATEGORIES)
+    texts = [b"abcdefghi", b"ab", b"a", b""]
+    data = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
+    offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int32)
+    out = np.empty(len(texts), dtype=np.float32)
+    assert arrow_codes(table, offsets, data, None, 0, len(texts), out)
+    assert out.tolist() == [CATEGORIES.index(t.decode()) for t in texts]
+
+
+@pytest.mark.parametrize("offsets, length", [
+    ([0, 3, 100], 2),       # past the data
+    ([0, 3, 2], 2),         # decreasing
+    ([-4, 3, 5], 2),        # negative
+    ([0, 3], 2),            # too few offsets
+])
+def test_inconsistent_arrow_buffers_are_refused(offsets, length):
+    table = TextCategories(CATEGORIES)
+    data = np.frombuffer(b"abcdefgh", dtype=np.uint8)
+    out = np.empty(length, dtype=np.float32)
+    assert not arrow_codes(table, np.asarray(offsets, dtype=np.int64), data, None, 0, length,
+                           out)
+
+
+def test_a_validity_bitmap_too_short_is_refused():
+    table = TextCategories(CATEGORIES)
+    data = np.frombuffer(b"a" * 20, dtype=np.uint8)
+    offsets = np.arange(21, dtype=np.int32)
+    out = np.empty(20, dtype=np.float32)
+    assert not arrow_codes(table, offsets, data, np.ones(1, dtype=np.uint8), 0, 20, out)
+
+
+def test_category_columns_and_object_columns_read_alike():
+    rng = np.random.default_rng(4)
+    values = _values(rng, 1500)
+    expected = _general(values)
+    categories = np.asarray(CATEGORIES, dtype=object)
+    as_object = pd.DataFrame({"t": pd.Series(values, dtype=object)})
+    as_category = pd.DataFrame({"t": pd.Series(values, dtype="category")})
+    for frame in (as_object, as_category):
+        _same(cat.encode_frame_column(frame, 0, categories, "missing", "column 0"), expected)
+
+
+def test_unknown_text_still_refused_when_asked():
+    frame = pd.DataFrame({"t": pd.Series(["a", "b", "nope"], dtype=object)})
+    with pytest.raises(ValueError, match="'nope', unseen at fit"):
+        cat.encode_frame_column(frame, 0, np.asarray(CATEGORIES, dtype=object), "error",
+                                "column 't'")
+
+
+def test_predictions_on_text_equal_those_on_codes():
+    # a model's predict through the C readers equals its predict on the codes
+    import dtree
+
+    rng = np.random.default_rng(5)
+    values = _values(rng, 4000, with_missing=False)
+    y = np.array([len(v) % 3 for v in values])
+    frame = pd.DataFrame({"t": pd.Series(values, dtype="str"), "x": rng.normal(size=4000)})
+    model = dtree.DecisionTreeClassifier(random_state=0, categorical_features=["t"]).fit(frame, y)
+    codes = cat._encode_values(np.asarray(values, dtype=object), model.categories_[0],
+                               "missing", "t")
+    matrix = np.column_stack([codes, frame["x"].to_numpy()]).astype(np.float32)
+    leaves = model.tree_.apply(matrix)
+    np.testing.assert_array_equal(model.apply(frame), leaves)
+    assert len(np.unique(leaves)) > 3
