@@ -447,6 +447,21 @@ cdef inline Py_ssize_t draw_end(FeatureDraw* fd) noexcept nogil:
     return fd.n_known + fd.n_found
 
 
+cdef inline Py_ssize_t draw_by_mask(FeatureDraw* fd, Py_ssize_t n_known,
+                                    unsigned long long constant) noexcept nogil:
+    """A node's whole draw when which features are constant there is known
+    already (bit f of ``constant``: the growers' replay of speculatively grown
+    subtrees, ``_grow``); the same draws and verdicts as the splitters' own loop.
+    Returns the constants known below the node."""
+    cdef Py_ssize_t j
+    draw_begin(fd, n_known)
+    j = draw_next(fd)
+    while j >= 0:
+        draw_take(fd, j, (constant >> fd.features[j]) & 1)
+        j = draw_next(fd)
+    return draw_end(fd)
+
+
 cdef inline double midpoint(DTYPE_t a, DTYPE_t b) noexcept nogil:
     # Halves first so two large values cannot overflow; if rounding lands the
     # midpoint on b, fall back to a so that b still goes right.

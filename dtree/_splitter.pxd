@@ -255,9 +255,27 @@ cdef class Splitter:
     cdef void finish_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                            double weight, double impurity, double weight_root,
                            SplitRecord* best, double* child_stats) noexcept nogil
-    cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
-                                const SplitRecord* split, double* left_stats,
+    cdef void _finish(self, unsigned long long* marks, Py_ssize_t start, Py_ssize_t end,
+                      const double* stats, double weight, double impurity, double weight_root,
+                      SplitRecord* best, double* child_stats) noexcept nogil
+    cdef Py_ssize_t _mark_sides(self, unsigned long long* marks, Py_ssize_t start,
+                                Py_ssize_t end, const SplitRecord* split, double* left_stats,
                                 double* right_stats, double* weights) noexcept nogil
-    cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
-                                 Py_ssize_t end) noexcept nogil
+    cdef void _partition_with(self, Scratch* s, int n_threads, const unsigned long long* marks,
+                              Py_ssize_t start, Py_ssize_t end,
+                              const SplitRecord* split) noexcept nogil
+    cdef void _partition_feature(self, Scratch* s, const unsigned long long* marks,
+                                 Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    # --- subtrees grown on threads (``_grow``'s speculative growth and its replay) ---
+    cdef bint subtrees_allowed(self) noexcept nogil
+    cdef int spec_split(self, Scratch* s, int n_threads, unsigned long long* marks,
+                        SplitRecord* per_feature, const Node* node, const double* stats,
+                        double weight_root, SplitRecord* best, double* child_stats,
+                        unsigned long long* constant, unsigned long long* tied) noexcept nogil
+    cdef bint _plain_pair(self, Py_ssize_t start) noexcept nogil
+    cdef int restore_segment(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef int restore_column(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef int resplit_on(self, Py_ssize_t f, const Node* node, const double* stats,
+                        double weight_root, const SplitRecord* made, SplitRecord* best,
+                        double* child_stats) noexcept nogil
 

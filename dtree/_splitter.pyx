@@ -24,7 +24,7 @@ the drawn features by index instead, so their ties go to the smallest index.
 import numpy as np
 
 from libc.math cimport INFINITY, NAN, log, nextafterf
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
@@ -32,7 +32,7 @@ from ._common cimport by_output, better, bit_is_set, check_cut, clear_bit, clear
 from ._common cimport constraints_of, count_bits, CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit
 from ._common cimport dtree_prefetch
 from ._common cimport draw_category_cut, draw_end, draw_next, draw_numeric_cut, draw_take
-from ._common cimport float_key, keep_better, keep_random_cut
+from ._common cimport float_key, keep_better, keep_random_cut, key_float
 from ._common cimport keep_doubles, lowest_bit, midpoint, partition_ids, partition_segment
 from ._common cimport payload_t, put_bit, RADIX_SIZE, radix_sort_keys, rand_int, record_candidate
 from ._common cimport scan_cut, SearchSettings, set_bit, tiny_weight, wins
@@ -393,6 +393,12 @@ cdef void scan_quantile_groups(Scratch* s, const QuantileScanArgs* a, Py_ssize_t
                     best.missing_left = True
                 else:
                     set_bit(best.cat_left, code)
+
+
+cdef int _compare_keys(const void* a, const void* b) noexcept nogil:
+    cdef unsigned long long x = (<const unsigned long long*> a)[0]
+    cdef unsigned long long y = (<const unsigned long long*> b)[0]
+    return (x > y) - (x < y)
 
 
 cdef void radix_argsort_column(const DTYPE_t[:, :] X, Py_ssize_t f, DTYPE_t* vals_out,
@@ -1830,6 +1836,192 @@ cdef class Splitter:
         ``finish_split``, as growth does."""
         self._partition(start, end, split)
 
+    # ------------------------------------------------------------ subtrees on threads
+    # ``_grow`` may grow a depth-first tree's subtrees on threads. The generator's
+    # feature order is a chain through every node in pre-order, so a subtree cannot
+    # know it; but where every feature is drawn at every node the order decides
+    # ties between features only. So a subtree's nodes are split speculatively
+    # (``spec_split``: ties to the lowest index, the tied features and the constant
+    # ones recorded), and a serial replay in pre-order draws as scikit-learn does,
+    # keeps each node whose generator's choice is the one made, and grows again
+    # (``restore_segment``, then the serial grower) where it is not.
+
+    cdef bint subtrees_allowed(self) noexcept nogil:
+        """Whether the speculative growth applies: presorted columns, every feature
+        drawn at every node (at most 64 of them: a node's constants and ties fit a
+        word), and no state handed down the tree (multiway cascades, monotonic
+        bounds, quantile ranks, the random splitter's draws)."""
+        return (self.n_threads > 1 and not self.sample_mode and not self.random_split
+                and not self.quantile_criterion and not self.multiway
+                and self.monotonic == NULL and not self.index_order
+                and self.draw.max_features >= self.n_features
+                and 0 < self.n_features <= 64)
+
+    cdef int spec_split(self, Scratch* s, int n_threads, unsigned long long* marks,
+                        SplitRecord* per_feature, const Node* node, const double* stats,
+                        double weight_root, SplitRecord* best, double* child_stats,
+                        unsigned long long* constant, unsigned long long* tied) noexcept nogil:
+        """The node's best split among all its non-constant features, ties between
+        features to the lowest index, sides marked in ``marks`` (``s``: the scratch
+        of ``n_threads`` threads; ``per_feature``: room for d records).
+
+        ``constant`` gets the node's constant features, ``tied`` the features
+        whose best split ties the chosen one by the scans' rule (the replay's
+        choice among them). Returns 1 with ``best`` and the children's statistics,
+        0 when no split is valid, 2 when a category feature ties another or the
+        node is a pair of regression samples (nothing marked: the replay must
+        search the node itself).
+        """
+        cdef Py_ssize_t f, i, n_visit = 0, start = node.start, end = node.end
+        cdef Py_ssize_t visit[64]
+        cdef unsigned long long c = 0, t = 0
+        cdef SplitRecord* r
+        constant[0] = 0
+        tied[0] = 0
+        if end - start == 2 and pairs_decide(self.is_classifier, &self.settings, self.monotonic) \
+                and not self._plain_pair(start):
+            # the serial search of such a node (``_split_pair``) may stop at a
+            # missing value or a category column and decide by its own rule
+            return 2
+        for f in range(self.n_features):
+            if self.is_constant(f, start, end):
+                c |= (<unsigned long long> 1) << f
+            else:
+                visit[n_visit] = f
+                n_visit += 1
+        constant[0] = c
+        tied[0] = 0
+        clear_split(best, end)
+        if n_threads > 1 and (end - start) * n_visit >= PARALLEL_WORK:
+            for i in prange(n_visit, nogil=True, num_threads=n_threads, schedule="dynamic"):
+                clear_split(&per_feature[i], end)
+                self._scan(&s[threadid()], visit[i], start, end, stats, node.weight,
+                           &per_feature[i])
+        else:
+            for i in range(n_visit):
+                clear_split(&per_feature[i], end)
+                self._scan(s, visit[i], start, end, stats, node.weight, &per_feature[i])
+        for i in range(n_visit):
+            keep_better(best, &per_feature[i])
+        if best.feature < 0:
+            return 0
+        for i in range(n_visit):
+            r = &per_feature[i]
+            if r.feature < 0 or compare_score(r.num, r.den, best) != 0:
+                continue
+            if self.n_categories[visit[i]] > 0 or self.n_categories[best.feature] > 0:
+                if visit[i] != best.feature:
+                    # a category scan challenges without a tie key: which of
+                    # them wins such a tie depends on the order beyond "the
+                    # first of the best", so the replay searches the node again
+                    return 2
+            if r.tie_key == best.tie_key:
+                t |= (<unsigned long long> 1) << visit[i]
+        tied[0] = t
+        best.proxy = best.num / best.den
+        self._finish(marks, start, end, stats, node.weight, node.impurity, weight_root, best,
+                     child_stats)
+        return 1
+
+    cdef bint _plain_pair(self, Py_ssize_t start) noexcept nogil:
+        """Whether a node of two samples has unit weights, no category column and no
+        missing value: there ``_split_pair`` answers as the scans do, in any order
+        (with weights its tie keys may differ from theirs)."""
+        cdef Py_ssize_t f, p
+        if self.sw != NULL:
+            return False
+        for f in range(self.n_features):
+            p = f * self.n_samples + start
+            if self.n_categories[f] > 0 or self.vals[p] != self.vals[p] or \
+                    self.vals[p + 1] != self.vals[p + 1]:
+                return False
+        return True
+
+    cdef int restore_segment(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+        """Sort the segment [start, end) of every column again as the presort left
+        it (values ascending, equal values by sample id; the targets beside them):
+        undoes the partitions made below a node. Returns -1 when memory ran out."""
+        cdef Py_ssize_t f
+        for f in range(self.n_features):
+            if self.restore_column(f, start, end) < 0:
+                return -1
+        return 0
+
+    cdef int restore_column(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+        """``restore_segment`` for column f alone."""
+        cdef Py_ssize_t m = end - start, p, k, K = self.n_outputs
+        cdef Py_ssize_t at = f * self.n_samples + start
+        cdef unsigned long long few[32]
+        cdef unsigned long long* keys = &few[0]
+        cdef int i
+        if m > 32:
+            keys = <unsigned long long*> malloc(m * sizeof(unsigned long long))
+            if keys == NULL:
+                return -1
+        for p in range(m):
+            keys[p] = ((<unsigned long long> float_key(self.vals[at + p])) << 32) | \
+                (<unsigned int> self.idx[at + p])
+        qsort(keys, m, sizeof(unsigned long long), _compare_keys)
+        for p in range(m):
+            i = <int> (keys[p] & 0xFFFFFFFFULL)
+            self.vals[at + p] = key_float(<unsigned int> (keys[p] >> 32))
+            self.idx[at + p] = i
+            for k in range(K):
+                if self.is_classifier:
+                    self.ycode[(at + p) * K + k] = <class_t> self.y_by_sample[i * K + k]
+                else:
+                    self.yval[(at + p) * K + k] = self.yv_by_sample[i * K + k]
+        if m > 32:
+            free(keys)
+        return 0
+
+    cdef int resplit_on(self, Py_ssize_t f, const Node* node, const double* stats,
+                        double weight_root, const SplitRecord* made, SplitRecord* best,
+                        double* child_stats) noexcept nogil:
+        """Feature f's best split of a node grown below already, if it sends left the
+        same samples as ``made`` (the node's split) does: 1 with ``best`` and the
+        children's statistics, 0 when it sends others, -1 when memory ran out.
+        The columns are left as they were (the replay's cheap answer to a tie gone
+        another way: the subtree below stays). Needs two threads' scratch."""
+        cdef Scratch* s = &self.scratch[0]
+        cdef int* left_ids = self.scratch[1].tmp_i
+        cdef Py_ssize_t start = node.start, end = node.end, m = end - start, q, K = self.n_outputs
+        cdef Py_ssize_t at = f * self.n_samples + start, n_left = 0
+        cdef Py_ssize_t made_at = made.feature * self.n_samples + start
+        cdef int same = 0
+        # the samples ``made`` sends left, read from its own column (whatever order
+        # the partitions below left it in)
+        for q in range(m):
+            if routes_left(made, self.vals[made_at + q]):
+                left_ids[n_left] = self.idx[made_at + q]
+                n_left += 1
+        memcpy(s.tmp_v, self.vals + at, m * sizeof(DTYPE_t))
+        memcpy(s.tmp_i, self.idx + at, m * sizeof(int))
+        if self.is_classifier:
+            memcpy(s.tmp_yc, self.ycode + at * K, m * K * sizeof(class_t))
+        else:
+            memcpy(s.tmp_yv, self.yval + at * K, m * K * sizeof(double))
+        if self.restore_column(f, start, end) < 0:
+            return -1
+        clear_split(best, end)
+        self._scan(s, f, start, end, stats, node.weight, best)
+        if best.feature == f:
+            best.proxy = best.num / best.den
+            self._finish(self.goes_left, start, end, stats, node.weight, node.impurity,
+                         weight_root, best, child_stats)
+            same = best.pos - start == n_left
+            q = 0
+            while same and q < n_left:
+                same = bit_is_set(self.goes_left, left_ids[q])
+                q += 1
+        memcpy(self.vals + at, s.tmp_v, m * sizeof(DTYPE_t))
+        memcpy(self.idx + at, s.tmp_i, m * sizeof(int))
+        if self.is_classifier:
+            memcpy(self.ycode + at * K, s.tmp_yc, m * K * sizeof(class_t))
+        else:
+            memcpy(self.yval + at * K, s.tmp_yv, m * K * sizeof(double))
+        return same
+
     # ------------------------------------------------------------ quantile criteria
     # A side's loss needs its weighted quantile, which no running sum gives. The
     # node's samples are kept in ascending target order too (``yorder``), so their
@@ -2201,10 +2393,18 @@ cdef class Splitter:
         subtraction leaves rounding residue in the weighted case that would make
         a pure child look impure.
         """
+        self._finish(self.goes_left, start, end, stats, weight, impurity, weight_root, best,
+                     child_stats)
+
+    cdef void _finish(self, unsigned long long* marks, Py_ssize_t start, Py_ssize_t end,
+                      const double* stats, double weight, double impurity, double weight_root,
+                      SplitRecord* best, double* child_stats) noexcept nogil:
+        """``finish_split`` with the sides marked in ``marks`` (a subtree's thread
+        marks its own: ``spec_split``)."""
         cdef Py_ssize_t S = self.n_stats, n_left, end_known
         cdef const DTYPE_t* v = self.vals + best.feature * self.n_samples
         cdef double weights[2]
-        n_left = self._mark_sides(start, end, best, child_stats, child_stats + S, weights)
+        n_left = self._mark_sides(marks, start, end, best, child_stats, child_stats + S, weights)
         # the segment is sorted by the split feature, missing values last: its range
         # of present values is at hand (outside_training_range reads it)
         end_known = known_end(v, start, end)
@@ -2218,8 +2418,8 @@ cdef class Splitter:
         record_children(best, self.criterion, start + n_left, child_stats, S, self.n_outputs,
                         weights, weight, impurity, weight_root)
 
-    cdef Py_ssize_t _mark_sides(self, Py_ssize_t start, Py_ssize_t end,
-                                const SplitRecord* split, double* left_stats,
+    cdef Py_ssize_t _mark_sides(self, unsigned long long* marks, Py_ssize_t start,
+                                Py_ssize_t end, const SplitRecord* split, double* left_stats,
                                 double* right_stats, double* weights) noexcept nogil:
         """Mark each sample's side (the routing predict uses) and sum both children."""
         cdef Py_ssize_t offset = split.feature * self.n_samples, p, n_left = 0
@@ -2238,7 +2438,7 @@ cdef class Splitter:
             elif self.sw != NULL:
                 w = self.sw[ix[p]]
             go_left = routes_left(split, v[p])
-            put_bit(self.goes_left, ix[p], go_left)
+            put_bit(marks, ix[p], go_left)
             n_left += go_left
             weights[0 if go_left else 1] += w
             add_position(left_stats if go_left else right_stats, self.criterion, K,
@@ -2269,21 +2469,28 @@ cdef class Splitter:
     cdef void _partition(self, Py_ssize_t start, Py_ssize_t end,
                          const SplitRecord* split) noexcept nogil:
         """Stable-partition every feature's segment into left part + right part."""
-        cdef Py_ssize_t n_samples = self.n_samples, f, d = self.n_features, k
-        cdef bint parallel = self.n_threads > 1 and (end - start) * d >= PARALLEL_WORK
+        cdef Py_ssize_t n_samples = self.n_samples, k
         # goes_left was marked by finish_split for exactly these samples
-        if parallel:
-            for f in prange(d, nogil=True, num_threads=self.n_threads, schedule="dynamic"):
-                if self._needs_partition(f, start, end, split):
-                    self._partition_feature(&self.scratch[threadid()], f, start, end)
-        else:
-            for f in range(d):
-                if self._needs_partition(f, start, end, split):
-                    self._partition_feature(&self.scratch[0], f, start, end)
+        self._partition_with(self.scratch, self.n_threads, self.goes_left, start, end, split)
         if self.quantile_criterion:
             for k in range(self.n_outputs):
                 partition_ids(self.yorder + k * n_samples, self.goes_left,
                               self.scratch[0].tmp_i, start, end)
+
+    cdef void _partition_with(self, Scratch* s, int n_threads, const unsigned long long* marks,
+                              Py_ssize_t start, Py_ssize_t end,
+                              const SplitRecord* split) noexcept nogil:
+        """The columns' part of ``_partition``, by the sides in ``marks``, on
+        ``n_threads`` threads with their scratch ``s`` (one per thread)."""
+        cdef Py_ssize_t f, d = self.n_features
+        if n_threads > 1 and (end - start) * d >= PARALLEL_WORK:
+            for f in prange(d, nogil=True, num_threads=n_threads, schedule="dynamic"):
+                if self._needs_partition(f, start, end, split):
+                    self._partition_feature(&s[threadid()], marks, f, start, end)
+        else:
+            for f in range(d):
+                if self._needs_partition(f, start, end, split):
+                    self._partition_feature(s, marks, f, start, end)
 
     cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                       const SplitRecord* split) noexcept nogil:
@@ -2296,15 +2503,15 @@ cdef class Splitter:
             return False
         return not self.is_constant(f, start, end)
 
-    cdef void _partition_feature(self, Scratch* s, Py_ssize_t f, Py_ssize_t start,
-                                 Py_ssize_t end) noexcept nogil:
+    cdef void _partition_feature(self, Scratch* s, const unsigned long long* marks,
+                                 Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
         cdef Py_ssize_t offset = f * self.n_samples, K = self.n_outputs
         if self.is_classifier:
             partition_rows(self.vals + offset, self.idx + offset, self.ycode + offset * K,
-                           K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
+                           K, marks, s.tmp_v, s.tmp_i, s.tmp_yc, start, end)
         else:
             partition_rows(self.vals + offset, self.idx + offset, self.yval + offset * K,
-                           K, self.goes_left, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
+                           K, marks, s.tmp_v, s.tmp_i, s.tmp_yv, start, end)
 
 
 class ColumnOrder:

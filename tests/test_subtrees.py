@@ -1,0 +1,160 @@
+"""Subtrees grown on threads (``_grow``'s speculative growth and its replay): the
+tree is the one a single thread grows, node for node, ties between features
+included, and the cases it does not cover fall back to the serial grower."""
+import numpy as np
+import pytest
+
+import dtree
+from dtree._grow import subtree_tuning
+from dtree._openmp import openmp_enabled
+
+pytestmark = pytest.mark.skipif(not openmp_enabled(), reason="a build without OpenMP "
+                                "runs one thread: no subtree is grown on another")
+
+N = 16000       # with 10 features, work enough for the plan to give a fit 2 threads
+FIELDS = ("children_left", "children_right", "feature", "threshold", "impurity",
+          "n_node_samples", "weighted_n_node_samples", "value", "missing_go_to_left",
+          "categorical_set")
+
+
+@pytest.fixture(autouse=True)
+def small_subtrees():
+    # the thresholds lowered so that fits of this size take the threaded growth
+    work, shares = subtree_tuning(work=1000, shares=8)[:2]
+    yield
+    subtree_tuning(work=work, shares=shares)
+
+
+def _counts():
+    return subtree_tuning()[2:4]
+
+
+def assert_same_tree(a, b):
+    ta, tb = a.tree_, b.tree_
+    assert ta.node_count == tb.node_count
+    for name in FIELDS:
+        x, y = np.asarray(getattr(ta, name)), np.asarray(getattr(tb, name))
+        np.testing.assert_array_equal(x, y, err_msg=name)
+
+
+def _one_and_two_threads(make, X, y, sample_weight=None):
+    fits, searched = _counts()
+    one = make(n_jobs=1).fit(X, y, sample_weight=sample_weight)
+    two = make(n_jobs=2).fit(X, y, sample_weight=sample_weight)
+    after = _counts()
+    return one, two, after[0] - fits, after[1] - searched
+
+
+def _data(kind, seed, d=10):
+    rng = np.random.default_rng(seed)
+    if kind == "continuous":
+        X = rng.normal(size=(N, d))
+    elif kind == "discrete":            # ties between features at every size of node
+        X = rng.integers(0, 3, size=(N, d)).astype(float)
+    elif kind == "rounded":
+        X = np.round(rng.normal(size=(N, d)), 1)
+    else:                               # missing values
+        X = rng.normal(size=(N, d))
+        X[rng.random((N, d)) < 0.1] = np.nan
+    return X.astype(np.float32), rng
+
+
+@pytest.mark.parametrize("kind", ["continuous", "discrete", "rounded", "missing"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_classifier_equals_one_thread(kind, criterion):
+    X, rng = _data(kind, 1)
+    y = (np.nan_to_num(X[:, 0]) > 0).astype(int) + (np.nan_to_num(X[:, 1]) > 0.5) + \
+        rng.integers(0, 2, N)
+    one, two, fits, _ = _one_and_two_threads(
+        lambda **kw: dtree.DecisionTreeClassifier(criterion=criterion, random_state=7, **kw),
+        X, y)
+    assert fits == 1
+    assert one.tree_.node_count > 100
+    assert_same_tree(one, two)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "discrete", "rounded", "missing"])
+@pytest.mark.parametrize("weights", [None, "whole", "real"])
+def test_regressor_equals_one_thread(kind, weights):
+    X, rng = _data(kind, 2)
+    y = np.nan_to_num(X[:, 0]) * 2 + np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=N) * 0.1
+    w = None if weights is None else rng.integers(1, 4, N).astype(float)
+    if weights == "real":
+        w *= 1.1
+    one, two, fits, _ = _one_and_two_threads(
+        lambda **kw: dtree.DecisionTreeRegressor(random_state=11, **kw), X, y, w)
+    assert fits == 1
+    assert_same_tree(one, two)
+
+
+def test_ties_are_settled_as_one_thread_settles_them():
+    # discrete features tie at large nodes: the replay must choose (and grow
+    # again) where the generator's order differs from the lowest index
+    X, rng = _data("discrete", 3)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, N) > 3).astype(int)
+    for seed in range(4):
+        one, two, fits, searched = _one_and_two_threads(
+            lambda **kw: dtree.DecisionTreeClassifier(random_state=seed, **kw), X, y)
+        assert fits == 1 and searched > 0
+        assert_same_tree(one, two)
+
+
+def test_equals_scikit_learn_on_ties():
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    X, rng = _data("discrete", 4)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, N) > 4).astype(int)
+    ours = dtree.DecisionTreeClassifier(random_state=5, n_jobs=2).fit(X, y)
+    theirs = sklearn_tree.DecisionTreeClassifier(random_state=5).fit(X, y)
+    assert ours.tree_.node_count == theirs.tree_.node_count
+    for name in ("children_left", "children_right", "feature", "threshold",
+                 "n_node_samples"):
+        np.testing.assert_array_equal(getattr(ours.tree_, name), getattr(theirs.tree_, name))
+
+
+@pytest.mark.parametrize("params", [
+    dict(max_depth=6), dict(min_samples_leaf=7), dict(min_impurity_decrease=1e-3),
+    dict(min_weight_fraction_leaf=0.01), dict(class_weight="balanced"),
+])
+def test_stopping_rules_and_class_weights(params):
+    X, rng = _data("rounded", 5)
+    y = (X[:, 0] + rng.normal(size=N) > 0.3).astype(int) + (X[:, 2] > 1)
+    one, two, fits, _ = _one_and_two_threads(
+        lambda **kw: dtree.DecisionTreeClassifier(random_state=3, **params, **kw), X, y)
+    assert fits == 1
+    assert_same_tree(one, two)
+
+
+def test_several_outputs_poisson_and_categories():
+    pd = pytest.importorskip("pandas")
+    X, rng = _data("discrete", 6)
+    y2 = np.c_[X[:, 0] + rng.normal(size=N), np.round(X[:, 1])]
+    cases = [(lambda **kw: dtree.DecisionTreeRegressor(random_state=0, **kw), X, y2),
+             (lambda **kw: dtree.DecisionTreeRegressor(criterion="poisson", random_state=1,
+                                                       **kw), X, rng.poisson(1 + X[:, 0]))]
+    frame = pd.DataFrame(X, columns=[f"c{i}" for i in range(X.shape[1])])
+    frame["group"] = pd.Categorical(rng.choice(list("abcdefg"), N))
+    yc = (X[:, 0] + frame["group"].isin(["a", "c"]) + rng.integers(0, 2, N) > 2).astype(int)
+    cases.append((lambda **kw: dtree.DecisionTreeClassifier(random_state=4, **kw), frame, yc))
+    for make, X_, y_ in cases:
+        one, two, fits, _ = _one_and_two_threads(make, X_, y_)
+        assert fits == 1
+        assert_same_tree(one, two)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda **kw: dtree.DecisionTreeClassifier(max_features=5, random_state=0, **kw), (N, 10)),
+    (lambda **kw: dtree.DecisionTreeClassifier(random_state=0, **kw), (N, 70)),
+    (lambda **kw: dtree.DecisionTreeRegressor(monotonic_cst=[1] + [0] * 9, random_state=0,
+                                              **kw), (N, 10)),
+    (lambda **kw: dtree.DecisionTreeClassifier(max_leaf_nodes=50, random_state=0, **kw),
+     (N, 10)),
+])
+def test_what_it_does_not_cover_grows_serially(make, shape):
+    # features drawn at random, more than a word of features, bounds handed
+    # down, best-first growth: the serial grower, and the same tree
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 3, size=shape).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, shape[0]) > 2).astype(int)
+    one, two, fits, _ = _one_and_two_threads(make, X, y)
+    assert fits == 0
+    assert_same_tree(one, two)
