@@ -1909,6 +1909,11 @@ cdef class Splitter:
             r = &per_feature[i]
             if r.feature < 0 or compare_score(r.num, r.den, best) != 0:
                 continue
+            if r.num != best.num or r.den != best.den or r.tie_key != r.tie_key:
+                # tied by the cross-multiplied test without equal terms: such ties
+                # need not be transitive, so the order of the scans may matter
+                # beyond "the first of the best"
+                return 2
             if self.n_categories[visit[i]] > 0 or self.n_categories[best.feature] > 0:
                 if visit[i] != best.feature:
                     # a category scan challenges without a tie key: which of

@@ -158,3 +158,18 @@ def test_what_it_does_not_cover_grows_serially(make, shape):
     one, two, fits, _ = _one_and_two_threads(make, X, y)
     assert fits == 0
     assert_same_tree(one, two)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_extreme_weights(scale):
+    # weights scaled to the ends of float64 give the one-thread tree too (ties
+    # whose cross-multiplied scores agree without equal terms are left to the
+    # replay: such ties need not be transitive)
+    for seed in range(3):
+        X, rng = _data("continuous", 20 + seed)
+        y = (X[:, -1] > 0).astype(int) + rng.integers(0, 2, N)
+        w = rng.random(N) * scale
+        one, two, fits, _ = _one_and_two_threads(
+            lambda **kw: dtree.DecisionTreeClassifier(random_state=1, **kw), X, y, w)
+        assert fits == 1
+        assert_same_tree(one, two)
