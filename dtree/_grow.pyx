@@ -195,6 +195,73 @@ cdef inline void _start(splitter_t sp, bint best_first, Node* root, double* stat
               weight_root[0])
 
 
+# ---------------------------------------------------------------- the node stack
+cdef struct NodeStack:
+    # depth-first growth's nodes waiting to be grown, each with its statistics
+    # (n_stats values), and the popped node's statistics and its children's
+    Node* nodes
+    double* pool                # n_stats beside each waiting node
+    double* stats               # the popped node's (n_stats), then its children's (2 n_stats)
+    Py_ssize_t top, cap, n_stats
+
+
+cdef bint stack_init(NodeStack* st, Py_ssize_t n_stats, const Node* root,
+                     const double* root_stats) noexcept nogil:
+    """A stack holding ``root``; False (nothing held) when memory ran out."""
+    st.n_stats, st.cap, st.top = n_stats, 64, 0
+    st.nodes = <Node*> malloc(st.cap * sizeof(Node))
+    st.pool = <double*> malloc(st.cap * max(n_stats, 1) * sizeof(double))
+    st.stats = <double*> malloc(3 * max(n_stats, 1) * sizeof(double))
+    if st.nodes == NULL or st.pool == NULL or st.stats == NULL:
+        stack_free(st)
+        return False
+    st.nodes[0] = root[0]
+    memcpy(st.pool, root_stats, n_stats * sizeof(double))
+    st.top = 1
+    return True
+
+
+cdef void stack_free(NodeStack* st) noexcept nogil:
+    free(st.nodes)
+    free(st.pool)
+    free(st.stats)
+    st.nodes, st.pool, st.stats, st.top = NULL, NULL, NULL, 0
+
+
+cdef inline void stack_pop(NodeStack* st, Node* node) noexcept nogil:
+    """The next node into ``node``, its statistics into ``st.stats``."""
+    st.top -= 1
+    node[0] = st.nodes[st.top]
+    memcpy(st.stats, st.pool + st.top * st.n_stats, st.n_stats * sizeof(double))
+
+
+cdef bint stack_children(NodeStack* st, const Node* node, Py_ssize_t node_id,
+                         const SplitRecord* split, Node** left, Node** right) noexcept nogil:
+    """Push the children of ``node`` (split by ``split``, their statistics in
+    ``st.stats + n_stats``), right below left so that the left one is popped (and
+    numbered) first; ``left`` and ``right`` point at them until the next push.
+    False when memory ran out."""
+    cdef Py_ssize_t S = st.n_stats
+    cdef void* grown
+    if st.top + 2 > st.cap:
+        grown = realloc(st.nodes, 2 * st.cap * sizeof(Node))
+        if grown == NULL:
+            return False
+        st.nodes = <Node*> grown
+        grown = realloc(st.pool, 2 * st.cap * max(S, 1) * sizeof(double))
+        if grown == NULL:
+            return False
+        st.pool = <double*> grown
+        st.cap *= 2
+    right[0] = &st.nodes[st.top]
+    left[0] = &st.nodes[st.top + 1]
+    children_of(node, node_id, split, left[0], right[0])
+    memcpy(st.pool + st.top * S, st.stats + 2 * S, S * sizeof(double))
+    memcpy(st.pool + (st.top + 1) * S, st.stats + S, S * sizeof(double))
+    st.top += 2
+    return True
+
+
 # ---------------------------------------------------------------- depth-first
 cdef int _grow_depth_first(splitter_t sp, NodeStore store, const Limits* lim) except -1:
     cdef double* stats = <double*> malloc(max(sp.n_stats, 1) * sizeof(double))
@@ -215,28 +282,20 @@ cdef int _grow_from(splitter_t sp, NodeStore store, const Limits* lim, const Nod
                     const double* root_stats, double weight_root) noexcept nogil:
     """Grow ``root``'s subtree depth-first into ``store`` (the root's parent and side
     as ``root`` says). Returns 0, or 1 when memory ran out."""
-    cdef Py_ssize_t S = sp.n_stats, cap = 64, top = 0, node_id
-    cdef Node* stack = <Node*> malloc(cap * sizeof(Node))
-    cdef double* pool = <double*> malloc(cap * S * sizeof(double))   # stats beside the stack
-    cdef double* stats = <double*> malloc(3 * S * sizeof(double))
-    cdef double* child_stats = stats + S         # left then right
+    cdef NodeStack st
+    cdef Py_ssize_t node_id
     cdef Node node
+    cdef Node* left
+    cdef Node* right
     cdef SplitRecord split
     cdef bint left_grows, right_grows
     cdef int found, rc = 0
-    cdef void* grown
-    if stack == NULL or pool == NULL or stats == NULL:
-        free(stack)
-        free(pool)
-        free(stats)
+    if not stack_init(&st, sp.n_stats, root, root_stats):
         return 1
-    stack[0] = root[0]
-    memcpy(pool, root_stats, S * sizeof(double))
-    top = 1
-    while top > 0:
-        top -= 1
-        node = stack[top]
-        memcpy(stats, pool + top * S, S * sizeof(double))
+    cdef double* stats = st.stats
+    cdef double* child_stats = st.stats + sp.n_stats      # left then right
+    while st.top > 0:
+        stack_pop(&st, &node)
         node_id = store.add(node.parent, node.is_left, node.depth, node.impurity,
                             node.end - node.start, node.weight, stats)
         if node_id < 0:
@@ -257,38 +316,21 @@ cdef int _grow_from(splitter_t sp, NodeStore store, const Limits* lim, const Nod
                 split.improvement, lim.min_impurity_decrease)):
             sp.release(&node)
             continue
-        if not store.set_split(node_id, &split):
+        if not store.set_split(node_id, &split) or \
+                not stack_children(&st, &node, node_id, &split, &left, &right):
             sp.release(&node)
             rc = 1
             break
-        if top + 2 > cap:
-            grown = realloc(stack, 2 * cap * sizeof(Node))
-            if grown != NULL:
-                stack = <Node*> grown
-                grown = realloc(pool, 2 * cap * S * sizeof(double))
-            if grown == NULL:
-                sp.release(&node)
-                rc = 1
-                break
-            pool = <double*> grown
-            cap *= 2
-        # right below left, so the left child is popped (and numbered) first
-        children_of(&node, node_id, &split, &stack[top + 1], &stack[top])
-        bound_children(sp, &node, &split, child_stats, &stack[top + 1], &stack[top])
-        left_grows = grows(lim, &stack[top + 1])
-        right_grows = grows(lim, &stack[top])
+        bound_children(sp, &node, &split, child_stats, left, right)
+        left_grows = grows(lim, left)
+        right_grows = grows(lim, right)
         if left_grows or right_grows:
             sp.partition(&node, &split)
-        sp.hand_down(&node, &split, left_grows, right_grows, &stack[top + 1], &stack[top])
-        memcpy(pool + top * S, child_stats + S, S * sizeof(double))
-        memcpy(pool + (top + 1) * S, child_stats, S * sizeof(double))
-        top += 2
-    while top > 0:
-        top -= 1
-        sp.release(&stack[top])
-    free(stack)
-    free(pool)
-    free(stats)
+        sp.hand_down(&node, &split, left_grows, right_grows, left, right)
+    while st.top > 0:
+        st.top -= 1
+        sp.release(&st.nodes[st.top])
+    stack_free(&st)
     return rc
 
 
@@ -439,28 +481,20 @@ cdef int _spec_grow(Splitter sp, SpecTree* t, const Limits* lim, Scratch* s, int
     """Grow ``root``'s subtree speculatively into ``t`` (pre-order, as ``_grow_from``);
     with ``tasks``, a growing node of fewer than ``cutoff`` samples becomes a task
     (a leaf here, marked) instead. Returns 0, or 1 when memory ran out."""
-    cdef Py_ssize_t S = sp.n_stats, cap = 64, top = 0, i
-    cdef Node* stack = <Node*> malloc(cap * sizeof(Node))
-    cdef double* pool = <double*> malloc(cap * max(S, 1) * sizeof(double))
-    cdef double* stats = <double*> malloc(3 * max(S, 1) * sizeof(double))
-    cdef double* child_stats = stats + S
+    cdef NodeStack st
+    cdef Py_ssize_t S = sp.n_stats, i
     cdef Node node
+    cdef Node* left
+    cdef Node* right
     cdef SplitRecord split
     cdef unsigned long long constant, tied
     cdef int rc = 0, found
-    cdef void* grown
-    if stack == NULL or pool == NULL or stats == NULL:
-        free(stack)
-        free(pool)
-        free(stats)
+    if not stack_init(&st, S, root, root_stats):
         return 1
-    stack[0] = root[0]
-    memcpy(pool, root_stats, S * sizeof(double))
-    top = 1
-    while top > 0:
-        top -= 1
-        node = stack[top]
-        memcpy(stats, pool + top * S, S * sizeof(double))
+    cdef double* stats = st.stats
+    cdef double* child_stats = st.stats + S
+    while st.top > 0:
+        stack_pop(&st, &node)
         i = spec_add(t, &node, stats)
         if i < 0:
             rc = 1
@@ -481,28 +515,13 @@ cdef int _spec_grow(Splitter sp, SpecTree* t, const Limits* lim, Scratch* s, int
         t.nodes[i].search = found == 2
         if found != 1 or below_min_decrease(split.improvement, lim.min_impurity_decrease):
             continue
-        if not spec_set_split(t, i, &split):
+        if not spec_set_split(t, i, &split) or \
+                not stack_children(&st, &node, i, &split, &left, &right):
             rc = 1
             break
-        if top + 2 > cap:
-            grown = realloc(stack, 2 * cap * sizeof(Node))
-            if grown != NULL:
-                stack = <Node*> grown
-                grown = realloc(pool, 2 * cap * max(S, 1) * sizeof(double))
-            if grown == NULL:
-                rc = 1
-                break
-            pool = <double*> grown
-            cap *= 2
-        children_of(&node, i, &split, &stack[top + 1], &stack[top])
-        if grows(lim, &stack[top + 1]) or grows(lim, &stack[top]):
+        if grows(lim, left) or grows(lim, right):
             sp._partition_with(s, n_threads, marks, node.start, node.end, &split)
-        memcpy(pool + top * S, child_stats + S, S * sizeof(double))
-        memcpy(pool + (top + 1) * S, child_stats, S * sizeof(double))
-        top += 2
-    free(stack)
-    free(pool)
-    free(stats)
+    stack_free(&st)
     return rc
 
 
