@@ -178,6 +178,10 @@ cdef class Splitter:
                           SplitRecord* best) noexcept nogil
     cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                                 double weight, SplitRecord* best) noexcept nogil
+    cdef void _scan_each(self, Scratch* s, int n_threads, const Py_ssize_t* visit,
+                         Py_ssize_t n_visit, Py_ssize_t start, Py_ssize_t end,
+                         const double* stats, double weight,
+                         SplitRecord* per_feature) noexcept nogil
     cdef bint _needs_partition(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                const SplitRecord* split) noexcept nogil
     cdef void _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,

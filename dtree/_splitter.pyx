@@ -1617,13 +1617,26 @@ cdef class Splitter:
         """
         cdef Py_ssize_t i
         cdef SplitRecord* per_feature = self.feature_best
-        for i in prange(self.draw.n_visit, nogil=True, num_threads=self.n_threads,
-                        schedule="dynamic"):
-            clear_split(&per_feature[i], end)
-            self._scan(&self.scratch[threadid()], self.draw.visit[i], start, end, stats, weight,
-                       &per_feature[i])
+        self._scan_each(self.scratch, self.n_threads, self.draw.visit, self.draw.n_visit, start,
+                        end, stats, weight, per_feature)
         for i in range(self.draw.n_visit):
             keep_better(best, &per_feature[i])
+
+    cdef void _scan_each(self, Scratch* s, int n_threads, const Py_ssize_t* visit,
+                         Py_ssize_t n_visit, Py_ssize_t start, Py_ssize_t end,
+                         const double* stats, double weight,
+                         SplitRecord* per_feature) noexcept nogil:
+        """Each feature of ``visit``'s best split from an empty record, into
+        ``per_feature``: on ``n_threads`` threads (their scratch ``s``), or in a loop."""
+        cdef Py_ssize_t i
+        if n_threads > 1:
+            for i in prange(n_visit, nogil=True, num_threads=n_threads, schedule="dynamic"):
+                clear_split(&per_feature[i], end)
+                self._scan(&s[threadid()], visit[i], start, end, stats, weight, &per_feature[i])
+        else:
+            for i in range(n_visit):
+                clear_split(&per_feature[i], end)
+                self._scan(s, visit[i], start, end, stats, weight, &per_feature[i])
 
     cdef void _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil:
@@ -1892,15 +1905,8 @@ cdef class Splitter:
         constant[0] = c
         tied[0] = 0
         clear_split(best, end)
-        if n_threads > 1 and (end - start) * n_visit >= PARALLEL_WORK:
-            for i in prange(n_visit, nogil=True, num_threads=n_threads, schedule="dynamic"):
-                clear_split(&per_feature[i], end)
-                self._scan(&s[threadid()], visit[i], start, end, stats, node.weight,
-                           &per_feature[i])
-        else:
-            for i in range(n_visit):
-                clear_split(&per_feature[i], end)
-                self._scan(s, visit[i], start, end, stats, node.weight, &per_feature[i])
+        self._scan_each(s, n_threads if (end - start) * n_visit >= PARALLEL_WORK else 1, visit,
+                        n_visit, start, end, stats, node.weight, per_feature)
         for i in range(n_visit):
             keep_better(best, &per_feature[i])
         if best.feature < 0:
