@@ -127,6 +127,41 @@ cdef enum:
     TOP_FEATURES = 65536    # a feature index fits an unsigned short
 
 
+# Below a numeric tree's top, a forest walks its nodes as 16-byte records (half a
+# ``PackedNode``: a forest's deep trees stay in the second-level cache twice as
+# long): the float threshold as the top's, no category set.
+cdef struct SlimNode:
+    float threshold         # as a top's: x > it exactly when the float32 x > the double
+    unsigned short feature
+    unsigned short missing_right
+    int child[2]            # left, right; both the node itself for a leaf
+
+# the largest feature count whose splits fit a slim node (and a top's)
+SLIM_FEATURES = TOP_FEATURES
+SLIM_NODE_DTYPE = np.dtype([("threshold", np.float32), ("feature", np.uint16),
+                            ("missing_right", np.uint16), ("left", np.int32),
+                            ("right", np.int32)])
+
+
+cdef inline void _slim_block(const SlimNode* nodes, const DTYPE_t* x0, Py_ssize_t d,
+                             Py_ssize_t start, Py_ssize_t m, int* cur) noexcept nogil:
+    # m C-contiguous rows of d values from the nodes in ``cur`` down to their
+    # leaves, one level at a time (``_apply_block``'s lockstep, on slim nodes)
+    cdef const DTYPE_t* block = x0 + start * d
+    cdef Py_ssize_t r
+    cdef int node, nxt, moved = 1
+    cdef const SlimNode* p
+    while moved:
+        moved = 0
+        for r in range(m):
+            node = cur[r]
+            p = &nodes[node]
+            nxt = p.child[numeric_side(block[r * d + p.feature], p.threshold,
+                                       p.missing_right)]
+            moved |= nxt != node
+            cur[r] = nxt
+
+
 cdef inline float _float_below(double t) noexcept nogil:
     # the greatest float32 at most t: for a float32 x, x > t exactly when x > it
     cdef float f = <float>t
@@ -135,38 +170,67 @@ cdef inline float _float_below(double t) noexcept nogil:
     return f
 
 
+# a tree's nodes as the top's builder reads them: packed or slim
+ctypedef fused node_t:
+    PackedNode
+    SlimNode
+
+
+cdef inline float _top_threshold(const node_t* p) noexcept nogil:
+    if node_t is SlimNode:
+        return p.threshold
+    else:
+        return _float_below(p.threshold)
+
+
+cdef const unsigned char* _node_bytes(nodes):
+    # the first byte of a C-contiguous array of packed or slim nodes
+    assert (nodes.dtype == PACKED_NODE_DTYPE or nodes.dtype == SLIM_NODE_DTYPE) \
+        and nodes.flags.c_contiguous and nodes.shape[0] > 0
+    cdef const unsigned char[::1] raw = nodes.view(np.uint8)
+    return &raw[0]
+
+
 def pack_top(packed, Py_ssize_t depth, Py_ssize_t n_features):
-    """The complete top of a numeric tree's packed nodes: (top, exits), its
-    ``min(depth, TOP_LEVELS)`` levels as ``TOP_NODE_DTYPE`` records in heap order
-    (position 0 unused) and the int32 node at each position of the level below
-    them; None when a feature index does not fit the record."""
-    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
+    """The complete top of a numeric tree's packed (or slim) nodes: (top, exits),
+    its ``min(depth, TOP_LEVELS)`` levels as ``TOP_NODE_DTYPE`` records in heap
+    order (position 0 unused) and the int32 node at each position of the level
+    below them; None when a feature index does not fit the record."""
     if n_features > TOP_FEATURES:
         return None
+    cdef const unsigned char* raw = _node_bytes(packed)
     cdef Py_ssize_t levels = max(0, min(depth, <Py_ssize_t>TOP_LEVELS))
-    cdef Py_ssize_t width = 1 << levels, pos
-    cdef const unsigned char[::1] raw = packed.view(np.uint8)
-    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef Py_ssize_t width = 1 << levels
     top = np.zeros(width, dtype=TOP_NODE_DTYPE)
     at = np.zeros(2 * width, dtype=np.int32)
     cdef int[::1] at_view = at
     cdef unsigned char[::1] top_raw = top.view(np.uint8)
-    cdef TopNode* t = <TopNode*> &top_raw[0]
-    cdef const PackedNode* p
+    cdef bint slim = packed.dtype == SLIM_NODE_DTYPE
     with nogil:
-        for pos in range(1, width):
-            p = &nodes[at_view[pos]]
-            at_view[2 * pos] = p.child[0]
-            at_view[2 * pos + 1] = p.child[1]
-            if p.child[0] == at_view[pos]:          # a leaf: every value goes left
-                t[pos].threshold = INFINITY
-                t[pos].feature = 0
-                t[pos].missing_right = 0
-            else:
-                t[pos].threshold = _float_below(p.threshold)
-                t[pos].feature = <unsigned short>p.feature
-                t[pos].missing_right = p.missing_right != 0
+        if slim:
+            _fill_top(<const SlimNode*> raw, width, &at_view[0], <TopNode*> &top_raw[0])
+        else:
+            _fill_top(<const PackedNode*> raw, width, &at_view[0], <TopNode*> &top_raw[0])
     return top, at[width:].copy()
+
+
+cdef void _fill_top(const node_t* nodes, Py_ssize_t width, int* at, TopNode* t) noexcept nogil:
+    # positions 1..width-1 of the heap from the nodes, each position's node in
+    # at[pos] (at[1] = 0, the root), the level below's nodes in at[width:]
+    cdef Py_ssize_t pos
+    cdef const node_t* p
+    for pos in range(1, width):
+        p = &nodes[at[pos]]
+        at[2 * pos] = p.child[0]
+        at[2 * pos + 1] = p.child[1]
+        if p.child[0] == at[pos]:          # a leaf: every value goes left
+            t[pos].threshold = INFINITY
+            t[pos].feature = 0
+            t[pos].missing_right = 0
+        else:
+            t[pos].threshold = _top_threshold(p)
+            t[pos].feature = <unsigned short>p.feature
+            t[pos].missing_right = p.missing_right != 0
 
 
 cdef inline int _top_block(const TopNode* top, const int* exits, Py_ssize_t levels,
@@ -383,9 +447,14 @@ def apply_packed(packed, sets, const DTYPE_t[:, :] X, int n_threads=1, top=None,
 
 def deeper_than_top(packed, const int[::1] exits):
     """Whether some exit of a tree's top (``pack_top``) is an inner node of its
-    packed nodes: rows then go on below the top."""
-    cdef const unsigned char[::1] raw = packed.view(np.uint8)
-    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    packed (or slim) nodes: rows then go on below the top."""
+    cdef const unsigned char* raw = _node_bytes(packed)
+    if packed.dtype == SLIM_NODE_DTYPE:
+        return _some_inner(<const SlimNode*> raw, exits)
+    return _some_inner(<const PackedNode*> raw, exits)
+
+
+cdef bint _some_inner(const node_t* nodes, const int[::1] exits) noexcept:
     cdef Py_ssize_t i
     for i in range(exits.shape[0]):
         if nodes[exits[i]].child[0] != exits[i]:
@@ -757,14 +826,15 @@ cdef struct ForestTops:
     const unsigned char* deeper
 
 
-cdef void _forest_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
-                       bint numeric_only, const Py_ssize_t* roots, Py_ssize_t n_trees,
+cdef void _forest_rows(const PackedNode* nodes, const SlimNode* slim,
+                       const unsigned long long* set_ptr, bint numeric_only, const Py_ssize_t* roots, Py_ssize_t n_trees,
                        const ForestTops* forest_tops, const double* values, Py_ssize_t width,
                        const DTYPE_t[:, :] X, Py_ssize_t lo, Py_ssize_t hi,
                        double* out) noexcept nogil:
     # rows [lo, hi) through every tree, tree by tree (the tree's upper nodes stay
     # in cache over the rows), each leaf's values added to the row's sums; a
-    # tree's top as ``_apply_rows`` takes it
+    # tree's top as ``_apply_rows`` takes it, then its slim nodes (when ``slim``
+    # is not NULL) or packed ones
     cdef int cur[TOP_BLOCK]
     cdef Py_ssize_t t, start, m, r, k, rows
     cdef const PackedNode* tree
@@ -774,7 +844,7 @@ cdef void _forest_rows(const PackedNode* nodes, const unsigned long long* set_pt
     tops.nodes, tops.exits, tops.levels, tops.deeper = NULL, NULL, 0, False
     rows = TOP_BLOCK if forest_tops.nodes != NULL else BLOCK
     for t in range(n_trees):
-        tree = nodes + roots[t]
+        tree = nodes + roots[t] if slim == NULL else NULL
         if forest_tops.nodes != NULL:
             tops.nodes = forest_tops.nodes + forest_tops.node_start[t]
             tops.exits = forest_tops.exits + forest_tops.exit_start[t]
@@ -787,7 +857,9 @@ cdef void _forest_rows(const PackedNode* nodes, const unsigned long long* set_pt
             if tops.exits != NULL:
                 _top_block(tops.nodes, tops.exits, tops.levels, &X[0, 0], X.shape[1], start,
                            m, cur)
-                if tops.deeper:
+                if tops.deeper and slim != NULL:
+                    _slim_block(slim + roots[t], &X[0, 0], X.shape[1], start, m, cur)
+                elif tops.deeper:
                     _finish_block(tree, set_ptr, numeric_only, X, start, m, cur)
             else:
                 _route_block(tree, set_ptr, numeric_only, X, start, m, cur)
@@ -813,14 +885,17 @@ def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] v
 
     ``packed``: every tree's packed nodes, concatenated (children numbered within
     their tree; tree t's nodes start at ``roots[t]``; category set rows numbered
-    in the concatenated ``sets``); ``values``: a row of ``width`` values per node,
-    concatenated alike. ``tops``: the trees' ``pack_top`` concatenated, as
-    (nodes, node_start, exits, exit_start, deeper) with a start per tree and one
-    past the last, or None. Rows are split over n_threads in chunks.
+    in the concatenated ``sets``), or their slim nodes (``SLIM_NODE_DTYPE``:
+    numeric trees, with ``tops`` and a C-contiguous X); ``values``: a row of
+    ``width`` values per node, concatenated alike. ``tops``: the trees'
+    ``pack_top`` concatenated, as (nodes, node_start, exits, exit_start, deeper)
+    with a start per tree and one past the last, or None. Rows are split over
+    n_threads in chunks.
     """
-    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
-    cdef const unsigned char[::1] raw = packed.view(np.uint8)
-    cdef const PackedNode* nodes = <const PackedNode*> &raw[0]
+    cdef const unsigned char* raw = _node_bytes(packed)
+    cdef bint slim = packed.dtype == SLIM_NODE_DTYPE
+    cdef const PackedNode* nodes = NULL if slim else <const PackedNode*> raw
+    cdef const SlimNode* slim_nodes = <const SlimNode*> raw if slim else NULL
     cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
     cdef const unsigned long long* set_ptr = &set_view[0, 0]
     cdef bint numeric_only = np.asarray(sets).size == 0
@@ -837,8 +912,11 @@ def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] v
         return out
     ft.nodes = NULL
     # the tops read C-contiguous rows only
-    if tops is not None and X.shape[1] > 0 and X.strides[1] == sizeof(DTYPE_t) \
-            and X.strides[0] == X.shape[1] * sizeof(DTYPE_t):
+    contiguous = X.shape[1] > 0 and X.strides[1] == sizeof(DTYPE_t) \
+        and X.strides[0] == X.shape[1] * sizeof(DTYPE_t)
+    if slim and (tops is None or not contiguous or not numeric_only):
+        raise ValueError("slim nodes are walked below numeric tops on C-contiguous rows")
+    if tops is not None and contiguous:
         top_raw = tops[0].view(np.uint8)
         node_start, exits, exit_start, deeper = tops[1], tops[2], tops[3], tops[4]
         if node_start.shape[0] != n_trees + 1 or exit_start.shape[0] != n_trees + 1 \
@@ -851,13 +929,13 @@ def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] v
         ft.deeper = &deeper[0]
     if n_threads <= 1 or n_chunks < 2:
         with nogil:
-            _forest_rows(nodes, set_ptr, numeric_only, &roots[0], n_trees, &ft,
+            _forest_rows(nodes, slim_nodes, set_ptr, numeric_only, &roots[0], n_trees, &ft,
                          &values[0, 0], width, X, 0, n, &out_view[0, 0])
         return out
     for chunk in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="dynamic"):
-        _forest_rows(nodes, set_ptr, numeric_only, &roots[0], n_trees, &ft, &values[0, 0],
-                     width, X, chunk * FOREST_CHUNK, min(n, (chunk + 1) * FOREST_CHUNK),
-                     &out_view[0, 0])
+        _forest_rows(nodes, slim_nodes, set_ptr, numeric_only, &roots[0], n_trees, &ft,
+                     &values[0, 0], width, X, chunk * FOREST_CHUNK,
+                     min(n, (chunk + 1) * FOREST_CHUNK), &out_view[0, 0])
     return out
 
 
@@ -867,28 +945,47 @@ def pack_tree_into(packed, Py_ssize_t offset, const Py_ssize_t[::1] left,
                    const Py_ssize_t[::1] categorical_set, Py_ssize_t set_base):
     """``pack_nodes`` of one tree written into rows [offset, offset + node count) of a
     forest's packed array (children numbered within the tree; category set rows
-    shifted by ``set_base``), in one typed pass."""
-    assert packed.dtype == PACKED_NODE_DTYPE and packed.flags.c_contiguous
-    cdef unsigned char[::1] raw = packed.view(np.uint8)
+    shifted by ``set_base``), in one typed pass. A slim array (``SLIM_NODE_DTYPE``)
+    takes numeric splits on features below 65536 only."""
     cdef Py_ssize_t n = left.shape[0], i
     if offset < 0 or offset + n > packed.shape[0]:
         raise ValueError("the tree does not fit the packed array")
-    cdef PackedNode* nodes = (<PackedNode*> &raw[0]) + offset
-    with nogil:
+    cdef unsigned char* raw = <unsigned char*> _node_bytes(packed)
+    if packed.dtype == SLIM_NODE_DTYPE:
         for i in range(n):
-            if left[i] < 0:
-                nodes[i].threshold = 0.0
-                nodes[i].feature = 0
-                nodes[i].child[0] = <int>i
-                nodes[i].child[1] = <int>i
-                nodes[i].missing_right = 0
-                nodes[i].cat = -1
+            if left[i] >= 0 and (categorical_set[i] >= 0 or feature[i] >= TOP_FEATURES):
+                raise ValueError("slim nodes hold numeric splits on features below 65536")
+        with nogil:
+            _pack_into((<SlimNode*> raw) + offset, left, right, feature, threshold,
+                       missing_go_to_left, categorical_set, set_base)
+    else:
+        with nogil:
+            _pack_into((<PackedNode*> raw) + offset, left, right, feature, threshold,
+                       missing_go_to_left, categorical_set, set_base)
+
+
+cdef void _pack_into(node_t* nodes, const Py_ssize_t[::1] left, const Py_ssize_t[::1] right,
+                     const Py_ssize_t[::1] feature, const double[::1] threshold,
+                     const unsigned char[::1] missing_go_to_left,
+                     const Py_ssize_t[::1] categorical_set, Py_ssize_t set_base) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(left.shape[0]):
+        if left[i] < 0:
+            nodes[i].threshold = 0.0
+            nodes[i].feature = 0
+            nodes[i].child[0] = <int>i
+            nodes[i].child[1] = <int>i
+            nodes[i].missing_right = 0
+        else:
+            nodes[i].feature = <int>feature[i]
+            nodes[i].child[0] = <int>left[i]
+            nodes[i].child[1] = <int>right[i]
+            nodes[i].missing_right = 1 - missing_go_to_left[i]
+            if node_t is SlimNode:
+                nodes[i].threshold = _float_below(threshold[i])
             else:
                 nodes[i].threshold = threshold[i]
-                nodes[i].feature = <int>feature[i]
-                nodes[i].child[0] = <int>left[i]
-                nodes[i].child[1] = <int>right[i]
-                nodes[i].missing_right = 1 - missing_go_to_left[i]
-                nodes[i].cat = <int>(categorical_set[i] + set_base) \
-                    if categorical_set[i] >= 0 else -1
+        if node_t is PackedNode:
+            nodes[i].cat = <int>(categorical_set[i] + set_base) \
+                if left[i] >= 0 and categorical_set[i] >= 0 else -1
             nodes[i].pad = 0

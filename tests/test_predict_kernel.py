@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 import dtree
-from dtree._route import PARALLEL_ROWS, Router, apply_packed, pack_top
+from dtree._route import (PACKED_NODE_DTYPE, PARALLEL_ROWS, SLIM_NODE_DTYPE, Router, apply_packed,
+                         pack_top)
 
 
 def _rows(rng, n, d, tree):
@@ -196,3 +197,41 @@ def _descendants(tree, node):
         if tree.children_left[n] >= 0:
             stack += [tree.children_left[n], tree.children_right[n]]
     return out
+
+
+@pytest.mark.parametrize("order", ["C", "F", "strided"])
+def test_a_forests_slim_nodes_route_as_its_trees(order):
+    # deep numeric trees are walked below their tops as 16-byte slim nodes (float
+    # thresholds rounded down): rows on and beside every tree's thresholds, NaN
+    # and huge values reach the leaves each tree's own routing reaches
+    rng = np.random.RandomState(4)
+    X = rng.normal(size=(2000, 6))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = np.nan_to_num(X[:, 0]) * 3 + np.nan_to_num(X[:, 1]) + rng.normal(size=2000)
+    forest = dtree.RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
+    rows = np.vstack([_rows(rng, 800, 6, t.tree_) for t in forest.estimators_])
+    rows[np.isinf(rows)] = np.sign(rows[np.isinf(rows)]) * np.float32(3e38)
+    if order == "F":
+        rows = np.asfortranarray(rows)
+    elif order == "strided":
+        rows = np.repeat(rows, 2, axis=1)[:, ::2]
+    expected = np.mean([t.predict(rows) for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict(rows), expected, rtol=0, atol=1e-9)
+    assert forest._layout.packed.dtype == SLIM_NODE_DTYPE
+    assert forest._layout.tops[4].all()      # every tree goes on below its top
+    leaves = forest.apply(rows)
+    values = np.stack([t.tree_.value[leaves[:, i], 0, 0]
+                       for i, t in enumerate(forest.estimators_)], axis=1)
+    np.testing.assert_allclose(forest.predict(rows), values.mean(axis=1), rtol=0, atol=1e-9)
+
+
+def test_a_forest_with_category_splits_keeps_packed_nodes():
+    rng = np.random.RandomState(5)
+    X = np.column_stack([rng.randint(0, 6, 500), rng.normal(size=500)]).astype(float)
+    y = (X[:, 0] % 2 == 0) ^ (X[:, 1] > 0)
+    forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0,
+                                          categorical_features=[0]).fit(X, y)
+    proba = forest.predict_proba(X)
+    assert forest._layout.packed.dtype == PACKED_NODE_DTYPE
+    expected = np.mean([t.predict_proba(X) for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
