@@ -989,3 +989,59 @@ cdef void _pack_into(node_t* nodes, const Py_ssize_t[::1] left, const Py_ssize_t
             nodes[i].cat = <int>(categorical_set[i] + set_base) \
                 if left[i] >= 0 and categorical_set[i] >= 0 else -1
             nodes[i].pad = 0
+
+
+# ------------------------------------------------------------------ shapes
+def preorder_shape(const unsigned char[::1] is_leaf):
+    """(left, right, depth) of the binary tree whose nodes in pre-order are
+    leaves where ``is_leaf`` is 1 (a split node's left child is the next node),
+    or None when the flags make no such tree (a pickle's compact columns:
+    ``_model.compact``)."""
+    cdef Py_ssize_t n = is_leaf.shape[0], i, top = 0, p
+    cdef bint extra = False
+    left = np.full(n, -1, dtype=np.intp)
+    right = np.full(n, -1, dtype=np.intp)
+    depth = np.zeros(n, dtype=np.intp)
+    if n == 0:
+        return None
+    cdef Py_ssize_t[::1] lv = left, rv = right, dv = depth
+    # the split nodes still waiting for their right child, innermost last
+    cdef Py_ssize_t[::1] waiting = np.empty(n, dtype=np.intp)
+    with nogil:
+        for i in range(n):
+            if i > 0:
+                if not is_leaf[i - 1]:
+                    lv[i - 1] = i
+                    dv[i] = dv[i - 1] + 1
+                elif top == 0:
+                    extra = True        # the tree ended before this node
+                    break
+                else:
+                    top -= 1
+                    p = waiting[top]
+                    rv[p] = i
+                    dv[i] = dv[p] + 1
+            if not is_leaf[i]:
+                waiting[top] = i
+                top += 1
+    if extra or top != 0:
+        return None
+    return left, right, depth
+
+
+def sum_children(double[:, ::1] column, const Py_ssize_t[::1] left,
+                 const Py_ssize_t[::1] right):
+    """Each split node's row of ``column`` set to its children's sum (left + right),
+    in place, children first; the children must come after their parent (as
+    ``preorder_shape`` numbers them)."""
+    cdef Py_ssize_t n = left.shape[0], i, k, width = column.shape[1]
+    if column.shape[0] != n or right.shape[0] != n:
+        raise ValueError("a row and both children per node")
+    for i in range(n):
+        if left[i] >= 0 and not (i < left[i] < n and i < right[i] < n):
+            raise ValueError("children must come after their parent")
+    with nogil:
+        for i in range(n - 1, -1, -1):
+            if left[i] >= 0:
+                for k in range(width):
+                    column[i, k] = column[left[i], k] + column[right[i], k]

@@ -11,6 +11,7 @@ import numpy as np
 from .._input.validation import SparseRows, check_sparse_X, is_sparse
 from .._route import (CATEGORY_SET_WORDS, Router, apply_csr, apply_surrogates,
                       decision_paths, pack_nodes, pack_top, predict_fractional)
+from .compact import compact_columns, expand_columns
 from .narrow import narrow_ints, narrow_reals, widened
 from .routing import codes_in_set, surrogate_table
 from .units import unscaled
@@ -272,8 +273,11 @@ class Tree:
         state = self.__dict__.copy()
         for name in _DERIVED:
             state.pop(name, None)     # derived: rebuilt on first use
-        # node columns in as few bytes as hold them exactly (a forest's pickle is
-        # mostly these columns); read back as the 8-byte numbers they are
+        # a forest's pickle is mostly node columns: only what the tree's shape
+        # does not say, compressed (``compact``); where that does not apply, the
+        # columns in as few bytes as hold them exactly, read back as the 8-byte
+        # numbers they are
+        state = compact_columns(state)
         for names, narrow in ((_INT_COLUMNS, narrow_ints), (_REAL_COLUMNS, narrow_reals)):
             for name in names:
                 column = state.get(name)
@@ -282,6 +286,7 @@ class Tree:
         return state
 
     def __setstate__(self, state):
+        state = expand_columns(dict(state))
         for names, dtype in ((_INT_COLUMNS, np.intp), (_REAL_COLUMNS, np.float64)):
             for name in names:
                 column = state.get(name)

@@ -1,0 +1,219 @@
+"""A fitted tree's node columns in few bytes for pickles, and back, bit for bit.
+
+A forest's pickle is almost all node columns, and most of them say again what
+the tree's shape already says. ``compact_columns`` keeps only what cannot be
+derived, each derivation checked on the tree at hand before a column is left
+out (a column that does not derive exactly is kept whole):
+
+* the shape: trees grown depth first number their nodes in pre-order (a split
+  node's left child is the next node), so one bit per node (leaf or not) gives
+  both children columns and the depths (``_route.preorder_shape``);
+* columns whose leaves all hold one filler (feature -2, threshold -2.0, no
+  category set, a NaN range) keep their split nodes' entries only;
+* counts that add up at every split node (samples, weighted samples, a
+  classifier's weighted class counts, whose division by the weighted samples
+  gives its class fractions) keep their leaves' entries only
+  (``_route.sum_children`` puts the rest back);
+* what is left is narrowed (``narrow``) and compressed together (zlib).
+
+``expand_columns`` puts the columns back. The in-memory tree is unchanged.
+"""
+import zlib
+
+import numpy as np
+
+from .._route import preorder_shape, sum_children
+from .narrow import narrow_ints, narrow_reals, widened
+
+FORMAT = 1
+KEY = "_compact_columns"
+# the node columns this module stores (each an (n_nodes, ...) array)
+_COLUMNS = ("children_left", "children_right", "node_depth", "feature", "threshold",
+            "missing_go_to_left", "categorical_set", "feature_range", "n_node_samples",
+            "scaled_weighted_n_node_samples", "value", "scaled_impurity")
+_SHAPE = ("children_left", "children_right", "node_depth")
+_FILLED = ("feature", "threshold", "missing_go_to_left", "categorical_set", "feature_range")
+_SUMMED = ("n_node_samples", "scaled_weighted_n_node_samples")
+
+
+def compact_columns(state):
+    """``state`` (a ``Tree``'s ``__dict__`` copy) with its node columns replaced by
+    one compressed record under ``KEY``; the state as it is when its columns are
+    not the arrays a fitted tree holds."""
+    columns = {name: state.get(name) for name in _COLUMNS}
+    if not all(isinstance(c, np.ndarray) for c in columns.values()):
+        return state
+    n = columns["children_left"].shape[0]
+    if n == 0 or any(c.shape[0] != n for c in columns.values()):
+        return state
+    kept = {}          # name -> (how, array, filler): how the reader rebuilds it
+    leaf = columns["children_left"] < 0
+    shape = preorder_shape(leaf.view(np.uint8))
+    if shape is not None and all(np.array_equal(a, columns[name])
+                                 for a, name in zip(shape, _SHAPE)):
+        kept["shape"] = ("bits", np.packbits(leaf))
+        for name in _FILLED:
+            kept[name] = _inner_only(columns[name], leaf)
+        sums = {name: columns[name] for name in _SUMMED}
+        counts = _class_counts(state, columns)
+        if counts is not None:
+            sums["value"] = counts
+        adds_up = _adding_up(sums, shape)
+        for name, column in sums.items():
+            kept[name] = ("leaves", column[leaf]) if adds_up[name] else ("all", columns[name])
+    for name in _COLUMNS:
+        if not (name in _SHAPE and "shape" in kept):
+            kept.setdefault(name, ("all", columns[name]))
+    out = {k: v for k, v in state.items() if k not in _COLUMNS}
+    out[KEY] = _packed_record(kept, n)
+    return out
+
+
+def expand_columns(state):
+    """The node columns of a ``compact_columns`` record put back in ``state``."""
+    record = state.pop(KEY, None)
+    if record is None:
+        return state
+    version, n, manifest, blob = record
+    if version != FORMAT:
+        raise ValueError(f"this tree was pickled in column format {version}; this dtree "
+                         f"reads format {FORMAT}")
+    kept = _unpacked(manifest, zlib.decompress(blob))
+    shape = None
+    if "shape" in kept:
+        shape = preorder_shape(np.unpackbits(kept.pop("shape")[1], count=n))
+        if shape is None or shape[0].shape[0] != n:
+            raise ValueError("a pickled tree's shape is no binary tree")
+        state.update(zip(_SHAPE, shape))
+    summed = {name: entry[1] for name, entry in kept.items() if entry[0] == "leaves"}
+    if summed:
+        if shape is None:
+            raise ValueError("a pickled tree's sums need its shape")
+        state.update(_summed_up(summed, shape))
+    for name, entry in kept.items():
+        if entry[0] == "all":
+            state[name] = entry[1]
+        elif entry[0] == "inner":
+            state[name] = _filled(entry, shape, n, name)
+    if kept["value"][0] == "leaves":     # class counts: fractions of the weighted samples
+        state["value"] = state["value"] / state["scaled_weighted_n_node_samples"][:, None, None]
+    for name in _COLUMNS:
+        if not (isinstance(state.get(name), np.ndarray) and state[name].shape[0] == n):
+            raise ValueError(f"a pickled tree's {name} does not fit its {n} nodes")
+    return state
+
+
+# ------------------------------------------------------------------ columns
+def _inner_only(column, leaf):
+    # the split nodes' entries, with the leaves' one filler, when they share one
+    leaves = column[leaf]
+    fill = leaves[:1]
+    if fill.shape[0] and np.array_equal(leaves, np.broadcast_to(fill, leaves.shape),
+                                        equal_nan=column.dtype.kind == "f"):
+        return ("inner", column[~leaf], fill)
+    return ("all", column)
+
+
+def _filled(entry, shape, n, name):
+    leaf = shape[0] < 0 if shape is not None else None
+    if leaf is None or entry[1].shape[0] != n - leaf.sum():
+        raise ValueError(f"a pickled tree's {name} does not fit its split nodes")
+    column = np.empty((n,) + entry[1].shape[1:], dtype=entry[1].dtype)
+    column[leaf] = entry[2]
+    column[~leaf] = entry[1]
+    return column
+
+
+def _class_counts(state, columns):
+    """A classifier's weighted class counts when they are whole numbers that
+    divide by the weighted samples back to its class fractions bit for bit."""
+    if not state.get("is_classifier"):
+        return None
+    value, weight = columns["value"], columns["scaled_weighted_n_node_samples"]
+    with np.errstate(all="ignore"):
+        counts = np.rint(value * weight[:, None, None])
+        if (weight > 0).all() and np.isfinite(counts).all() and \
+                np.abs(counts).max(initial=0) < 2**31 and \
+                np.array_equal(counts / weight[:, None, None], value):
+            return counts
+    return None
+
+
+def _as_matrix(columns, n):
+    # the columns side by side as float64 (counts below 2**53 add exactly)
+    return np.ascontiguousarray(np.concatenate(
+        [np.asarray(c, dtype=np.float64).reshape(n, -1) for c in columns], axis=1))
+
+
+def _adding_up(sums, shape):
+    """Which of ``sums``' columns hold at every split node its children's sum."""
+    n = shape[0].shape[0]
+    leaf = shape[0] < 0
+    matrix = _as_matrix(sums.values(), n)
+    rebuilt = np.where(leaf[:, None], matrix, 0.0)
+    sum_children(rebuilt, shape[0], shape[1])
+    out, at = {}, 0
+    for name, column in sums.items():
+        width = int(np.prod(column.shape[1:], dtype=np.int64))
+        block = rebuilt[:, at:at + width].reshape(column.shape)
+        out[name] = bool(np.array_equal(block.astype(column.dtype), column)) and \
+            bool(np.array_equal(block, matrix[:, at:at + width].reshape(column.shape)))
+        at += width
+    return out
+
+
+def _summed_up(leaves, shape):
+    """Whole columns from their leaves' entries, split nodes summed."""
+    n = shape[0].shape[0]
+    leaf = shape[0] < 0
+    for name, column in leaves.items():
+        if column.shape[0] != leaf.sum():
+            raise ValueError(f"a pickled tree's {name} does not fit its leaves")
+    matrix = np.zeros((n, sum(int(np.prod(c.shape[1:], dtype=np.int64))
+                              for c in leaves.values())))
+    matrix[leaf] = _as_matrix(leaves.values(), int(leaf.sum()))
+    sum_children(matrix, shape[0], shape[1])
+    out, at = {}, 0
+    for name, column in leaves.items():
+        width = int(np.prod(column.shape[1:], dtype=np.int64))
+        out[name] = matrix[:, at:at + width].reshape((n,) + column.shape[1:]).astype(
+            column.dtype if name != "value" else np.float64)
+        at += width
+    return out
+
+
+# ------------------------------------------------------------------ storage
+def _packed_record(kept, n):
+    # every array narrowed and laid end to end in one compressed blob; the
+    # manifest says how to cut it and what each array was
+    manifest, chunks = [], []
+    for name, entry in kept.items():
+        how, data = entry[0], entry[1]
+        stored = _narrowed(data)
+        filler = np.asarray(entry[2]).tolist() if len(entry) > 2 else None
+        manifest.append((name, how, stored.dtype.str, data.dtype.str, stored.shape, filler))
+        chunks.append(np.ascontiguousarray(stored).tobytes())
+    return (FORMAT, n, manifest, zlib.compress(b"".join(chunks), 1))
+
+
+def _narrowed(data):
+    if data.dtype.kind in "iu" and data.dtype.itemsize == 8:
+        return narrow_ints(data)
+    if data.dtype == np.float64:
+        return narrow_reals(data)
+    return data
+
+
+def _unpacked(manifest, raw):
+    kept, at = {}, 0
+    for name, how, stored, dtype, shape, filler in manifest:
+        stored, dtype = np.dtype(stored), np.dtype(dtype)
+        count = int(np.prod(shape, dtype=np.int64))
+        if at + count * stored.itemsize > len(raw):
+            raise ValueError("a pickled tree's columns are cut short")
+        data = np.frombuffer(raw, dtype=stored, count=count, offset=at).reshape(shape)
+        at += count * stored.itemsize
+        data = widened(data, dtype) if stored != dtype else data.copy()
+        entry = (how, data) if filler is None else (how, data, np.asarray(filler, dtype=dtype))
+        kept[name] = entry
+    return kept
