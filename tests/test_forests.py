@@ -554,6 +554,55 @@ def test_hostile_forest_files_are_refused():
         dtree.load(io.BytesIO(_rezip(tree_members)))
 
 
+def test_a_forests_file_is_deflated_and_its_inflated_size_bounded():
+    """A forest's file (format 6) deflates its members, and ``load`` counts their
+    inflated sizes against ``max_bytes``; a format-5 file (stored members) still
+    loads, a deflated member in any other file is refused."""
+    import io
+    import json
+    import zipfile
+    X, y = _data("breast_cancer")
+    forest = dtree.RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    raw = _forest_file(forest)
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        infos = archive.infolist()
+    assert all(info.compress_type == zipfile.ZIP_DEFLATED for info in infos)
+    inflated = sum(info.file_size for info in infos)
+    assert len(raw) < 0.6 * inflated
+    members = _members(raw)
+    header = json.loads(members["header"].tobytes())
+    assert header["format_version"] == 6
+    loaded = dtree.load(io.BytesIO(raw))
+    np.testing.assert_array_equal(loaded.predict_proba(X), forest.predict_proba(X))
+    # the file fits max_bytes, its members inflated do not
+    assert len(raw) < inflated - 1
+    with pytest.raises(dtree.ModelFileError, match="inflate to"):
+        dtree.load(io.BytesIO(raw), max_bytes=inflated - 1)
+    dtree.load(io.BytesIO(raw), max_bytes=inflated)
+    # format 5: the same members stored
+    header["format_version"] = 5
+    old = dict(members, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+    np.testing.assert_array_equal(dtree.load(io.BytesIO(_rezip(old))).predict_proba(X),
+                                  forest.predict_proba(X))
+    # ... but not deflated: only a format-6 forest file deflates
+    deflated = io.BytesIO()
+    with zipfile.ZipFile(deflated, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, array in old.items():
+            buf = io.BytesIO()
+            np.save(buf, array, allow_pickle=False)
+            archive.writestr(f"{name}.npy", buf.getvalue())
+    with pytest.raises(dtree.ModelFileError, match="compressed"):
+        dtree.load(io.BytesIO(deflated.getvalue()))
+    # another compression method is refused whatever the version
+    bz = io.BytesIO()
+    with zipfile.ZipFile(bz, "w", compression=zipfile.ZIP_BZIP2) as archive:
+        with zipfile.ZipFile(io.BytesIO(raw)) as source:
+            for info in source.infolist():
+                archive.writestr(info.filename, source.read(info))
+    with pytest.raises(dtree.ModelFileError, match="another method than deflate"):
+        dtree.load(io.BytesIO(bz.getvalue()))
+
+
 def test_the_guide_forest_example_runs(tmp_path, monkeypatch):
     """The forest block of the user guide (docs/guide/forests.md, once the
     README's), on its own (it saves a model file: run in a temporary folder)."""

@@ -55,13 +55,14 @@ def forest_to_dict(forest, tree_to_dict, params_of, encode_labels, version, head
     return out
 
 
-def forest_from_dict(data, cls, tree_from_dict, make_params, name, version):
-    """Rebuild a fitted forest from its dict (format ``name``, ``version``), every tree
-    checked as a tree's (``tree_from_dict(k, header)``)."""
+def forest_from_dict(data, cls, tree_from_dict, make_params, name, versions):
+    """Rebuild a fitted forest from its dict (format ``name``, one of ``versions``),
+    every tree checked as a tree's (``tree_from_dict(k, header)``)."""
     if data.get("format") != name:
         raise ModelFileError(f"not a dtree model (format {data.get('format')!r})")
-    if data.get("format_version") != version:
-        raise ModelFileError(f"a forest's model format version must be {version}; got "
+    if data.get("format_version") not in versions:
+        raise ModelFileError("a forest's model format version must be "
+                             f"{' or '.join(map(str, versions))}; got "
                              f"{data.get('format_version')!r}")
     trees = data.get("trees")
     if not isinstance(trees, list) or not trees or not all(isinstance(t, dict)
