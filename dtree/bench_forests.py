@@ -5,7 +5,7 @@ Regressor with default parameters (``n_trees`` trees) on the same synthetic
 data: fit time on one thread and on every core, predict time (every core; the
 best of four calls, and the first, which lays the trees out), peak
 fit memory (tracemalloc) less the returned trees' arrays against the float32
-size of X, and pickled bytes per node; the dtree / scikit-learn ratios; and how many
+size of X, and pickled and model-file bytes per node; the dtree / scikit-learn ratios; and how many
 of the first three trees are scikit-learn's for the same ``random_state``: node
 for node, or with as many nodes and the same predictions on the rows it grew on
 (regression on continuous targets: two features cutting the same rows of a
@@ -14,6 +14,7 @@ order, picks one; dtree's sums, in another order, cannot follow it there).
 LightGBM's random-forest mode is timed beside them where it is installed (its
 forest is another one: binned features, its own sampling).
 """
+import io
 import pickle
 import sys
 import time
@@ -79,7 +80,7 @@ def forest_table(make_data, n_samples, n_features, n_trees, best_time, with_skle
           f"(fit on 1 thread and on {cores}; predict on {cores})", file=out)
     header = (f"{'forest':24s}{'fit 1t':>8s}{'sk 1t':>8s}{'ratio':>7s}{'fit all':>8s}"
               f"{'sk all':>8s}{'ratio':>7s}{'pred':>7s}{'ratio':>7s}{'1st':>7s}{'mem/X':>7s}"
-              f"{'B/node':>7s}{'sk B/n':>7s}{'same':>6s}{'lgbm rf':>9s}")
+              f"{'B/node':>7s}{'file':>6s}{'sk B/n':>7s}{'same':>6s}{'lgbm rf':>9s}")
     print(header, file=out)
     rows = []
     for name in FORESTS:
@@ -99,6 +100,8 @@ def forest_table(make_data, n_samples, n_features, n_trees, best_time, with_skle
                                             n_jobs=1).fit(X, y))
         nodes = sum(t.tree_.node_count for t in ours.estimators_)
         forest_bytes = len(pickle.dumps(ours))
+        file_bytes = io.BytesIO()
+        ours.save(file_bytes)
         # the fit's working memory: its peak less the trees it returns (their arrays)
         tree_bytes = sum(value.nbytes for t in ours.estimators_
                          for value in vars(t.tree_).values() if hasattr(value, "nbytes"))
@@ -106,7 +109,8 @@ def forest_table(make_data, n_samples, n_features, n_trees, best_time, with_skle
                    dtree_fit_1=fit1, dtree_fit_all=fit_all, dtree_predict=pred,
                    dtree_predict_first=first,
                    peak_x_ratio=max(peak - tree_bytes, 0) / X.nbytes, nodes=nodes,
-                   bytes_per_node=forest_bytes / nodes)
+                   bytes_per_node=forest_bytes / nodes,
+                   file_bytes_per_node=len(file_bytes.getvalue()) / nodes)
         if ske is not None:
             theirs_cls = getattr(ske, name)
             sk1, theirs = best_time(lambda: theirs_cls(n_estimators=n_trees, random_state=0,
@@ -135,6 +139,7 @@ def forest_table(make_data, n_samples, n_features, n_trees, best_time, with_skle
               f"{f('dtree_fit_all')}{f('sklearn_fit_all')}{f('fit_ratio_all', 7, 3)}"
               f"{f('dtree_predict', 7, 3)}{f('predict_ratio', 7, 3)}"
               f"{f('dtree_predict_first', 7, 3)}{f('peak_x_ratio', 7, 2)}{f('bytes_per_node', 7, 0)}"
+              f"{f('file_bytes_per_node', 6, 0)}"
               f"{f('sklearn_bytes_per_node', 7, 0)}"
               f"{('-' if same is None else f'{same}/3'):>6s}"
               f"{f('lightgbm_rf_fit_all', 9)}", file=out)
