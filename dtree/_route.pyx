@@ -146,20 +146,33 @@ SLIM_NODE_DTYPE = np.dtype([("threshold", np.float32), ("feature", np.uint16),
 cdef inline void _slim_block(const SlimNode* nodes, const DTYPE_t* x0, Py_ssize_t d,
                              Py_ssize_t start, Py_ssize_t m, int* cur) noexcept nogil:
     # m C-contiguous rows of d values from the nodes in ``cur`` down to their
-    # leaves, one level at a time (``_apply_block``'s lockstep, on slim nodes)
-    cdef const DTYPE_t* block = x0 + start * d
-    cdef Py_ssize_t r
-    cdef int node, nxt, moved = 1
+    # leaves, the rows still moving advanced together (their loads overlap); a row
+    # that reaches its leaf leaves the set, so the steps follow each row's own
+    # depth, not the block's deepest
+    cdef const DTYPE_t* row[TOP_BLOCK]
+    cdef int at[TOP_BLOCK], which[TOP_BLOCK]
+    cdef Py_ssize_t r, moving = 0
+    cdef int node, nxt
     cdef const SlimNode* p
-    while moved:
-        moved = 0
-        for r in range(m):
-            node = cur[r]
+    for r in range(m):
+        if nodes[cur[r]].child[0] != cur[r]:
+            at[moving] = cur[r]
+            which[moving] = <int>r
+            row[moving] = x0 + (start + r) * d
+            moving += 1
+    while moving:
+        r = 0
+        while r < moving:
+            node = at[r]
             p = &nodes[node]
-            nxt = p.child[numeric_side(block[r * d + p.feature], p.threshold,
-                                       p.missing_right)]
-            moved |= nxt != node
-            cur[r] = nxt
+            nxt = p.child[numeric_side(row[r][p.feature], p.threshold, p.missing_right)]
+            if nodes[nxt].child[0] == nxt:      # a leaf: the row is done
+                cur[which[r]] = nxt
+                moving -= 1
+                at[r], which[r], row[r] = at[moving], which[moving], row[moving]
+            else:
+                at[r] = nxt
+                r += 1
 
 
 cdef inline float _float_below(double t) noexcept nogil:
@@ -299,6 +312,18 @@ cdef struct Tops:
     const int* exits
     Py_ssize_t levels
     bint deeper         # whether some exit is no leaf
+    const SlimNode* slim    # the nodes below the top as slim ones, or NULL: packed
+
+
+cdef inline void _below_top(const PackedNode* nodes, const unsigned long long* set_ptr,
+                            bint numeric_only, const Tops* tops, const DTYPE_t[:, :] X,
+                            Py_ssize_t start, Py_ssize_t m, int* cur) noexcept nogil:
+    # a block of rows from the top's exits in ``cur`` down to their leaves, by the
+    # tree's slim nodes where it has them (X is then C-contiguous, as the top reads it)
+    if tops.slim != NULL:
+        _slim_block(tops.slim, &X[0, 0], X.shape[1], start, m, cur)
+    else:
+        _finish_block(nodes, set_ptr, numeric_only, X, start, m, cur)
 
 
 ctypedef fused out_t:
@@ -322,7 +347,7 @@ cdef int _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
             seen |= _top_block(tops.nodes, tops.exits, tops.levels, &X[0, 0], X.shape[1],
                                start, m, cur)
             if tops.deeper:
-                _finish_block(nodes, set_ptr, numeric_only, X, start, m, cur)
+                _below_top(nodes, set_ptr, numeric_only, tops, X, start, m, cur)
         else:
             if check:
                 seen |= _nonfinite_rows(X, start, m)
@@ -363,7 +388,7 @@ cdef class Router:
     cdef bint numeric_only
     cdef Tops tops
     cdef const unsigned long long[:, ::1] set_view
-    cdef const unsigned char[::1] raw, top_raw
+    cdef const unsigned char[::1] raw, top_raw, slim_raw
     cdef const int[::1] exits
 
     def __cinit__(self, packed, sets, top=None):
@@ -375,6 +400,7 @@ cdef class Router:
         self.set_ptr = &self.set_view[0, 0]
         self.numeric_only = np.asarray(sets).size == 0
         self.tops.exits = NULL
+        self.tops.slim = NULL
         if top is not None:
             self.top_raw = top[0].view(np.uint8)
             self.exits = top[1]
@@ -382,6 +408,10 @@ cdef class Router:
             self.tops.exits = &self.exits[0]
             self.tops.levels = (self.exits.shape[0]).bit_length() - 1
             self.tops.deeper = deeper_than_top(packed, self.exits)
+            if self.tops.deeper and self.numeric_only:
+                # (a deep tree's nodes below the top in half the cache)
+                self.slim_raw = slim_nodes(packed).view(np.uint8)
+                self.tops.slim = <const SlimNode*> &self.slim_raw[0]
 
     def route(self, const DTYPE_t[:, :] X, int n_threads=1, cnp.ndarray table=None,
               bint check_finite=False):
@@ -842,6 +872,7 @@ cdef void _forest_rows(const PackedNode* nodes, const SlimNode* slim,
     cdef double* row
     cdef Tops tops
     tops.nodes, tops.exits, tops.levels, tops.deeper = NULL, NULL, 0, False
+    tops.slim = NULL
     rows = TOP_BLOCK if forest_tops.nodes != NULL else BLOCK
     for t in range(n_trees):
         tree = nodes + roots[t] if slim == NULL else NULL
@@ -851,16 +882,15 @@ cdef void _forest_rows(const PackedNode* nodes, const SlimNode* slim,
             tops.levels = bit_length(forest_tops.exit_start[t + 1]
                                      - forest_tops.exit_start[t]) - 1
             tops.deeper = forest_tops.deeper[t]
+            tops.slim = slim + roots[t] if slim != NULL else NULL
         start = lo
         while start < hi:
             m = min(rows, hi - start)
             if tops.exits != NULL:
                 _top_block(tops.nodes, tops.exits, tops.levels, &X[0, 0], X.shape[1], start,
                            m, cur)
-                if tops.deeper and slim != NULL:
-                    _slim_block(slim + roots[t], &X[0, 0], X.shape[1], start, m, cur)
-                elif tops.deeper:
-                    _finish_block(tree, set_ptr, numeric_only, X, start, m, cur)
+                if tops.deeper:
+                    _below_top(tree, set_ptr, numeric_only, &tops, X, start, m, cur)
             else:
                 _route_block(tree, set_ptr, numeric_only, X, start, m, cur)
             for r in range(m):
@@ -895,7 +925,7 @@ def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] v
     cdef const unsigned char* raw = _node_bytes(packed)
     cdef bint slim = packed.dtype == SLIM_NODE_DTYPE
     cdef const PackedNode* nodes = NULL if slim else <const PackedNode*> raw
-    cdef const SlimNode* slim_nodes = <const SlimNode*> raw if slim else NULL
+    cdef const SlimNode* slim_ptr = <const SlimNode*> raw if slim else NULL
     cdef const unsigned long long[:, ::1] set_view = _sets_or_dummy(sets)
     cdef const unsigned long long* set_ptr = &set_view[0, 0]
     cdef bint numeric_only = np.asarray(sets).size == 0
@@ -929,14 +959,36 @@ def forest_sum(packed, sets, const Py_ssize_t[::1] roots, const double[:, ::1] v
         ft.deeper = &deeper[0]
     if n_threads <= 1 or n_chunks < 2:
         with nogil:
-            _forest_rows(nodes, slim_nodes, set_ptr, numeric_only, &roots[0], n_trees, &ft,
+            _forest_rows(nodes, slim_ptr, set_ptr, numeric_only, &roots[0], n_trees, &ft,
                          &values[0, 0], width, X, 0, n, &out_view[0, 0])
         return out
     for chunk in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="dynamic"):
-        _forest_rows(nodes, slim_nodes, set_ptr, numeric_only, &roots[0], n_trees, &ft,
+        _forest_rows(nodes, slim_ptr, set_ptr, numeric_only, &roots[0], n_trees, &ft,
                      &values[0, 0], width, X, chunk * FOREST_CHUNK,
                      min(n, (chunk + 1) * FOREST_CHUNK), &out_view[0, 0])
     return out
+
+
+def slim_nodes(packed):
+    """A numeric tree's packed nodes as slim ones (``SLIM_NODE_DTYPE``)."""
+    cdef const unsigned char* raw = _node_bytes(packed)
+    assert packed.dtype == PACKED_NODE_DTYPE
+    cdef const PackedNode* nodes = <const PackedNode*> raw
+    cdef Py_ssize_t n = packed.shape[0], i
+    for i in range(n):
+        if nodes[i].cat >= 0 or not (0 <= nodes[i].feature < TOP_FEATURES):
+            raise ValueError("slim nodes hold numeric splits on features below 65536")
+    slim = np.empty(n, dtype=SLIM_NODE_DTYPE)
+    cdef unsigned char[::1] out_raw = slim.view(np.uint8)
+    cdef SlimNode* out = <SlimNode*> &out_raw[0]
+    with nogil:
+        for i in range(n):
+            out[i].threshold = _float_below(nodes[i].threshold)
+            out[i].feature = <unsigned short>nodes[i].feature
+            out[i].missing_right = <unsigned short>nodes[i].missing_right
+            out[i].child[0] = nodes[i].child[0]
+            out[i].child[1] = nodes[i].child[1]
+    return slim
 
 
 def pack_tree_into(packed, Py_ssize_t offset, const Py_ssize_t[::1] left,

@@ -235,3 +235,23 @@ def test_a_forest_with_category_splits_keeps_packed_nodes():
     assert forest._layout.packed.dtype == PACKED_NODE_DTYPE
     expected = np.mean([t.predict_proba(X) for t in forest.estimators_], axis=0)
     np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
+
+
+def test_slim_nodes_refuse_category_splits_and_wide_features():
+    from dtree._route import slim_nodes
+    rng = np.random.RandomState(2)
+    X = np.column_stack([rng.randint(0, 5, 300), rng.normal(size=300)])
+    y = (X[:, 0] % 2 == 0) ^ (X[:, 1] > 0)
+    tree = dtree.DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    assert (tree.tree_.categorical_set >= 0).any()
+    with pytest.raises(ValueError, match="numeric splits"):
+        slim_nodes(tree.tree_._packed)
+    numeric = dtree.DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    slim = slim_nodes(numeric._packed)
+    inner = numeric.children_left >= 0
+    np.testing.assert_array_equal(slim["left"][inner], numeric.children_left[inner])
+    # the float threshold is the greatest float32 at most the double
+    t32 = slim["threshold"][inner].astype(np.float64)
+    assert (t32 <= numeric.threshold[inner]).all()
+    assert (np.nextafter(slim["threshold"][inner], np.float32(np.inf)).astype(np.float64)
+            > numeric.threshold[inner]).all()
