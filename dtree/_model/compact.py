@@ -13,7 +13,9 @@ out (a column that does not derive exactly is kept whole):
 * counts that add up at every split node (samples, weighted samples, a
   classifier's weighted class counts, whose division by the weighted samples
   gives its class fractions) keep their leaves' entries only
-  (``_route.sum_children`` puts the rest back);
+  (``_route.sum_children`` puts the rest back); a one-output classifier's Gini
+  impurities are computed again from those counts, as the criterion computes
+  them (``_criterion.pxd``'s ``gini_impurity``), when that gives them all;
 * what is left is narrowed (``narrow``) and compressed together (zlib).
 
 ``expand_columns`` puts the columns back. The in-memory tree is unchanged.
@@ -61,6 +63,10 @@ def compact_columns(state):
         adds_up = _adding_up(sums, shape)
         for name, column in sums.items():
             kept[name] = ("leaves", column[leaf]) if adds_up[name] else ("all", columns[name])
+        if counts is not None and adds_up["value"] and counts.shape[1] == 1 and \
+                np.array_equal(_gini(counts, columns["scaled_weighted_n_node_samples"]),
+                               columns["scaled_impurity"]):
+            kept["scaled_impurity"] = ("gini", np.zeros(0))
     for name in _COLUMNS:
         if not (name in _SHAPE and "shape" in kept):
             kept.setdefault(name, ("all", columns[name]))
@@ -96,7 +102,12 @@ def expand_columns(state):
         elif entry[0] == "inner":
             state[name] = _filled(entry, shape, n, name)
     if kept["value"][0] == "leaves":     # class counts: fractions of the weighted samples
-        state["value"] = state["value"] / state["scaled_weighted_n_node_samples"][:, None, None]
+        weight = state["scaled_weighted_n_node_samples"]
+        if kept["scaled_impurity"][0] == "gini":
+            state["scaled_impurity"] = _gini(state["value"], weight)
+        state["value"] = state["value"] / weight[:, None, None]
+    elif kept["scaled_impurity"][0] == "gini":
+        raise ValueError("a pickled tree's Gini impurities need its class counts")
     for name in _COLUMNS:
         if not (isinstance(state.get(name), np.ndarray) and state[name].shape[0] == n):
             raise ValueError(f"a pickled tree's {name} does not fit its {n} nodes")
@@ -137,6 +148,15 @@ def _class_counts(state, columns):
                 np.array_equal(counts / weight[:, None, None], value):
             return counts
     return None
+
+
+def _gini(counts, weight):
+    # one output's Gini impurity from its weighted class counts, in the
+    # criterion's order: the squares summed class by class, then one division
+    squares = np.zeros(counts.shape[0])
+    for k in range(counts.shape[2]):
+        squares += counts[:, 0, k] * counts[:, 0, k]
+    return 1.0 - squares / (weight * weight)
 
 
 def _as_matrix(columns, n):
