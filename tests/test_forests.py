@@ -493,8 +493,12 @@ def test_model_files_and_dicts_keep_the_forest(name):
 def test_hostile_forest_files_are_refused():
     import io
     X, y = _data("iris")
-    forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    # (best-first trees are no pre-order: their files keep every column whole;
+    # the compact members' own refusals: test_hostile_compact_members_are_refused)
+    forest = dtree.RandomForestClassifier(n_estimators=3, max_leaf_nodes=12,
+                                          random_state=0).fit(X, y)
     members = _members(_forest_file(forest))
+    assert "is_leaf" not in members
     n = members["children_left"].shape[0]
 
     def refused(change, message):
@@ -554,6 +558,69 @@ def test_hostile_forest_files_are_refused():
         dtree.load(io.BytesIO(_rezip(tree_members)))
 
 
+def test_hostile_compact_members_are_refused():
+    """A forest file's compact members (``_deploy/compact_members.py``) are checked
+    before the columns are put back, and the columns put back pass every tree check."""
+    import io
+    import json
+    X, y = _data("iris")
+    forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    members = _members(_forest_file(forest))
+    assert {"is_leaf", "class_counts_at_leaves", "feature_at_splits"} <= set(members)
+    assert "children_left" not in members and "impurity" not in members
+
+    def refused(change, message):
+        m = {k: v.copy() for k, v in members.items()}
+        change(m)
+        with pytest.raises(dtree.ModelFileError, match=message):
+            dtree.load(io.BytesIO(_rezip(m)))
+
+    def edit(name, change, dtype=None):
+        def apply(m):
+            m[name] = m[name].astype(dtype or m[name].dtype)
+            change(m[name])
+        return apply
+
+    def header(change):
+        def apply(m):
+            h = json.loads(m["header"].tobytes())
+            change(h)
+            m["header"] = np.frombuffer(json.dumps(h).encode(), dtype=np.uint8)
+        return apply
+    refused(edit("is_leaf", lambda a: a.__setitem__(-1, 0)), "is no tree in pre-order")
+    refused(edit("is_leaf", lambda a: a.__setitem__(0, 1)), "is no tree in pre-order")
+    refused(edit("is_leaf", lambda a: a.__setitem__(3, 2)), "0 and 1")
+    refused(lambda m: m.__setitem__("is_leaf", m["is_leaf"][:-1]), "tree_nodes")
+    refused(lambda m: m.__setitem__("feature_at_splits", m["feature_at_splits"][:-1]),
+            "feature_at_splits.*rows")
+    refused(lambda m: m.__setitem__("children_left", np.zeros(3, dtype=np.int64)),
+            "holds no 'children_left'")
+    refused(lambda m: m.__setitem__("feature", np.zeros(len(m["is_leaf"]), dtype=np.int64)),
+            "whole column too")
+    refused(lambda m: m.pop("class_counts_at_leaves"), "derived from class counts")
+    refused(header(lambda h: h.__setitem__("derived", "gini")), "list of 'gini'")
+    refused(lambda m: m.__setitem__("impurity", np.zeros(len(m["is_leaf"]))),
+            "holds 'impurity'")
+    refused(lambda m: m.__setitem__("class_counts_at_leaves",
+                                    m["class_counts_at_leaves"].astype(np.uint16)),
+            "class_counts_at_leaves")
+    # put back, the columns meet every tree check: counts that do not match the
+    # weights give fractions that do not add up, huge counts give no numbers
+    refused(edit("class_counts_at_leaves", lambda a: a.__setitem__((0, 0, 0), a[0, 0, 0] + 1)),
+            "tree 0")
+    refused(edit("n_node_samples_at_leaves", lambda a: a.__setitem__(0, -5), np.int32),
+            "tree 0")
+    # (sums past int64 come back negative, and are refused so)
+    refused(edit("n_node_samples_at_leaves", lambda a: a.__setitem__(slice(0, 4), 2 ** 62),
+                 np.int64), "tree 0")
+    refused(edit("weighted_n_node_samples_at_leaves", lambda a: a.__setitem__(1, -3)),
+            "tree 0")
+    refused(edit("feature_at_splits", lambda a: a.__setitem__(0, 99), np.int32), "tree 0")
+    # and the file as written loads
+    np.testing.assert_array_equal(dtree.load(io.BytesIO(_rezip(members))).predict_proba(X),
+                                  forest.predict_proba(X))
+
+
 def test_a_forests_file_is_deflated_and_its_inflated_size_bounded():
     """A forest's file (format 6) deflates its members, and ``load`` counts their
     inflated sizes against ``max_bytes``; a format-5 file (stored members) still
@@ -579,11 +646,21 @@ def test_a_forests_file_is_deflated_and_its_inflated_size_bounded():
     with pytest.raises(dtree.ModelFileError, match="inflate to"):
         dtree.load(io.BytesIO(raw), max_bytes=inflated - 1)
     dtree.load(io.BytesIO(raw), max_bytes=inflated)
-    # format 5: the same members stored
+    # format 5 has no compact members
+    header["format_version"] = 5
+    compact = dict(members, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+    with pytest.raises(dtree.ModelFileError, match="belong to forest files of format version 6"):
+        dtree.load(io.BytesIO(_rezip(compact)))
+    # format 5: whole members stored (best-first trees keep them whole)
+    plain = dtree.RandomForestClassifier(n_estimators=5, max_leaf_nodes=30,
+                                         random_state=0).fit(X, y)
+    members = _members(_forest_file(plain))
+    assert "is_leaf" not in members
+    header = json.loads(members["header"].tobytes())
     header["format_version"] = 5
     old = dict(members, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
     np.testing.assert_array_equal(dtree.load(io.BytesIO(_rezip(old))).predict_proba(X),
-                                  forest.predict_proba(X))
+                                  plain.predict_proba(X))
     # ... but not deflated: only a format-6 forest file deflates
     deflated = io.BytesIO()
     with zipfile.ZipFile(deflated, "w", compression=zipfile.ZIP_DEFLATED) as archive:

@@ -10,6 +10,7 @@ tree's nodes and category sets start.
 import numpy as np
 
 from .._model.narrow import narrow_ints, narrow_reals
+from .compact_members import COUNTS, LEAVES, SPLITS, compacted
 from .file_checks import ModelFileError, check_categories, check_classes
 
 # what the trees of a forest share, stored once in the forest's header
@@ -19,8 +20,11 @@ SHARED = ("n_features_in", "feature_names_in", "categorical_features", "categori
 OFFSETS = ("tree_nodes", "tree_sets")
 # the trees' members a forest's file keeps narrow (read back with ``widened``)
 NARROW_INTS = ("children_left", "children_right", "feature", "n_node_samples", "node_depth",
-               "categorical_set")
-NARROW_REALS = ("weighted_n_node_samples", "split_low", "split_high")
+               "categorical_set", "feature" + SPLITS, "categorical_set" + SPLITS,
+               "n_node_samples" + LEAVES)
+NARROW_REALS = ("weighted_n_node_samples", "split_low", "split_high",
+                "weighted_n_node_samples" + LEAVES, "split_low" + SPLITS,
+                "split_high" + SPLITS, COUNTS)
 
 
 def is_forest(cls):
@@ -127,11 +131,14 @@ def forest_from_dict(data, cls, tree_from_dict, make_params, name, versions):
     return forest
 
 
-def join_trees(tree_members):
-    """The members of a forest's file: each array of the trees laid end to end (its
-    integer columns, whole weighted counts and float32 ranges in as few bytes as
-    hold them: ``_model.narrow``), and where each tree starts (``tree_nodes``,
-    ``tree_sets``)."""
+def join_trees(tree_members, is_classifier):
+    """The members of a forest's file and the header's ``"derived"``: what the
+    trees' shapes say left out (``compact_members``), each array of the trees laid
+    end to end (its integer columns, whole weighted counts and float32 ranges in
+    as few bytes as hold them: ``_model.narrow``), and where each tree starts
+    (``tree_nodes``, ``tree_sets``)."""
+    nodes = [m["children_left"].shape[0] for m in tree_members]
+    tree_members, derived = compacted(tree_members, is_classifier)
     out = {}
     for name in tree_members[0]:
         column = np.ascontiguousarray(np.concatenate([m[name] for m in tree_members]))
@@ -140,11 +147,10 @@ def join_trees(tree_members):
         elif name in NARROW_REALS:
             column = narrow_reals(column)
         out[name] = column
-    out["tree_nodes"] = np.cumsum([0] + [m["children_left"].shape[0] for m in tree_members],
-                                  dtype=np.int64)
+    out["tree_nodes"] = np.cumsum([0] + nodes, dtype=np.int64)
     out["tree_sets"] = np.cumsum([0] + [m["category_sets"].shape[0] for m in tree_members],
                                  dtype=np.int64)
-    return out
+    return out, derived
 
 
 def split_trees(members, n_trees, node_members):

@@ -2,7 +2,8 @@
 
 A model file is a ZIP archive of ``.npy`` members (a tree's uncompressed, as
 ``numpy.savez`` writes them; a forest's deflated since format version 6, their
-inflated sizes counted against ``load``'s ``max_bytes``): ``header.npy`` holds UTF-8 JSON (format name and
+inflated sizes counted against ``load``'s ``max_bytes``, and compact: what the
+trees' shapes say left out, ``compact_members``): ``header.npy`` holds UTF-8 JSON (format name and
 version, dtree version, estimator class and parameters, classes, feature
 names, and since format version 2 the units of the stored impurities and
 weighted counts), the other members are the node arrays. Loading never unpickles and
@@ -31,6 +32,7 @@ from .._model.tree import CAT_WORDS
 from .._model.fitted import Fitted, install
 from .._model.leaves import LeafTargets
 from .._model.narrow import widened
+from .compact_members import MEMBERS as COMPACT, expanded, member_dtype
 from .forest_file import (NARROW_INTS, NARROW_REALS, OFFSETS, forest_from_dict,
                           forest_to_dict, is_forest, join_trees, split_trees)
 from .file_checks import (ARRAYS, ModelFileError, check_categories, check_classes,
@@ -417,7 +419,9 @@ def save(estimator, path):
             raise ValueError("the forest's trees keep different arrays: save needs the same")
         for entry in data["trees"]:
             del entry["tree"]
-        arrays = join_trees(tree_members)
+        arrays, derived = join_trees(tree_members, hasattr(estimator, "classes_"))
+        if derived:
+            data["derived"] = derived
         data["format_version"] = FOREST_FILE_VERSION
     else:
         del data["tree"]
@@ -486,7 +490,7 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             key = name[:-4]
             if key != "header" and key not in ARRAYS and key != SETS[0] and \
-                    key not in EXTRA and key not in OFFSETS:
+                    key not in EXTRA and key not in OFFSETS and key not in COMPACT:
                 raise ModelFileError(f"unexpected member {name!r} in the model file")
             members[key] = _read_member(archive, info)
             if info.compress_type == zipfile.ZIP_DEFLATED:
@@ -510,17 +514,23 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
         raise ModelFileError(f"member {deflated[0]!r} is compressed; a tree's model file "
                              "stores its arrays uncompressed (a forest's file of format "
                              f"version {FOREST_FILE_VERSION} deflates them)")
-    if forest is None and any(k in members for k in OFFSETS):
+    if forest is None and any(k in members for k in OFFSETS + COMPACT):
         raise ModelFileError("a tree's model file holds a forest's members")
-    missing = [name for name in ARRAYS if name not in members]
-    if missing:
-        raise ModelFileError(f"the model file lacks the arrays {missing}")
     if forest is not None:
+        if header.get("format_version") != FOREST_FILE_VERSION and (
+                header.get("derived") or any(k in members for k in COMPACT)):
+            raise ModelFileError("compact members belong to forest files of format "
+                                 f"version {FOREST_FILE_VERSION}")
+        dtypes = dict({name: dtype for name, (dtype, _) in ARRAYS.items()}, **EXTRA)
         # (a forest's file keeps some columns narrow: read back as the tree holds them)
         for name in NARROW_INTS + NARROW_REALS:
             if name in members:
-                members[name] = widened(members[name], ARRAYS[name][0] if name in ARRAYS
-                                        else EXTRA[name])
+                members[name] = widened(members[name], member_dtype(name, dtypes))
+        # (and leaves out what the trees' shapes say: put back before any check)
+        members = expanded(members, header.get("derived", []), dtypes)
+    missing = [name for name in ARRAYS if name not in members]
+    if missing:
+        raise ModelFileError(f"the model file lacks the arrays {missing}")
     arrays = {}
     for name, (dtype, _) in ARRAYS.items():
         arr = members[name]

@@ -57,14 +57,14 @@ def compact_columns(state):
         for name in _FILLED:
             kept[name] = _inner_only(columns[name], leaf)
         sums = {name: columns[name] for name in _SUMMED}
-        counts = _class_counts(state, columns)
+        counts = class_counts(state, columns)
         if counts is not None:
             sums["value"] = counts
-        adds_up = _adding_up(sums, shape)
+        adds_up = adding_up(sums, shape)
         for name, column in sums.items():
             kept[name] = ("leaves", column[leaf]) if adds_up[name] else ("all", columns[name])
         if counts is not None and adds_up["value"] and counts.shape[1] == 1 and \
-                np.array_equal(_gini(counts, columns["scaled_weighted_n_node_samples"]),
+                np.array_equal(gini(counts, columns["scaled_weighted_n_node_samples"]),
                                columns["scaled_impurity"]):
             kept["scaled_impurity"] = ("gini", np.zeros(0))
     for name in _COLUMNS:
@@ -95,7 +95,7 @@ def expand_columns(state):
     if summed:
         if shape is None:
             raise ValueError("a pickled tree's sums need its shape")
-        state.update(_summed_up(summed, shape))
+        state.update(summed_up(summed, shape))
     for name, entry in kept.items():
         if entry[0] == "all":
             state[name] = entry[1]
@@ -104,7 +104,7 @@ def expand_columns(state):
     if kept["value"][0] == "leaves":     # class counts: fractions of the weighted samples
         weight = state["scaled_weighted_n_node_samples"]
         if kept["scaled_impurity"][0] == "gini":
-            state["scaled_impurity"] = _gini(state["value"], weight)
+            state["scaled_impurity"] = gini(state["value"], weight)
         state["value"] = state["value"] / weight[:, None, None]
     elif kept["scaled_impurity"][0] == "gini":
         raise ValueError("a pickled tree's Gini impurities need its class counts")
@@ -135,12 +135,18 @@ def _filled(entry, shape, n, name):
     return column
 
 
-def _class_counts(state, columns):
+def class_counts(state, columns):
     """A classifier's weighted class counts when they are whole numbers that
     divide by the weighted samples back to its class fractions bit for bit."""
     if not state.get("is_classifier"):
         return None
-    value, weight = columns["value"], columns["scaled_weighted_n_node_samples"]
+    return whole_counts(columns["value"], columns["scaled_weighted_n_node_samples"])
+
+
+def whole_counts(value, weight):
+    """``value`` (class fractions, (n, outputs, classes)) times ``weight`` when that
+    gives whole numbers below 2**31 that divide back to ``value`` bit for bit;
+    else None."""
     with np.errstate(all="ignore"):
         counts = np.rint(value * weight[:, None, None])
         if (weight > 0).all() and np.isfinite(counts).all() and \
@@ -150,7 +156,7 @@ def _class_counts(state, columns):
     return None
 
 
-def _gini(counts, weight):
+def gini(counts, weight):
     # one output's Gini impurity from its weighted class counts, in the
     # criterion's order: the squares summed class by class, then one division
     squares = np.zeros(counts.shape[0])
@@ -165,7 +171,7 @@ def _as_matrix(columns, n):
         [np.asarray(c, dtype=np.float64).reshape(n, -1) for c in columns], axis=1))
 
 
-def _adding_up(sums, shape):
+def adding_up(sums, shape):
     """Which of ``sums``' columns hold at every split node its children's sum."""
     n = shape[0].shape[0]
     leaf = shape[0] < 0
@@ -182,7 +188,7 @@ def _adding_up(sums, shape):
     return out
 
 
-def _summed_up(leaves, shape):
+def summed_up(leaves, shape):
     """Whole columns from their leaves' entries, split nodes summed."""
     n = shape[0].shape[0]
     leaf = shape[0] < 0

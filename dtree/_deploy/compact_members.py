@@ -1,0 +1,172 @@
+"""A forest's file keeps its trees' node columns compact (format version 6), and back.
+
+What the trees' shapes say is left out of the file, as a pickle leaves it out
+(``_model.compact``), each derivation checked on every tree before a member is
+left out (a forest where one does not hold keeps that member whole):
+
+* ``is_leaf`` (a byte per node) instead of both children columns and the
+  depths, when every tree numbers its nodes in pre-order;
+* ``<name>_at_splits`` instead of a column whose leaves all hold the format's
+  filler (feature -2, threshold -2.0, missing_go_to_left 0, no category set, a
+  NaN training range);
+* ``<name>_at_leaves`` instead of a count that adds up at every split node
+  (samples, weighted samples), and ``class_counts_at_leaves`` instead of a
+  classifier's class fractions when its whole class counts divide back to them;
+  the header's ``"derived"`` says when a one-output classifier's Gini
+  impurities are left out too.
+
+``expanded`` puts every member back before any tree is checked, so each tree
+then passes the single tree's checks (``file_checks.check_tree``) as ever.
+"""
+import numpy as np
+
+from .._model.compact import adding_up, gini, summed_up, whole_counts
+from .._route import preorder_shape
+from .file_checks import ModelFileError
+
+SHAPE = ("children_left", "children_right", "node_depth")
+FILLERS = {"feature": -2, "threshold": -2.0, "missing_go_to_left": 0, "categorical_set": -1,
+           "split_low": np.nan, "split_high": np.nan}
+SUMMED = ("n_node_samples", "weighted_n_node_samples")
+SPLITS, LEAVES, COUNTS = "_at_splits", "_at_leaves", "class_counts_at_leaves"
+# the members this module writes, besides the plain ones
+MEMBERS = ("is_leaf", COUNTS) + tuple(n + SPLITS for n in FILLERS) + \
+    tuple(n + LEAVES for n in SUMMED)
+
+
+def compacted(tree_members, is_classifier):
+    """Each tree's members with what every tree's shape says left out, and the
+    header's ``"derived"`` list (what the reader computes beyond the members)."""
+    shapes = [preorder_shape((m["children_left"] < 0).view(np.uint8)) for m in tree_members]
+    if not all(s is not None and all(np.array_equal(a, m[name]) for a, name in zip(s, SHAPE))
+               for s, m in zip(shapes, tree_members)):
+        return tree_members, []
+    out = [{k: v for k, v in m.items() if k not in SHAPE} for m in tree_members]
+    for m, old in zip(out, tree_members):
+        m["is_leaf"] = (old["children_left"] < 0).astype(np.uint8)
+    for name, fill in FILLERS.items():
+        if all(name in m and np.array_equal(m[name][m["is_leaf"] == 1],
+                                            np.full((m["is_leaf"] == 1).sum(), fill),
+                                            equal_nan=True) for m in out):
+            for m in out:
+                m[name + SPLITS] = m.pop(name)[m["is_leaf"] == 0]
+    counts = [whole_counts(m["value"], m["weighted_n_node_samples"]) if is_classifier
+              else None for m in out]
+    sums = [dict({n: m[n] for n in SUMMED}, **({} if c is None else {"value": c}))
+            for m, c in zip(out, counts)]
+    adds = [adding_up(s, shape) for s, shape in zip(sums, shapes)]
+    for name in SUMMED:
+        if all(a[name] for a in adds):
+            for m in out:
+                m[name + LEAVES] = m.pop(name)[m["is_leaf"] == 1]
+    derived = []
+    if all(c is not None and a["value"] for c, a in zip(counts, adds)):
+        gini_too = all(c.shape[1] == 1 and np.array_equal(
+            gini(c, old["weighted_n_node_samples"]), old["impurity"])
+            for c, old in zip(counts, tree_members))
+        for m, c in zip(out, counts):
+            del m["value"]
+            m[COUNTS] = c[m["is_leaf"] == 1]
+            if gini_too:
+                del m["impurity"]
+        if gini_too:
+            derived.append("gini")
+    return out, derived
+
+
+def expanded(members, derived, dtypes):
+    """The forest's members with every column a tree's reader checks put back (the
+    members as they are when the file has no ``is_leaf``); ``dtypes``: each
+    plain member's dtype."""
+    if not isinstance(derived, list) or any(d != "gini" for d in derived):
+        raise ModelFileError("'derived' must be a list of 'gini'")
+    if "is_leaf" not in members:
+        if derived or any(name in members for name in MEMBERS):
+            raise ModelFileError("compact members need 'is_leaf'")
+        return members
+    members = dict(members)
+    is_leaf = members.pop("is_leaf")
+    if is_leaf.dtype != np.uint8 or is_leaf.ndim != 1 or (is_leaf > 1).any():
+        raise ModelFileError("'is_leaf' must be a 1-D uint8 array of 0 and 1")
+    nodes = _offsets(members.get("tree_nodes"), is_leaf.shape[0])
+    leaf = is_leaf == 1
+    shapes = []
+    for k in range(nodes.shape[0] - 1):
+        shape = preorder_shape(np.ascontiguousarray(is_leaf[nodes[k]:nodes[k + 1]]))
+        if shape is None:
+            raise ModelFileError(f"tree {k}: 'is_leaf' is no tree in pre-order")
+        shapes.append(shape)
+    for j, name in enumerate(SHAPE):
+        if name in members:
+            raise ModelFileError(f"a file with 'is_leaf' holds no {name!r}")
+        members[name] = np.concatenate([s[j] for s in shapes]).astype(dtypes[name])
+    for name, fill in FILLERS.items():
+        part = members.pop(name + SPLITS, None)
+        if part is None:
+            continue
+        _check_member(name + SPLITS, part, (~leaf).sum(), dtypes[name], name in members)
+        column = np.full(leaf.shape[0], fill, dtype=dtypes[name])
+        column[~leaf] = part
+        members[name] = column
+    leaves = {}
+    for name in SUMMED:
+        part = members.pop(name + LEAVES, None)
+        if part is not None:
+            _check_member(name + LEAVES, part, leaf.sum(), dtypes[name], name in members)
+            leaves[name] = part
+    counts = members.pop(COUNTS, None)
+    if counts is not None:
+        _check_member(COUNTS, counts, leaf.sum(), np.float64, "value" in members, ndim=3)
+        leaves["value"] = counts
+    if leaves:
+        columns = {name: [] for name in leaves}
+        first_leaf = np.concatenate([[0], np.cumsum(leaf)])[nodes]    # each tree's
+        with np.errstate(all="ignore"):     # hostile counts: the tree's checks refuse them
+            for k, shape in enumerate(shapes):
+                a, b = first_leaf[k], first_leaf[k + 1]
+                part = summed_up({n: c[a:b] for n, c in leaves.items()}, shape)
+                for name in leaves:
+                    columns[name].append(part[name])
+            for name, parts in columns.items():
+                members[name] = np.concatenate(parts).astype(
+                    np.float64 if name == "value" else dtypes[name])
+    if counts is not None:
+        weight = members.get("weighted_n_node_samples")
+        if weight is None or weight.shape[0] != leaf.shape[0]:
+            raise ModelFileError("class counts need the weighted samples of every node")
+        with np.errstate(all="ignore"):
+            if derived:
+                if "impurity" in members:
+                    raise ModelFileError("a file deriving Gini impurities holds 'impurity'")
+                members["impurity"] = gini(members["value"], weight)
+            members["value"] = members["value"] / weight[:, None, None]
+    elif derived:
+        raise ModelFileError("Gini impurities are derived from class counts")
+    return members
+
+
+def member_dtype(name, dtypes):
+    """The dtype a member is read back as: its column's (``dtypes``: the plain
+    members'), float64 for class counts."""
+    if name == COUNTS:
+        return np.float64
+    for suffix in (SPLITS, LEAVES):
+        if name.endswith(suffix):
+            return dtypes[name[:-len(suffix)]]
+    return dtypes[name]
+
+
+def _offsets(offsets, length):
+    if offsets is None or offsets.dtype != np.int64 or offsets.ndim != 1 or \
+            offsets.shape[0] < 2 or offsets[0] != 0 or (np.diff(offsets) < 0).any() or \
+            offsets[-1] != length:
+        raise ModelFileError("'tree_nodes' must be int64 offsets rising from 0 to the "
+                             "length of 'is_leaf'")
+    return offsets
+
+
+def _check_member(name, part, rows, dtype, duplicate, ndim=1):
+    if duplicate:
+        raise ModelFileError(f"the file holds {name!r} and the whole column too")
+    if part.dtype != np.dtype(dtype) or part.ndim != ndim or part.shape[0] != rows:
+        raise ModelFileError(f"{name!r} must be {ndim}-D {np.dtype(dtype)} with {rows} rows")
