@@ -149,3 +149,19 @@ def kernel_codes():
     what the registry's rows are checked against."""
     return {code: (bool(is_classification(code)), bool(is_quantile(code)))
             for code in range(32) if known_criterion(code)}
+
+
+def gini_impurities(const double[:, ::1] counts, const double[::1] weight):
+    """Each row's Gini impurity from its weighted class counts and weight, as the
+    kernels compute a node's (``gini_impurity``): a pickle or model file that
+    leaves a classifier's impurities out computes them again with this
+    (``_model.compact``)."""
+    cdef Py_ssize_t n = counts.shape[0], i
+    if weight.shape[0] != n:
+        raise ValueError("one weight per row of counts")
+    out = np.empty(n)
+    cdef double[::1] view = out
+    with nogil:
+        for i in range(n):
+            view[i] = gini_impurity(&counts[i, 0], counts.shape[1], weight[i])
+    return out

@@ -598,7 +598,7 @@ def test_hostile_compact_members_are_refused():
     refused(lambda m: m.__setitem__("feature", np.zeros(len(m["is_leaf"]), dtype=np.int64)),
             "whole column too")
     refused(lambda m: m.pop("class_counts_at_leaves"), "derived from class counts")
-    refused(header(lambda h: h.__setitem__("derived", "gini")), "list of 'gini'")
+    refused(header(lambda h: h.__setitem__("derived", "impurity")), "list of 'impurity'")
     refused(lambda m: m.__setitem__("impurity", np.zeros(len(m["is_leaf"]))),
             "holds 'impurity'")
     refused(lambda m: m.__setitem__("class_counts_at_leaves",

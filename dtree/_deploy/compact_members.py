@@ -12,8 +12,9 @@ left out (a forest where one does not hold keeps that member whole):
 * ``<name>_at_leaves`` instead of a count that adds up at every split node
   (samples, weighted samples), and ``class_counts_at_leaves`` instead of a
   classifier's class fractions when its whole class counts divide back to them;
-  the header's ``"derived"`` says when a one-output classifier's Gini
-  impurities are left out too.
+  the header's ``"derived"`` (``["impurity"]``) says when a one-output
+  classifier's impurities are left out too, computed again by the criterion's
+  Gini formula.
 
 ``expanded`` puts every member back before any tree is checked, so each tree
 then passes the single tree's checks (``file_checks.check_tree``) as ever.
@@ -29,6 +30,8 @@ FILLERS = {"feature": -2, "threshold": -2.0, "missing_go_to_left": 0, "categoric
            "split_low": np.nan, "split_high": np.nan}
 SUMMED = ("n_node_samples", "weighted_n_node_samples")
 SPLITS, LEAVES, COUNTS = "_at_splits", "_at_leaves", "class_counts_at_leaves"
+# the header's word for impurities computed again from the class counts
+DERIVED = "impurity"
 # the members this module writes, besides the plain ones
 MEMBERS = ("is_leaf", COUNTS) + tuple(n + SPLITS for n in FILLERS) + \
     tuple(n + LEAVES for n in SUMMED)
@@ -61,16 +64,16 @@ def compacted(tree_members, is_classifier):
                 m[name + LEAVES] = m.pop(name)[m["is_leaf"] == 1]
     derived = []
     if all(c is not None and a["value"] for c, a in zip(counts, adds)):
-        gini_too = all(c.shape[1] == 1 and np.array_equal(
+        from_counts = all(c.shape[1] == 1 and np.array_equal(
             gini(c, old["weighted_n_node_samples"]), old["impurity"])
             for c, old in zip(counts, tree_members))
         for m, c in zip(out, counts):
             del m["value"]
             m[COUNTS] = c[m["is_leaf"] == 1]
-            if gini_too:
+            if from_counts:
                 del m["impurity"]
-        if gini_too:
-            derived.append("gini")
+        if from_counts:
+            derived.append(DERIVED)
     return out, derived
 
 
@@ -78,8 +81,8 @@ def expanded(members, derived, dtypes):
     """The forest's members with every column a tree's reader checks put back (the
     members as they are when the file has no ``is_leaf``); ``dtypes``: each
     plain member's dtype."""
-    if not isinstance(derived, list) or any(d != "gini" for d in derived):
-        raise ModelFileError("'derived' must be a list of 'gini'")
+    if not isinstance(derived, list) or any(d != DERIVED for d in derived):
+        raise ModelFileError(f"'derived' must be a list of {DERIVED!r}")
     if "is_leaf" not in members:
         if derived or any(name in members for name in MEMBERS):
             raise ModelFileError("compact members need 'is_leaf'")
@@ -137,11 +140,11 @@ def expanded(members, derived, dtypes):
         with np.errstate(all="ignore"):
             if derived:
                 if "impurity" in members:
-                    raise ModelFileError("a file deriving Gini impurities holds 'impurity'")
+                    raise ModelFileError("a file deriving its impurities holds 'impurity'")
                 members["impurity"] = gini(members["value"], weight)
             members["value"] = members["value"] / weight[:, None, None]
     elif derived:
-        raise ModelFileError("Gini impurities are derived from class counts")
+        raise ModelFileError("impurities are derived from class counts")
     return members
 
 

@@ -13,9 +13,9 @@ out (a column that does not derive exactly is kept whole):
 * counts that add up at every split node (samples, weighted samples, a
   classifier's weighted class counts, whose division by the weighted samples
   gives its class fractions) keep their leaves' entries only
-  (``_route.sum_children`` puts the rest back); a one-output classifier's Gini
-  impurities are computed again from those counts, as the criterion computes
-  them (``_criterion.pxd``'s ``gini_impurity``), when that gives them all;
+  (``_route.sum_children`` puts the rest back); a one-output classifier's
+  impurities are computed again from those counts by the criterion's own Gini
+  formula (``_criterion.gini_impurities``), when that gives them all;
 * what is left is narrowed (``narrow``) and compressed together (zlib).
 
 ``expand_columns`` puts the columns back. The in-memory tree is unchanged.
@@ -24,6 +24,7 @@ import zlib
 
 import numpy as np
 
+from .._criterion import gini_impurities
 from .._route import preorder_shape, sum_children
 from .narrow import narrow_ints, narrow_reals, widened
 
@@ -66,7 +67,7 @@ def compact_columns(state):
         if counts is not None and adds_up["value"] and counts.shape[1] == 1 and \
                 np.array_equal(gini(counts, columns["scaled_weighted_n_node_samples"]),
                                columns["scaled_impurity"]):
-            kept["scaled_impurity"] = ("gini", np.zeros(0))
+            kept["scaled_impurity"] = ("from_counts", np.zeros(0))
     for name in _COLUMNS:
         if not (name in _SHAPE and "shape" in kept):
             kept.setdefault(name, ("all", columns[name]))
@@ -103,11 +104,11 @@ def expand_columns(state):
             state[name] = _filled(entry, shape, n, name)
     if kept["value"][0] == "leaves":     # class counts: fractions of the weighted samples
         weight = state["scaled_weighted_n_node_samples"]
-        if kept["scaled_impurity"][0] == "gini":
+        if kept["scaled_impurity"][0] == "from_counts":
             state["scaled_impurity"] = gini(state["value"], weight)
         state["value"] = state["value"] / weight[:, None, None]
-    elif kept["scaled_impurity"][0] == "gini":
-        raise ValueError("a pickled tree's Gini impurities need its class counts")
+    elif kept["scaled_impurity"][0] == "from_counts":
+        raise ValueError("a pickled tree's impurities need its class counts")
     for name in _COLUMNS:
         if not (isinstance(state.get(name), np.ndarray) and state[name].shape[0] == n):
             raise ValueError(f"a pickled tree's {name} does not fit its {n} nodes")
@@ -157,12 +158,10 @@ def whole_counts(value, weight):
 
 
 def gini(counts, weight):
-    # one output's Gini impurity from its weighted class counts, in the
-    # criterion's order: the squares summed class by class, then one division
-    squares = np.zeros(counts.shape[0])
-    for k in range(counts.shape[2]):
-        squares += counts[:, 0, k] * counts[:, 0, k]
-    return 1.0 - squares / (weight * weight)
+    """One output's Gini impurities from its weighted class counts ((n, 1, classes))
+    and weights, by the criterion's own formula."""
+    return gini_impurities(np.ascontiguousarray(counts[:, 0, :], dtype=np.float64),
+                           np.ascontiguousarray(weight, dtype=np.float64))
 
 
 def _as_matrix(columns, n):
