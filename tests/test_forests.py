@@ -707,6 +707,20 @@ def test_fuzzed_forests_pass_every_oracle():
     assert "400 cases, 0 findings" in done.stdout
 
 
+def test_fuzzed_forest_files_load_or_are_refused():
+    """300 forest files (compact members, deflated) mutated at random, in a
+    subprocess: each loads or raises ModelFileError, nothing else
+    (tests/forest_file_fuzz.py; run it longer with --cases)."""
+    import pathlib
+    import subprocess
+    import sys
+    script = pathlib.Path(__file__).with_name("forest_file_fuzz.py")
+    done = subprocess.run([sys.executable, str(script), "--cases", "300", "--seed", "7"],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "300 cases, 0 findings" in done.stdout
+
+
 @pytest.mark.parametrize("kind", ["RandomForestClassifier", "ExtraTreesRegressor"])
 def test_shap_values_are_those_of_scikit_learns_forest(kind):
     shap = pytest.importorskip("shap")

@@ -1,0 +1,119 @@
+"""Hostile forest model files (format 6: compact members, deflated), mutated at
+random: every file loads or raises ``dtree.ModelFileError``; nothing else (no
+other exception, crash or hang).
+
+    python tests/forest_file_fuzz.py [--cases 300] [--seed 0]
+
+A mutation takes one member of a forest's file and changes its values (a few
+entries set to odd numbers: 0, -1, huge, NaN, inf), its length (cut or
+doubled), its dtype (cast to another), or drops it, or edits the header's
+``derived`` or ``format_version``. Run by ``tests/test_forests.py`` in a
+subprocess, so that a crash is a finding and not a lost suite.
+"""
+import argparse
+import io
+import json
+import sys
+import zipfile
+
+import numpy as np
+
+import dtree
+
+ODD = [0, 1, -1, 2, 7, -2, 2 ** 31 - 1, 2 ** 62, -2 ** 62, 1e300, -1e300, np.nan, np.inf,
+       -np.inf, 0.5]
+DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.float32, np.float64]
+
+
+def _forests():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(150, 4))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=150) > 0).astype(int)
+    yr = np.nan_to_num(X[:, 1]) + rng.normal(size=150)
+    return [
+        (dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y), X),
+        (dtree.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, yr), X),
+        (dtree.RandomForestClassifier(n_estimators=2, random_state=1, max_depth=3).fit(
+            X, np.stack([y, 1 - y], axis=1)), X),
+    ]
+
+
+def _members(forest):
+    buf = io.BytesIO()
+    forest.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as archive:
+        return {i.filename[:-4]: np.load(io.BytesIO(archive.read(i))) for i in archive.infolist()}
+
+
+def _packed(members):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name, array in members.items():
+            out = io.BytesIO()
+            np.save(out, array, allow_pickle=False)
+            archive.writestr(f"{name}.npy", out.getvalue())
+    return buf.getvalue()
+
+
+def mutate(members, rng):
+    members = {k: v.copy() for k, v in members.items()}
+    names = sorted(k for k in members if k != "header")
+    kind = rng.randint(6)
+    if kind == 5:
+        header = json.loads(members["header"].tobytes())
+        header[rng.choice(["derived", "format_version"])] = [
+            ["impurity"], [], "impurity", ["x"], None, 5, 6, 7, 6.0][rng.randint(9)]
+        members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        return members, f"header {header.get('derived')!r} {header.get('format_version')!r}"
+    name = names[rng.randint(len(names))]
+    column = members[name]
+    if kind == 0 and column.size:
+        wide = column.astype(np.float64 if column.dtype.kind == "f" else np.int64)
+        for _ in range(1 + rng.randint(3)):
+            value = ODD[rng.randint(len(ODD))]
+            at = tuple(rng.randint(s) for s in column.shape)
+            if wide.dtype.kind == "i" and not (isinstance(value, int) and
+                                               -2 ** 63 <= value < 2 ** 63):
+                continue
+            wide[at] = value
+        members[name] = wide
+    elif kind == 1:
+        members[name] = column[: rng.randint(column.shape[0] + 1)]
+    elif kind == 2:
+        members[name] = np.concatenate([column, column])
+    elif kind == 3:
+        with np.errstate(all="ignore"):
+            members[name] = column.astype(DTYPES[rng.randint(len(DTYPES))])
+    else:
+        del members[name]
+    return members, f"{['values', 'cut', 'doubled', 'dtype', 'dropped'][kind]} {name}"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    rng = np.random.RandomState(args.seed)
+    bases = [(_members(forest), X) for forest, X in _forests()]
+    findings = loaded = 0
+    for case in range(args.cases):
+        members, X = bases[case % len(bases)]
+        mutated, what = mutate(members, rng)
+        try:
+            with np.errstate(all="raise"):
+                model = dtree.load(io.BytesIO(_packed(mutated)))
+            model.predict(X)
+            loaded += 1
+        except dtree.ModelFileError:
+            pass
+        except Exception as exc:       # anything else is a finding
+            findings += 1
+            print(f"case {case}: {what}: {type(exc).__name__}: {exc}")
+    print(f"{args.cases} cases, {findings} findings ({loaded} loaded, the rest refused)")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
