@@ -463,6 +463,16 @@ def _members(raw):
                 for info in archive.infolist()}
 
 
+def _header_change(change):
+    """An edit of a forest file's members applying ``change`` to its JSON header."""
+    def apply(m):
+        import json
+        h = json.loads(m["header"].tobytes())
+        change(h)
+        m["header"] = np.frombuffer(json.dumps(h).encode(), dtype=np.uint8)
+    return apply
+
+
 def _rezip(members):
     import io
     buf = io.BytesIO()
@@ -534,13 +544,7 @@ def test_hostile_forest_files_are_refused():
         m["feature"][0] = 100
     refused(bad_feature, "tree 0")
 
-    def header(change):
-        def edit(m):
-            import json
-            h = json.loads(m["header"].tobytes())
-            change(h)
-            m["header"] = np.frombuffer(json.dumps(h).encode(), dtype=np.uint8)
-        return edit
+    header = _header_change
     refused(header(lambda h: h.__setitem__("tree_estimator", "ExtraTreeClassifier")),
             "trees are DecisionTreeClassifiers")
     refused(header(lambda h: h.__setitem__("format_version", 4)), "must be 5")
@@ -562,7 +566,6 @@ def test_hostile_compact_members_are_refused():
     """A forest file's compact members (``_deploy/compact_members.py``) are checked
     before the columns are put back, and the columns put back pass every tree check."""
     import io
-    import json
     X, y = _data("iris")
     forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
     members = _members(_forest_file(forest))
@@ -581,12 +584,7 @@ def test_hostile_compact_members_are_refused():
             change(m[name])
         return apply
 
-    def header(change):
-        def apply(m):
-            h = json.loads(m["header"].tobytes())
-            change(h)
-            m["header"] = np.frombuffer(json.dumps(h).encode(), dtype=np.uint8)
-        return apply
+    header = _header_change
     refused(edit("is_leaf", lambda a: a.__setitem__(-1, 0)), "is no tree in pre-order")
     refused(edit("is_leaf", lambda a: a.__setitem__(0, 1)), "is no tree in pre-order")
     refused(edit("is_leaf", lambda a: a.__setitem__(3, 2)), "0 and 1")
