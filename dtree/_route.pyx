@@ -150,7 +150,8 @@ cdef inline void _slim_block(const SlimNode* nodes, const DTYPE_t* x0, Py_ssize_
     # that reaches its leaf leaves the set, so the steps follow each row's own
     # depth, not the block's deepest
     cdef const DTYPE_t* row[TOP_BLOCK]
-    cdef int at[TOP_BLOCK], which[TOP_BLOCK]
+    cdef int at[TOP_BLOCK]
+    cdef int which[TOP_BLOCK]
     cdef Py_ssize_t r, moving = 0
     cdef int node, nxt
     cdef const SlimNode* p

@@ -21,7 +21,7 @@ then passes the single tree's checks (``file_checks.check_tree``) as ever.
 """
 import numpy as np
 
-from .._model.compact import adding_up, gini, summed_up, whole_counts
+from .._model.compact import derivable, gini, summed_up
 from .._route import preorder_shape
 from .file_checks import ModelFileError
 
@@ -40,36 +40,32 @@ MEMBERS = ("is_leaf", COUNTS) + tuple(n + SPLITS for n in FILLERS) + \
 def compacted(tree_members, is_classifier):
     """Each tree's members with what every tree's shape says left out, and the
     header's ``"derived"`` list (what the reader computes beyond the members)."""
-    shapes = [preorder_shape((m["children_left"] < 0).view(np.uint8)) for m in tree_members]
-    if not all(s is not None and all(np.array_equal(a, m[name]) for a, name in zip(s, SHAPE))
-               for s, m in zip(shapes, tree_members)):
+    trees = [derivable([m[name] for name in SHAPE],
+                       {name: m[name] for name in FILLERS if name in m},
+                       {name: m[name] for name in SUMMED}, m["value"],
+                       m["weighted_n_node_samples"], m["impurity"], is_classifier)
+             for m in tree_members]
+    if any(t is None for t in trees):
         return tree_members, []
     out = [{k: v for k, v in m.items() if k not in SHAPE} for m in tree_members]
-    for m, old in zip(out, tree_members):
-        m["is_leaf"] = (old["children_left"] < 0).astype(np.uint8)
+    for m, t in zip(out, trees):
+        m["is_leaf"] = t.leaf.astype(np.uint8)
     for name, fill in FILLERS.items():
-        if all(name in m and np.array_equal(m[name][m["is_leaf"] == 1],
-                                            np.full((m["is_leaf"] == 1).sum(), fill),
-                                            equal_nan=True) for m in out):
-            for m in out:
-                m[name + SPLITS] = m.pop(name)[m["is_leaf"] == 0]
-    counts = [whole_counts(m["value"], m["weighted_n_node_samples"]) if is_classifier
-              else None for m in out]
-    sums = [dict({n: m[n] for n in SUMMED}, **({} if c is None else {"value": c}))
-            for m, c in zip(out, counts)]
-    adds = [adding_up(s, shape) for s, shape in zip(sums, shapes)]
+        # (the format's own filler: the reader needs none from the file)
+        if all(t.fillers.get(name) is not None and
+               np.array_equal(t.fillers[name], [fill], equal_nan=True) for t in trees):
+            for m, t in zip(out, trees):
+                m[name + SPLITS] = m.pop(name)[~t.leaf]
     for name in SUMMED:
-        if all(a[name] for a in adds):
-            for m in out:
-                m[name + LEAVES] = m.pop(name)[m["is_leaf"] == 1]
+        if all(t.adds_up[name] for t in trees):
+            for m, t in zip(out, trees):
+                m[name + LEAVES] = m.pop(name)[t.leaf]
     derived = []
-    if all(c is not None and a["value"] for c, a in zip(counts, adds)):
-        from_counts = all(c.shape[1] == 1 and np.array_equal(
-            gini(c, old["weighted_n_node_samples"]), old["impurity"])
-            for c, old in zip(counts, tree_members))
-        for m, c in zip(out, counts):
+    if all(t.counts is not None and t.adds_up["value"] for t in trees):
+        from_counts = all(t.impurity_from_counts for t in trees)
+        for m, t in zip(out, trees):
             del m["value"]
-            m[COUNTS] = c[m["is_leaf"] == 1]
+            m[COUNTS] = t.counts[t.leaf]
             if from_counts:
                 del m["impurity"]
         if from_counts:

@@ -39,6 +39,65 @@ _FILLED = ("feature", "threshold", "missing_go_to_left", "categorical_set", "fea
 _SUMMED = ("n_node_samples", "scaled_weighted_n_node_samples")
 
 
+class Derivable:
+    """What one tree's columns let a writer leave out, each derivation checked on
+    the tree (``derivable``): pickles (``compact_columns``) and forest files
+    (``_deploy.compact_members``) decide by it.
+
+    Attributes
+    ----------
+    shape : (left, right, depth)
+        The pre-order shape the leaf flags give (equal to the tree's columns).
+    leaf : ndarray of bool
+    fillers : dict
+        For each column given as filled, the leaves' one filler (a 1-row array),
+        or None when the leaves hold several values.
+    adds_up : dict
+        For each summed column (and ``"value"`` when there are class counts),
+        whether every split node holds its children's sum.
+    counts : ndarray or None
+        A classifier's whole weighted class counts, dividing back to its class
+        fractions bit for bit.
+    impurity_from_counts : bool
+        The criterion's Gini formula gives every impurity from the counts.
+    """
+
+    def __init__(self, shape, leaf, fillers, adds_up, counts, impurity_from_counts):
+        self.shape, self.leaf, self.fillers = shape, leaf, fillers
+        self.adds_up, self.counts = adds_up, counts
+        self.impurity_from_counts = impurity_from_counts
+
+
+def derivable(shape_columns, filled, summed, value, weight, impurity, is_classifier):
+    """A ``Derivable`` for one tree, or None when its nodes are not in pre-order.
+
+    ``shape_columns``: (children_left, children_right, node_depth); ``filled``,
+    ``summed``: name -> column; ``value``, ``weight``, ``impurity``: the class
+    fractions (or means), weighted samples and impurities as the tree stores them.
+    """
+    leaf = shape_columns[0] < 0
+    shape = preorder_shape(leaf.view(np.uint8))
+    if shape is None or not all(np.array_equal(a, b) for a, b in zip(shape, shape_columns)):
+        return None
+    fillers = {name: _filler(column, leaf) for name, column in filled.items()}
+    counts = whole_counts(value, weight) if is_classifier else None
+    sums = dict(summed, **({} if counts is None else {"value": counts}))
+    adds_up = adding_up(sums, shape)
+    from_counts = counts is not None and adds_up["value"] and counts.shape[1] == 1 and \
+        np.array_equal(gini(counts, weight), impurity)
+    return Derivable(shape, leaf, fillers, adds_up, counts, bool(from_counts))
+
+
+def _filler(column, leaf):
+    # the leaves' one filler (a 1-row array), or None when they hold several
+    leaves = column[leaf]
+    fill = leaves[:1]
+    if fill.shape[0] and np.array_equal(leaves, np.broadcast_to(fill, leaves.shape),
+                                        equal_nan=column.dtype.kind == "f"):
+        return fill
+    return None
+
+
 def compact_columns(state):
     """``state`` (a ``Tree``'s ``__dict__`` copy) with its node columns replaced by
     one compressed record under ``KEY``; the state as it is when its columns are
@@ -50,24 +109,24 @@ def compact_columns(state):
     if n == 0 or any(c.shape[0] != n for c in columns.values()):
         return state
     kept = {}          # name -> (how, array, filler): how the reader rebuilds it
-    leaf = columns["children_left"] < 0
-    shape = preorder_shape(leaf.view(np.uint8))
-    if shape is not None and all(np.array_equal(a, columns[name])
-                                 for a, name in zip(shape, _SHAPE)):
+    tree = derivable([columns[name] for name in _SHAPE],
+                     {name: columns[name] for name in _FILLED},
+                     {name: columns[name] for name in _SUMMED}, columns["value"],
+                     columns["scaled_weighted_n_node_samples"], columns["scaled_impurity"],
+                     bool(state.get("is_classifier")))
+    if tree is not None:
+        leaf = tree.leaf
         kept["shape"] = ("bits", np.packbits(leaf))
-        for name in _FILLED:
-            kept[name] = _inner_only(columns[name], leaf)
-        sums = {name: columns[name] for name in _SUMMED}
-        counts = class_counts(state, columns)
-        if counts is not None:
-            sums["value"] = counts
-        adds_up = adding_up(sums, shape)
-        for name, column in sums.items():
-            kept[name] = ("leaves", column[leaf]) if adds_up[name] else ("all", columns[name])
-        if counts is not None and adds_up["value"] and counts.shape[1] == 1 and \
-                np.array_equal(gini(counts, columns["scaled_weighted_n_node_samples"]),
-                               columns["scaled_impurity"]):
-            kept["scaled_impurity"] = ("from_counts", np.zeros(0))
+        for name, fill in tree.fillers.items():
+            if fill is not None:
+                kept[name] = ("inner", columns[name][~leaf], fill)
+        for name in _SUMMED:
+            if tree.adds_up[name]:
+                kept[name] = ("leaves", columns[name][leaf])
+        if tree.counts is not None and tree.adds_up["value"]:
+            kept["value"] = ("leaves", tree.counts[leaf])
+            if tree.impurity_from_counts:
+                kept["scaled_impurity"] = ("from_counts", np.zeros(0))
     for name in _COLUMNS:
         if not (name in _SHAPE and "shape" in kept):
             kept.setdefault(name, ("all", columns[name]))
@@ -116,16 +175,6 @@ def expand_columns(state):
 
 
 # ------------------------------------------------------------------ columns
-def _inner_only(column, leaf):
-    # the split nodes' entries, with the leaves' one filler, when they share one
-    leaves = column[leaf]
-    fill = leaves[:1]
-    if fill.shape[0] and np.array_equal(leaves, np.broadcast_to(fill, leaves.shape),
-                                        equal_nan=column.dtype.kind == "f"):
-        return ("inner", column[~leaf], fill)
-    return ("all", column)
-
-
 def _filled(entry, shape, n, name):
     leaf = shape[0] < 0 if shape is not None else None
     if leaf is None or entry[1].shape[0] != n - leaf.sum():
@@ -134,14 +183,6 @@ def _filled(entry, shape, n, name):
     column[leaf] = entry[2]
     column[~leaf] = entry[1]
     return column
-
-
-def class_counts(state, columns):
-    """A classifier's weighted class counts when they are whole numbers that
-    divide by the weighted samples back to its class fractions bit for bit."""
-    if not state.get("is_classifier"):
-        return None
-    return whole_counts(columns["value"], columns["scaled_weighted_n_node_samples"])
 
 
 def whole_counts(value, weight):
