@@ -1,13 +1,13 @@
 """Model files: a safe, versioned format for fitted trees and forests.
 
 A model file is a ZIP archive of ``.npy`` members (a tree's uncompressed, as
-``numpy.savez`` writes them; a forest's deflated since format version 6, their
-inflated sizes counted against ``load``'s ``max_bytes``, and compact: what the
-trees' shapes say left out, ``compact_members``): ``header.npy`` holds UTF-8 JSON (format name and
-version, dtree version, estimator class and parameters, classes, feature
-names, and since format version 2 the units of the stored impurities and
-weighted counts), the other members are the node arrays. Loading never unpickles and
-never executes code: members are parsed with numpy's header reader, their
+``numpy.savez`` writes them; since format version 6 a forest's are compact, what
+the trees' shapes say left out (``compact_members``), and deflated, their
+inflated sizes counted against ``load``'s ``max_bytes``): ``header.npy`` holds
+UTF-8 JSON (format name and version, dtree version, estimator class and
+parameters, classes, feature names, and since format version 2 the units of the
+stored impurities and weighted counts), the other members are the node arrays.
+Loading never unpickles and never executes code: members are parsed with numpy's header reader, their
 dtypes must be plain numbers, their declared sizes must match the bytes on
 disk, and the tree is checked (child ids in range and pointing forward, so
 acyclic; features in range; finite thresholds; value shapes) before any
@@ -49,12 +49,13 @@ FORMAT_NAME = "dtree-model"
 # A file is written in the oldest version that holds it, so one-output models stay
 # readable by older releases.
 # 4: competitor and surrogate splits (``other_*`` members, missing_rule "surrogate");
-# 5: forests (``forest_file``); 6: a forest's file with deflated members (its
-# dict stays version 5)
+# 5: forests (``forest_file``); 6: a forest's file with compact, deflated members
+# (``compact_members``; its dict stays version 5)
 FORMAT_VERSION = 4
 FOREST_VERSION = 5
 FOREST_FILE_VERSION = 6
-# zlib's fastest level: a forest's columns shrink 2-3 times, at about 100 MB/s
+# zlib's fastest level: a forest's narrow columns shrank 2.8 times, at about 75 MB/s
+# (a 1.09M-node random forest: 0.75 s)
 DEFLATE_LEVEL = 1
 # The largest model file we read (and so the largest member): far above any real
 # tree, far below a hostile file's claims. load(max_bytes=...) raises or lowers it.
@@ -433,6 +434,7 @@ def save(estimator, path):
         _write_members(path, members, deflate)
         return
     try:
+        # an open file keeps numpy from appending ".npz" to the name
         with open(path, "wb") as fh:
             _write_members(fh, members, deflate)
     except OSError as exc:
