@@ -124,19 +124,20 @@ cdef class Splitter:
     # each feature's least, greatest and NaN count in the node, the drawn cuts
     # (feature, threshold, NaN side) and their left sides' sums, d of each
     cdef bint row_mode
+    cdef bint lazy_rows                   # (few features drawn: gathered one by one)
     cdef const DTYPE_t* xrows
     cdef DTYPE_t* row_lo
     cdef DTYPE_t* row_hi
-    cdef Py_ssize_t* row_missing
-    cdef Py_ssize_t* cut_feature
-    cdef double* cut_threshold
-    cdef int* cut_missing_right
-    cdef Py_ssize_t* acc_count
-    cdef Py_ssize_t* acc_ones
+    cdef int* row_missing
+    cdef Py_ssize_t* cut_feature          # the cuts' features in drawing order; the
+    cdef double* cut_threshold            # rest by feature: a cut's threshold,
+    cdef double* cut_nan_value            # where it sends NaN (-inf left, +inf right),
+    cdef double* acc_count                # its left side's sums (counts too as
+    cdef double* acc_ones                 # doubles: one lane width with the others)
     cdef double* acc_weight
     cdef double* acc_sum
     cdef double* acc_squares
-    cdef double* acc_classes              # (d, n_stats)
+    cdef double* acc_classes              # (n_stats, d): a class's sums over the cuts
     cdef object _owned                    # numpy arrays that own the memory above
 
     # --- the growers' protocol (the same methods as _hist_splitter.HistSplitter's; see _grow) ---

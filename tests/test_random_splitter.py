@@ -111,11 +111,13 @@ def test_a_fit_is_reproducible_and_the_seed_matters():
     np.testing.assert_array_equal(a.tree_.threshold, threads.tree_.threshold)
 
 
+@pytest.mark.parametrize("max_features", [2, 6])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("task", ["regression", "classification"])
-def test_every_nodes_statistics_are_its_rows_own(task, weighted):
+def test_every_nodes_statistics_are_its_rows_own(task, weighted, max_features):
     # row mode sums every drawn cut's sides in one pass over the node's rows (a
-    # loop per target kind and weighting): each node's weight and impurity are
+    # loop per target kind and weighting; 6 of 6 features drawn), or gathers each
+    # drawn feature from the rows (2 of 6): each node's weight and impurity are
     # those of the rows that reach it
     rng = np.random.default_rng(5)
     X = rng.normal(size=(400, 6)).astype(np.float32)
@@ -124,7 +126,8 @@ def test_every_nodes_statistics_are_its_rows_own(task, weighted):
         y = (y > 0.3).astype(int) + (y > 1.2)
     w = rng.integers(1, 4, size=400).astype(float) if weighted else np.ones(400)
     make = dtree.ExtraTreeRegressor if task == "regression" else dtree.ExtraTreeClassifier
-    est = make(random_state=0, max_depth=6).fit(X, y, sample_weight=w if weighted else None)
+    est = make(random_state=0, max_depth=6, max_features=max_features).fit(
+        X, y, sample_weight=w if weighted else None)
     for node, rows in enumerate(_node_rows(est, X)):
         ww, yy = w[rows], y[rows]
         if task == "regression":
@@ -314,10 +317,13 @@ def test_random_regression_trees_run_in_onnx():
     (dtree.ExtraTreeClassifier, SkExtraClassifier),
     (dtree.ExtraTreeRegressor, SkExtraRegressor)])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_tree_is_scikit_learns_for_the_same_random_state(make, theirs, seed):
+@pytest.mark.parametrize("max_features", [2, 3])
+def test_the_tree_is_scikit_learns_for_the_same_random_state(make, theirs, seed, max_features):
     """The generator's sequence is scikit-learn's random splitter's: each drawn
     feature's cut is drawn right after the feature (not after the node's whole
-    draw), so the same random_state gives scikit-learn's tree node for node."""
+    draw), so the same random_state gives scikit-learn's tree node for node;
+    with 2 of 6 features drawn (each gathered from the rows) and with 3 (every
+    feature's range in one pass over the rows)."""
     rng = np.random.RandomState(seed)
     X = rng.randint(0, 50, size=(400, 6)).astype(np.float32)   # ties of values
     X[rng.random_sample(X.shape) < 0.05] = np.nan
@@ -329,7 +335,7 @@ def test_the_tree_is_scikit_learns_for_the_same_random_state(make, theirs, seed)
         X = X + rng.random_sample(X.shape).astype(np.float32)
         y = y + rng.random_sample(400)
         leaf = 5
-    params = dict(random_state=seed, max_features=3, min_samples_leaf=leaf)
+    params = dict(random_state=seed, max_features=max_features, min_samples_leaf=leaf)
     ours, sk = make(**params).fit(X, y), theirs(**params).fit(X, y)
     a, b = ours.tree_, sk.tree_
     assert a.node_count == b.node_count
