@@ -173,6 +173,7 @@ cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double*
 cdef enum:
     SMALL_OUTPUTS = 4   # squared error scans of at most this many outputs keep sums in locals
     AHEAD = 8           # row mode: rows fetched this far ahead of their use
+    SEEN_CUTS = 4       # row mode: offered cuts a node's next cut is compared with
 
 
 cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const double* rows,
@@ -1077,6 +1078,8 @@ cdef class Splitter:
         cdef const double* ny = self.node_y
         cdef const int* nc = self.node_c
         cdef double w, yv, g, gw, code, xd, nan_side
+        cdef Py_ssize_t seen[SEEN_CUTS]
+        cdef Py_ssize_t n_seen
         cdef double weights[2]
         cdef bint constant
         cdef SplitRecord cut
@@ -1180,8 +1183,19 @@ cdef class Splitter:
                     s0[f] += gw * yv
                     s1[f] += gw * yv * yv
                     aw[f] += gw
+        # A cut whose left side sums to an earlier offered cut's, number for number,
+        # scores as that one and can never beat it (ties go to the cut drawn first):
+        # it is not offered. In small nodes most cuts repeat one of a few partitions
+        # (at two rows, every cut is one of two). A monotonic constraint, which
+        # depends on the feature, turns this off.
+        n_seen = 0
         for k in range(m):
             f = cf[k]
+            if self.monotonic == NULL:
+                if self._sums_seen(f, seen, n_seen):
+                    continue
+                seen[n_seen % SEEN_CUTS] = f
+                n_seen += 1
             clear_split(&cut, end)
             cut.feature = f
             cut.den = 1.0
@@ -1208,6 +1222,26 @@ cdef class Splitter:
             # the winner's values, for its sides' marks
             for q in range(n):
                 self.best_v[q] = self.xrows[<Py_ssize_t>ids[q] * d + best.feature]
+
+    cdef bint _sums_seen(self, Py_ssize_t f, const Py_ssize_t* seen,
+                         Py_ssize_t n_seen) noexcept nogil:
+        """Whether feature f's cut has the left-side sums of one of the last
+        SEEN_CUTS cuts offered (``seen``: their features, ``n_seen`` offered)."""
+        cdef Py_ssize_t i, g, c, d = self.n_features
+        for i in range(min(n_seen, SEEN_CUTS)):
+            g = seen[i]
+            if (self.acc_count[f] == self.acc_count[g] and self.acc_ones[f] == self.acc_ones[g]
+                    and self.acc_weight[f] == self.acc_weight[g]
+                    and self.acc_sum[f] == self.acc_sum[g]
+                    and self.acc_squares[f] == self.acc_squares[g]):
+                if not self.is_classifier:
+                    return True
+                for c in range(self.n_stats):
+                    if self.acc_classes[c * d + f] != self.acc_classes[c * d + g]:
+                        break
+                else:
+                    return True
+        return False
 
     def _set_row_mode(self, X, n_categories, list owned):
         """Row mode's room (``_row_cuts``), where it applies."""
