@@ -551,6 +551,9 @@ def test_hostile_forest_files_are_refused():
     refused(header(lambda h: h.__setitem__("tree_classes", {"kind": "int", "values": [0, 1, 5]})),
             "class codes|classes")
     refused(header(lambda h: h.__setitem__("n_samples", -3)), "positive integers")
+    refused(header(lambda h: h.__setitem__("n_samples", 2 ** 40)), "at most 2147483647")
+    refused(header(lambda h: h.__setitem__("n_samples_bootstrap", 2 ** 31)),
+            "at most 2147483647")
     refused(header(lambda h: h["trees"][0]["params"].__setitem__("max_depth", -1)),
             "tree 0")
     # a tree's file does not take a forest's members

@@ -9,6 +9,7 @@ tree's nodes and category sets start.
 """
 import numpy as np
 
+from .._forest.draws import MAX_DRAWN
 from .._model.narrow import narrow_ints, narrow_reals
 from .compact_members import COUNTS, LEAVES, SPLITS, compacted
 from .file_checks import ModelFileError, check_categories, check_classes
@@ -109,6 +110,10 @@ def forest_from_dict(data, cls, tree_from_dict, make_params, name, versions):
             not (n_drawn is None or (isinstance(n_drawn, int) and not isinstance(n_drawn, bool)
                                      and n_drawn >= 1)):
         raise ModelFileError("n_samples and n_samples_bootstrap must be positive integers")
+    if n_samples > MAX_DRAWN or (n_drawn is not None and n_drawn > MAX_DRAWN):
+        # (rows are counted in 32 bits: no fit has more, and estimators_samples_
+        # would allocate that many)
+        raise ModelFileError(f"n_samples and n_samples_bootstrap must be at most {MAX_DRAWN}")
     state = dict(estimators_=estimators, estimator_=tree_cls(), n_features_in_=n_features,
                  categorical_features_=categorical, categories_=categories,
                  n_outputs_=n_outputs, _n_samples=n_samples, _n_samples_bootstrap=n_drawn,
