@@ -116,6 +116,15 @@ cdef inline const DTYPE_t* node_row(const DTYPE_t* xrows, const int* ids, Py_ssi
     return xrows + <Py_ssize_t>ids[q] * d
 
 
+cdef inline double row_goes_left(DTYPE_t x, double nan_value, double threshold) noexcept nogil:
+    """Row mode: 1.0 where a value goes left at a numeric cut, else 0.0, NaN read as
+    ``nan_value`` (the infinity on the cut's side), so that ``value <= threshold``
+    is the whole rule: a compare and a select, no branch (a loop of them runs on
+    vector lanes)."""
+    cdef double v = x if x == x else nan_value
+    return 1.0 if v <= threshold else 0.0
+
+
 cdef inline void add_row(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
                          const class_t* codes, const double* targets, double w) noexcept nogil:
     """``add_outputs`` from a row of the presorted layout (the targets beside a value,
@@ -1077,7 +1086,7 @@ cdef class Splitter:
         cdef const double* nw = self.node_w
         cdef const double* ny = self.node_y
         cdef const int* nc = self.node_c
-        cdef double w, yv, g, gw, code, xd, nan_side
+        cdef double w, yv, g, gw, code
         cdef Py_ssize_t seen[SEEN_CUTS]
         cdef Py_ssize_t n_seen
         cdef double weights[2]
@@ -1126,19 +1135,15 @@ cdef class Splitter:
             memset(acl, 0, d * S * sizeof(double))
         # (kept duplicate: one loop per criterion family, as the scans; a shared loop
         # would branch on the family for every sample and cut.) g is 1 on the left
-        # and 0 on the right, so each sum below is _score_sides's, term for term; a
-        # NaN is read as the infinity on its cut's side, so that ``value <=
-        # threshold`` is the whole rule: plain compare-and-add loops over arrays,
+        # and 0 on the right (``row_goes_left``), so each sum below is
+        # _score_sides's, term for term: plain compare-and-add loops over arrays,
         # which the compiler runs on vector lanes.
         if self.is_classifier and self.sw == NULL and S == 2:
             for q in range(n):
                 row = node_row(self.xrows, ids, q, n, d)
                 code = <double>nc[q]
                 for f in range(d):
-                    x = row[f]
-                    nan_side = cnan[f]          # (read first: a select, not a branch)
-                    xd = x if x == x else nan_side
-                    g = 1.0 if xd <= ct[f] else 0.0
+                    g = row_goes_left(row[f], cnan[f], ct[f])
                     an[f] += g
                     a1[f] += g * code
         elif self.is_classifier:
@@ -1147,10 +1152,7 @@ cdef class Splitter:
                 ac = acl + nc[q] * d
                 w = nw[q] if self.sw != NULL else 1.0
                 for f in range(d):
-                    x = row[f]
-                    nan_side = cnan[f]          # (read first: a select, not a branch)
-                    xd = x if x == x else nan_side
-                    g = 1.0 if xd <= ct[f] else 0.0
+                    g = row_goes_left(row[f], cnan[f], ct[f])
                     gw = g * w
                     an[f] += g
                     ac[f] += gw
@@ -1161,10 +1163,7 @@ cdef class Splitter:
                 row = node_row(self.xrows, ids, q, n, d)
                 yv = ny[q]
                 for f in range(d):
-                    x = row[f]
-                    nan_side = cnan[f]          # (read first: a select, not a branch)
-                    xd = x if x == x else nan_side
-                    g = 1.0 if xd <= ct[f] else 0.0
+                    g = row_goes_left(row[f], cnan[f], ct[f])
                     an[f] += g
                     s0[f] += g * yv
                     s1[f] += g * yv * yv
@@ -1174,10 +1173,7 @@ cdef class Splitter:
                 yv = ny[q]
                 w = nw[q]
                 for f in range(d):
-                    x = row[f]
-                    nan_side = cnan[f]          # (read first: a select, not a branch)
-                    xd = x if x == x else nan_side
-                    g = 1.0 if xd <= ct[f] else 0.0
+                    g = row_goes_left(row[f], cnan[f], ct[f])
                     gw = g * w
                     an[f] += g
                     s0[f] += gw * yv
