@@ -182,7 +182,7 @@ cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double*
 cdef enum:
     SMALL_OUTPUTS = 4   # squared error scans of at most this many outputs keep sums in locals
     AHEAD = 8           # row mode: rows fetched this far ahead of their use
-    SEEN_CUTS = 4       # row mode: offered cuts a node's next cut is compared with
+    SEEN_CUTS = 4       # row mode: offered cuts a node's next cut is compared with (a power of 2)
 
 
 cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const double* rows,
@@ -964,8 +964,7 @@ cdef class Splitter:
         """Feature f's values of the node's samples into the scratch buffer, their
         least and greatest (NaN aside) and NaN count; returns whether f is constant
         in the node (``is_constant``'s test). Gathered from X's rows where row mode
-        has them (a row's line serves the next drawn feature too), else from X's
-        columns."""
+        has them (they are laid out already), else from X's columns."""
         cdef const DTYPE_t* col = self.xt + f * self.n_samples
         cdef Py_ssize_t stride = 1
         cdef DTYPE_t* buf = self.scratch[0].tmp_v
@@ -1190,7 +1189,7 @@ cdef class Splitter:
             if self.monotonic == NULL:
                 if self._sums_seen(f, seen, n_seen):
                     continue
-                seen[n_seen % SEEN_CUTS] = f
+                seen[n_seen & (SEEN_CUTS - 1)] = f      # (a ring of the last few)
                 n_seen += 1
             clear_split(&cut, end)
             cut.feature = f
