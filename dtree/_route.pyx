@@ -17,7 +17,7 @@ from cython.parallel cimport prange, threadid
 from libc.math cimport INFINITY, nextafterf
 from libc.stdlib cimport free, malloc
 
-from ._common cimport CAT_WORDS, DTYPE_t, bit_is_set
+from ._common cimport CAT_WORDS, DTYPE_t, bit_is_set, dtree_prefetch
 
 cnp.import_array()
 
@@ -35,6 +35,7 @@ PACKED_NODE_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32),
 cdef enum:
     BLOCK = 8           # rows advanced together: independent loads overlap
     TOP_BLOCK = 16      # rows through a complete top together (measured: 8 and 32 slower)
+    PREFETCH_BLOCKS = 4 # blocks of rows asked for ahead of the top's
 
 
 def pack_nodes(left, right, feature, threshold, missing_go_to_left, categorical_set):
@@ -247,7 +248,7 @@ cdef void _fill_top(const node_t* nodes, Py_ssize_t width, int* at, TopNode* t) 
             t[pos].missing_right = p.missing_right != 0
 
 
-cdef inline int _top_block(const TopNode* top, const int* exits, Py_ssize_t levels,
+cdef inline int _top_block(const TopNode* top, Py_ssize_t levels,
                            const DTYPE_t* x0, Py_ssize_t d, Py_ssize_t start, Py_ssize_t m,
                            int* cur) noexcept nogil:
     # m (at most TOP_BLOCK) C-contiguous rows of d values through the complete
@@ -279,20 +280,35 @@ cdef inline int _top_block(const TopNode* top, const int* exits, Py_ssize_t leve
                 # (no NaN in the block: the rule with nothing missing)
                 pos[r] = 2 * pos[r] + numeric_side(block[r * d + t.feature], t.threshold, 0)
     for r in range(m):
-        cur[r] = exits[pos[r] - (1u << levels)]
+        cur[r] = pos[r] - (1u << levels)
     return nan
 
 
+cdef inline void _exit_nodes(const int* exits, Py_ssize_t m, int* cur) noexcept nogil:
+    # the node at each of m exits of a top (as ``_top_block`` leaves them in cur)
+    cdef Py_ssize_t r
+    for r in range(m):
+        cur[r] = exits[cur[r]]
+
+
 cdef inline int _nonfinite(const DTYPE_t* v, Py_ssize_t n) noexcept nogil:
-    # whether v[0:n] holds NaN or inf (their exponent bits all set), in one
-    # vectorised pass over the bits (measured: x - x != x - x and x * 0 != 0 cost
-    # more)
+    # whether v[0:n] holds NaN or inf, in one vectorised pass over the bits: a
+    # value's magnitude bits plus the lowest exponent bit carry into the sign bit
+    # exactly when its exponent bits are all set. Four accumulators over 16
+    # values a step keep the loop's own count off the critical path (measured:
+    # x - x != x - x, x * 0 != 0 and a compare per value cost more)
     cdef const unsigned int* bits = <const unsigned int*> v
-    cdef Py_ssize_t i
-    cdef unsigned int bad = 0
-    for i in range(n):
-        bad |= ((bits[i] & 0x7f800000u) == 0x7f800000u)
-    return bad != 0
+    cdef Py_ssize_t i = 0, k
+    cdef unsigned int acc[4]
+    acc[0] = acc[1] = acc[2] = acc[3] = 0
+    while i + 16 <= n:
+        for k in range(16):
+            acc[k & 3] |= (bits[i + k] & 0x7fffffffu) + 0x00800000u
+        i += 16
+    while i < n:
+        acc[0] |= (bits[i] & 0x7fffffffu) + 0x00800000u
+        i += 1
+    return ((acc[0] | acc[1] | acc[2] | acc[3]) >> 31) != 0
 
 
 cdef int _nonfinite_rows(const DTYPE_t[:, :] X, Py_ssize_t start, Py_ssize_t m) noexcept nogil:
@@ -332,12 +348,26 @@ ctypedef fused out_t:
     double
 
 
+cdef inline void _prefetch_rows(const DTYPE_t* x0, Py_ssize_t d, Py_ssize_t start,
+                                Py_ssize_t m) noexcept nogil:
+    # asks for the cache lines of m C-contiguous rows from ``start`` (none when m
+    # is not positive): the top's block reads its rows in an order the hardware
+    # prefetcher does not follow ahead
+    cdef const char* p = <const char*> (x0 + start * d)
+    cdef Py_ssize_t off
+    if m > 0:
+        for off in range(0, m * d * <Py_ssize_t>sizeof(DTYPE_t), 64):
+            dtree_prefetch(p + off)
+
+
 cdef int _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
                      bint numeric_only, const Tops* tops, const DTYPE_t[:, :] X,
-                     Py_ssize_t lo, Py_ssize_t hi, const out_t* table, bint check,
-                     out_t* out) noexcept nogil:
+                     Py_ssize_t lo, Py_ssize_t hi, const out_t* table, const out_t* at_exit,
+                     bint check, out_t* out) noexcept nogil:
     # rows [lo, hi): out[r] = the leaf reached (or table[leaf]); returns whether
-    # a row held NaN or inf (always 0 unless ``check`` or through a top)
+    # a row held NaN or inf (always 0 unless ``check`` or through a top).
+    # ``at_exit``: NULL, or (a top whose exits are all leaves) the output at each
+    # exit, which saves a row the lookup of its exit's node
     cdef int cur[TOP_BLOCK]
     cdef int seen = 0
     cdef Py_ssize_t start = lo, m, r
@@ -345,8 +375,15 @@ cdef int _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
     while start < hi:
         m = min(rows, hi - start)
         if tops.exits != NULL:
-            seen |= _top_block(tops.nodes, tops.exits, tops.levels, &X[0, 0], X.shape[1],
-                               start, m, cur)
+            _prefetch_rows(&X[0, 0], X.shape[1], start + PREFETCH_BLOCKS * rows,
+                           min(rows, hi - start - PREFETCH_BLOCKS * rows))
+            seen |= _top_block(tops.nodes, tops.levels, &X[0, 0], X.shape[1], start, m, cur)
+            if at_exit != NULL:
+                for r in range(m):
+                    out[start + r] = at_exit[cur[r]]
+                start += m
+                continue
+            _exit_nodes(tops.exits, m, cur)
             if tops.deeper:
                 _below_top(nodes, set_ptr, numeric_only, tops, X, start, m, cur)
         else:
@@ -371,6 +408,9 @@ cdef enum:
     # a forest's task: fewer rows, each through every tree (a chunk of 20
     # features stays in the second-level cache; small batches balance on threads)
     FOREST_CHUNK = 4096
+    # rows per exit of a top from which routing looks a row's output up by its
+    # exit directly (building that table costs about one lookup per exit)
+    EXIT_TABLE_ROWS = 4
 
 # below this many rows no routing starts threads, however many it may use
 PARALLEL_ROWS = (2 * CHUNKS_PER_THREAD - 1) * PREDICT_CHUNK
@@ -430,17 +470,28 @@ cdef class Router:
             if table.shape[0] != self.raw.shape[0] // sizeof(PackedNode):
                 raise ValueError("the table needs one value per node")
         out = cnp.PyArray_EMPTY(1, &size, kind, 0)
+        # the output at each exit of a top that holds the whole tree, when the rows
+        # are many enough to pay for it
+        at_exit = None
+        if self.tops.exits != NULL and not self.tops.deeper \
+                and n >= EXIT_TABLE_ROWS * self.exits.shape[0]:
+            at_exit = (np.asarray(self.exits).astype(np.intp) if table is None
+                       else table.take(self.exits))
         if kind == cnp.NPY_DOUBLE:
             seen = self._apply(X, n_threads, <const double*> cnp.PyArray_DATA(table),
+                               <const double*> NULL if at_exit is None else
+                               <const double*> cnp.PyArray_DATA(at_exit),
                                check_finite, <double*> cnp.PyArray_DATA(out))
         else:
             seen = self._apply(X, n_threads, <const Py_ssize_t*> NULL if table is None else
-                               <const Py_ssize_t*> cnp.PyArray_DATA(table), check_finite,
-                               <Py_ssize_t*> cnp.PyArray_DATA(out))
+                               <const Py_ssize_t*> cnp.PyArray_DATA(table),
+                               <const Py_ssize_t*> NULL if at_exit is None else
+                               <const Py_ssize_t*> cnp.PyArray_DATA(at_exit),
+                               check_finite, <Py_ssize_t*> cnp.PyArray_DATA(out))
         return (out, bool(seen)) if check_finite else out
 
-    cdef int _apply(self, const DTYPE_t[:, :] X, int n_threads, const out_t* table, bint check,
-                    out_t* out) except -1:
+    cdef int _apply(self, const DTYPE_t[:, :] X, int n_threads, const out_t* table,
+                    const out_t* at_exit, bint check, out_t* out) except -1:
         # route's body for one type of output
         cdef Py_ssize_t n = X.shape[0], chunk, n_chunks = (n + PREDICT_CHUNK - 1) // PREDICT_CHUNK
         cdef Tops tops = self.tops
@@ -454,12 +505,12 @@ cdef class Router:
         if n_threads <= 1 or n_chunks < CHUNKS_PER_THREAD * n_threads:
             with nogil:
                 seen = _apply_rows(self.nodes, self.set_ptr, self.numeric_only, &tops, X, 0, n,
-                                   table, check, out)
+                                   table, at_exit, check, out)
             return seen
         for chunk in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="static"):
             seen |= _apply_rows(self.nodes, self.set_ptr, self.numeric_only, &tops, X,
                                 chunk * PREDICT_CHUNK, min(n, (chunk + 1) * PREDICT_CHUNK),
-                                table, check, out)
+                                table, at_exit, check, out)
         return seen
 
 
@@ -888,8 +939,8 @@ cdef void _forest_rows(const PackedNode* nodes, const SlimNode* slim,
         while start < hi:
             m = min(rows, hi - start)
             if tops.exits != NULL:
-                _top_block(tops.nodes, tops.exits, tops.levels, &X[0, 0], X.shape[1], start,
-                           m, cur)
+                _top_block(tops.nodes, tops.levels, &X[0, 0], X.shape[1], start, m, cur)
+                _exit_nodes(tops.exits, m, cur)
                 if tops.deeper:
                     _below_top(tree, set_ptr, numeric_only, &tops, X, start, m, cur)
             else:

@@ -32,7 +32,9 @@ def _rows(rng, n, d, tree):
 
 @pytest.mark.parametrize("max_depth", [1, 3, 10, 12, 13, None])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_the_complete_top_routes_as_the_packed_nodes(max_depth, seed):
+# (many rows per exit: the output is looked up by the exit, when the top holds the tree)
+@pytest.mark.parametrize("n_rows", [1001, 4 * 4096 + 1])
+def test_the_complete_top_routes_as_the_packed_nodes(max_depth, seed, n_rows):
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(3000, 6))
     X[rng.rand(*X.shape) < 0.1] = np.nan
@@ -40,7 +42,7 @@ def test_the_complete_top_routes_as_the_packed_nodes(max_depth, seed):
     tree = dtree.DecisionTreeRegressor(max_depth=max_depth, random_state=seed).fit(X, y).tree_
     top = pack_top(tree._packed, tree.max_depth, tree.n_features)
     assert top[0].shape[0] == 2 ** min(tree.max_depth, 12)
-    Q = _rows(rng, 1001, 6, tree)           # (not a multiple of a block of rows)
+    Q = _rows(rng, n_rows, 6, tree)         # (not a multiple of a block of rows)
     walked = apply_packed(tree._packed, tree.category_sets, Q)
     router = Router(tree._packed, tree.category_sets, top)
     np.testing.assert_array_equal(router.route(Q), walked)
@@ -58,6 +60,26 @@ def test_the_complete_top_routes_as_the_packed_nodes(max_depth, seed):
     one_bad = clean.copy()
     one_bad[-1, -1] = np.inf                 # the last, short block is read too
     assert router.route(one_bad, 1, check_finite=True)[1]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, np.float32(np.nan) * -1])
+def test_every_value_of_a_block_is_checked(bad):
+    # a tree whose top holds it, rows of 5 values: one non-finite value at each
+    # position of 4 blocks of rows is found; the largest and smallest finite ones
+    # and subnormals are not reported
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(500, 5))
+    tree = dtree.DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, X[:, 0]).tree_
+    router = Router(tree._packed, tree.category_sets,
+                    pack_top(tree._packed, tree.max_depth, tree.n_features))
+    big = np.finfo(np.float32).max
+    clean = rng.choice(np.float32([big, -big, 1e-45, -1e-45, 0, 1]), size=(64, 5))
+    clean = np.ascontiguousarray(clean, dtype=np.float32)
+    assert not router.route(clean, 1, check_finite=True)[1]
+    for at in range(clean.size):
+        dirty = clean.copy()
+        dirty.flat[at] = bad
+        assert router.route(dirty, 1, check_finite=True)[1], at
 
 
 def test_a_single_leaf_tree_has_an_empty_top():
