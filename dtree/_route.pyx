@@ -130,17 +130,23 @@ cdef enum:
 
 # Below a numeric tree's top, a forest walks its nodes as 16-byte records (half a
 # ``PackedNode``: a forest's deep trees stay in the second-level cache twice as
-# long): the float threshold as the top's, no category set.
+# long): the float threshold as the top's, no category set; whether each child is
+# a leaf is in the node's flags, so a row's step need not load its next node to
+# learn that it is done.
 cdef struct SlimNode:
     float threshold         # as a top's: x > it exactly when the float32 x > the double
     unsigned short feature
-    unsigned short missing_right
+    unsigned short flags    # SLIM_MISSING_RIGHT | SLIM_LEAF_CHILD << side for each leaf child
     int child[2]            # left, right; both the node itself for a leaf
+
+cdef enum:
+    SLIM_MISSING_RIGHT = 1
+    SLIM_LEAF_CHILD = 2     # shifted left by the child's side (0 left, 1 right)
 
 # the largest feature count whose splits fit a slim node (and a top's)
 SLIM_FEATURES = TOP_FEATURES
 SLIM_NODE_DTYPE = np.dtype([("threshold", np.float32), ("feature", np.uint16),
-                            ("missing_right", np.uint16), ("left", np.int32),
+                            ("flags", np.uint16), ("left", np.int32),
                             ("right", np.int32)])
 
 
@@ -154,7 +160,7 @@ cdef inline void _slim_block(const SlimNode* nodes, const DTYPE_t* x0, Py_ssize_
     cdef int at[TOP_BLOCK]
     cdef int which[TOP_BLOCK]
     cdef Py_ssize_t r, moving = 0
-    cdef int node, nxt
+    cdef int node, nxt, side
     cdef const SlimNode* p
     for r in range(m):
         if nodes[cur[r]].child[0] != cur[r]:
@@ -167,8 +173,9 @@ cdef inline void _slim_block(const SlimNode* nodes, const DTYPE_t* x0, Py_ssize_
         while r < moving:
             node = at[r]
             p = &nodes[node]
-            nxt = p.child[numeric_side(row[r][p.feature], p.threshold, p.missing_right)]
-            if nodes[nxt].child[0] == nxt:      # a leaf: the row is done
+            side = numeric_side(row[r][p.feature], p.threshold, p.flags & SLIM_MISSING_RIGHT)
+            nxt = p.child[side]
+            if p.flags & (SLIM_LEAF_CHILD << side):     # a leaf: the row is done
                 cur[which[r]] = nxt
                 moving -= 1
                 at[r], which[r], row[r] = at[moving], which[moving], row[moving]
@@ -189,6 +196,13 @@ cdef inline float _float_below(double t) noexcept nogil:
 ctypedef fused node_t:
     PackedNode
     SlimNode
+
+
+cdef inline unsigned short _missing_right(const node_t* p) noexcept nogil:
+    if node_t is SlimNode:
+        return (p.flags & SLIM_MISSING_RIGHT) != 0
+    else:
+        return p.missing_right != 0
 
 
 cdef inline float _top_threshold(const node_t* p) noexcept nogil:
@@ -245,7 +259,7 @@ cdef void _fill_top(const node_t* nodes, Py_ssize_t width, int* at, TopNode* t) 
         else:
             t[pos].threshold = _top_threshold(p)
             t[pos].feature = <unsigned short>p.feature
-            t[pos].missing_right = p.missing_right != 0
+            t[pos].missing_right = _missing_right(p)
 
 
 cdef inline int _top_block(const TopNode* top, Py_ssize_t levels,
@@ -1027,6 +1041,7 @@ def slim_nodes(packed):
     assert packed.dtype == PACKED_NODE_DTYPE
     cdef const PackedNode* nodes = <const PackedNode*> raw
     cdef Py_ssize_t n = packed.shape[0], i
+    cdef int side
     for i in range(n):
         if nodes[i].cat >= 0 or not (0 <= nodes[i].feature < TOP_FEATURES):
             raise ValueError("slim nodes hold numeric splits on features below 65536")
@@ -1037,9 +1052,12 @@ def slim_nodes(packed):
         for i in range(n):
             out[i].threshold = _float_below(nodes[i].threshold)
             out[i].feature = <unsigned short>nodes[i].feature
-            out[i].missing_right = <unsigned short>nodes[i].missing_right
+            out[i].flags = SLIM_MISSING_RIGHT if nodes[i].missing_right else 0
             out[i].child[0] = nodes[i].child[0]
             out[i].child[1] = nodes[i].child[1]
+            for side in range(2):
+                if nodes[nodes[i].child[side]].child[0] == nodes[i].child[side]:
+                    out[i].flags |= SLIM_LEAF_CHILD << side
     return slim
 
 
@@ -1068,6 +1086,11 @@ def pack_tree_into(packed, Py_ssize_t offset, const Py_ssize_t[::1] left,
                        missing_go_to_left, categorical_set, set_base)
 
 
+cdef inline int _leaf_at(const Py_ssize_t[::1] left, Py_ssize_t node) noexcept nogil:
+    # whether a tree's node (an index within its arrays, checked) is a leaf
+    return 0 <= node < left.shape[0] and left[node] < 0
+
+
 cdef void _pack_into(node_t* nodes, const Py_ssize_t[::1] left, const Py_ssize_t[::1] right,
                      const Py_ssize_t[::1] feature, const double[::1] threshold,
                      const unsigned char[::1] missing_go_to_left,
@@ -1079,16 +1102,22 @@ cdef void _pack_into(node_t* nodes, const Py_ssize_t[::1] left, const Py_ssize_t
             nodes[i].feature = 0
             nodes[i].child[0] = <int>i
             nodes[i].child[1] = <int>i
-            nodes[i].missing_right = 0
+            if node_t is SlimNode:
+                nodes[i].flags = 0
+            else:
+                nodes[i].missing_right = 0
         else:
             nodes[i].feature = <int>feature[i]
             nodes[i].child[0] = <int>left[i]
             nodes[i].child[1] = <int>right[i]
-            nodes[i].missing_right = 1 - missing_go_to_left[i]
             if node_t is SlimNode:
                 nodes[i].threshold = _float_below(threshold[i])
+                nodes[i].flags = (SLIM_MISSING_RIGHT * (1 - missing_go_to_left[i])
+                                  | SLIM_LEAF_CHILD * _leaf_at(left, left[i])
+                                  | (SLIM_LEAF_CHILD << 1) * _leaf_at(left, right[i]))
             else:
                 nodes[i].threshold = threshold[i]
+                nodes[i].missing_right = 1 - missing_go_to_left[i]
         if node_t is PackedNode:
             nodes[i].cat = <int>(categorical_set[i] + set_base) \
                 if left[i] >= 0 and categorical_set[i] >= 0 else -1
