@@ -193,6 +193,24 @@ def test_a_forest_through_its_tops_is_the_mean_of_its_trees(max_depth):
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_forest_reads_each_blocks_missing_values_once(n_jobs):
+    # a forest checks each block of rows for NaN once for all its trees: rows with
+    # NaN scattered over the blocks of several threads' tasks, the rest finite,
+    # are routed by each tree's learnt missing side
+    rng = np.random.RandomState(5)
+    X = rng.normal(size=(4000, 4))
+    X[rng.rand(*X.shape) < 0.2] = np.nan
+    y = np.where(np.isnan(X[:, 0]), 1, (X[:, 0] > 0.3).astype(int))
+    forest = dtree.RandomForestClassifier(n_estimators=5, max_depth=6, random_state=0,
+                                          n_jobs=n_jobs).fit(X, y)
+    rows = rng.normal(size=(40_000, 4)).astype(np.float32)
+    for r in (21, 4099, 9000, 12_345, 16_385, 20_007, 33_333, 39_999):
+        rows[r, r % 4] = np.nan
+    expected = np.mean([t.predict_proba(rows) for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(rows), expected, rtol=0, atol=1e-12)
+
+
 def test_split_ranges_on_threads_are_the_ranges():
     from dtree._route import split_ranges
     rng = np.random.RandomState(6)
