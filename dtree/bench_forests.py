@@ -20,13 +20,11 @@ import sys
 import time
 
 from ._plan.machine import available_cores
+from .bench import PREDICT_REPEAT
 from .bench_memory import peak_bytes
 
 FORESTS = ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor")
-
-
-PREDICT_REPEAT = 3      # predict is short: one run is mostly noise
 
 
 def _time_once(fn):
