@@ -151,11 +151,12 @@ SLIM_NODE_DTYPE = np.dtype([("threshold", np.float32), ("feature", np.uint16),
 
 
 cdef inline void _slim_block(const SlimNode* nodes, const DTYPE_t* x0, Py_ssize_t d,
-                             Py_ssize_t start, Py_ssize_t m, int* cur) noexcept nogil:
+                             Py_ssize_t start, Py_ssize_t m, int* cur, bint nan) noexcept nogil:
     # m C-contiguous rows of d values from the nodes in ``cur`` down to their
     # leaves, the rows still moving advanced together (their loads overlap); a row
     # that reaches its leaf leaves the set, so the steps follow each row's own
-    # depth, not the block's deepest
+    # depth, not the block's deepest. Without NaN in the rows (``nan`` false, as
+    # the top found), a step compares only.
     cdef const DTYPE_t* row[TOP_BLOCK]
     cdef int at[TOP_BLOCK]
     cdef int which[TOP_BLOCK]
@@ -173,7 +174,8 @@ cdef inline void _slim_block(const SlimNode* nodes, const DTYPE_t* x0, Py_ssize_
         while r < moving:
             node = at[r]
             p = &nodes[node]
-            side = numeric_side(row[r][p.feature], p.threshold, p.flags & SLIM_MISSING_RIGHT)
+            side = numeric_side(row[r][p.feature], p.threshold,
+                                nan and (p.flags & SLIM_MISSING_RIGHT))
             nxt = p.child[side]
             if p.flags & (SLIM_LEAF_CHILD << side):     # a leaf: the row is done
                 cur[which[r]] = nxt
@@ -349,11 +351,11 @@ cdef struct Tops:
 
 cdef inline void _below_top(const PackedNode* nodes, const unsigned long long* set_ptr,
                             bint numeric_only, const Tops* tops, const DTYPE_t[:, :] X,
-                            Py_ssize_t start, Py_ssize_t m, int* cur) noexcept nogil:
+                            Py_ssize_t start, Py_ssize_t m, int* cur, bint nan) noexcept nogil:
     # a block of rows from the top's exits in ``cur`` down to their leaves, by the
     # tree's slim nodes where it has them (X is then C-contiguous, as the top reads it)
     if tops.slim != NULL:
-        _slim_block(tops.slim, &X[0, 0], X.shape[1], start, m, cur)
+        _slim_block(tops.slim, &X[0, 0], X.shape[1], start, m, cur, nan)
     else:
         _finish_block(nodes, set_ptr, numeric_only, X, start, m, cur)
 
@@ -384,7 +386,7 @@ cdef int _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
     # ``at_exit``: NULL, or (a top whose exits are all leaves) the output at each
     # exit, which saves a row the lookup of its exit's node
     cdef int cur[TOP_BLOCK]
-    cdef int seen = 0
+    cdef int seen = 0, nan
     cdef Py_ssize_t start = lo, m, r
     cdef Py_ssize_t rows = TOP_BLOCK if tops.exits != NULL else BLOCK
     while start < hi:
@@ -392,7 +394,8 @@ cdef int _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
         if tops.exits != NULL:
             _prefetch_rows(&X[0, 0], X.shape[1], start + PREFETCH_BLOCKS * rows,
                            min(rows, hi - start - PREFETCH_BLOCKS * rows))
-            seen |= _top_block(tops.nodes, tops.levels, &X[0, 0], X.shape[1], start, m, cur)
+            nan = _top_block(tops.nodes, tops.levels, &X[0, 0], X.shape[1], start, m, cur)
+            seen |= nan
             if at_exit != NULL:
                 for r in range(m):
                     out[start + r] = at_exit[cur[r]]
@@ -400,7 +403,7 @@ cdef int _apply_rows(const PackedNode* nodes, const unsigned long long* set_ptr,
                 continue
             _exit_nodes(tops.exits, m, cur)
             if tops.deeper:
-                _below_top(nodes, set_ptr, numeric_only, tops, X, start, m, cur)
+                _below_top(nodes, set_ptr, numeric_only, tops, X, start, m, cur, nan)
         else:
             if check:
                 seen |= _nonfinite_rows(X, start, m)
@@ -936,6 +939,7 @@ cdef void _forest_rows(const PackedNode* nodes, const SlimNode* slim,
     # tree's top as ``_apply_rows`` takes it, then its slim nodes (when ``slim``
     # is not NULL) or packed ones
     cdef int cur[TOP_BLOCK]
+    cdef int nan
     cdef Py_ssize_t t, start, m, r, k, rows
     cdef const PackedNode* tree
     cdef const double* v
@@ -968,11 +972,11 @@ cdef void _forest_rows(const PackedNode* nodes, const SlimNode* slim,
         while start < hi:
             m = min(rows, hi - start)
             if tops.exits != NULL:
-                _top_block(tops.nodes, tops.levels, &X[0, 0], X.shape[1], start, m, cur,
-                           -1 if block_nan == NULL else block_nan[(start - lo) // TOP_BLOCK])
+                nan = _top_block(tops.nodes, tops.levels, &X[0, 0], X.shape[1], start, m, cur,
+                                 -1 if block_nan == NULL else block_nan[(start - lo) // TOP_BLOCK])
                 _exit_nodes(tops.exits, m, cur)
                 if tops.deeper:
-                    _below_top(tree, set_ptr, numeric_only, &tops, X, start, m, cur)
+                    _below_top(tree, set_ptr, numeric_only, &tops, X, start, m, cur, nan)
             else:
                 _route_block(tree, set_ptr, numeric_only, X, start, m, cur)
             for r in range(m):
