@@ -42,12 +42,12 @@ from ._plan.machine import available_cores as _available_cores
 from ._openmp import openmp_enabled
 from ._version import __version__
 from .bench_memory import peak_bytes
+from .bench_timing import PREDICT_REPEAT
 
 QUICK_SIZES = (10_000, 30_000, 100_000, 200_000)
 # the forest table: (rows, features, trees)
 FOREST_QUICK = (20_000, 20, 20)
 FOREST_FULL = (100_000, 20, 100)
-PREDICT_REPEAT = 3
 FULL_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000)
 
 

@@ -20,8 +20,8 @@ import sys
 import time
 
 from ._plan.machine import available_cores
-from .bench import PREDICT_REPEAT
 from .bench_memory import peak_bytes
+from .bench_timing import PREDICT_REPEAT
 
 FORESTS = ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor")

@@ -13,8 +13,8 @@ import sys
 
 import numpy as np
 
-from .bench import PREDICT_REPEAT
 from .bench_memory import peak_bytes
+from .bench_timing import PREDICT_REPEAT
 
 MODES = tuple((task, splitter, depth) for task in ("classification", "regression")
               for splitter in ("best", "hist") for depth in (10, None))
