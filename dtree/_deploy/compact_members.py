@@ -14,14 +14,20 @@ left out (a forest where one does not hold keeps that member whole):
   classifier's class fractions when its whole class counts divide back to them;
   the header's ``"derived"`` (``["impurity"]``) says when a one-output
   classifier's impurities are left out too, computed again by the criterion's
-  Gini formula.
+  Gini formula;
+* a regressor's ``value_at_leaves`` and ``value_residuals`` instead of its
+  means, ``impurity_at_leaves`` and ``impurity_residuals`` instead of its
+  impurities: each split node's difference, in bits, to what its children give
+  (``_model.pooled``; zigzag-coded), when every tree's numbers allow it (format
+  version 7).
 
 ``expanded`` puts every member back before any tree is checked, so each tree
 then passes the single tree's checks (``file_checks.check_tree``) as ever.
 """
 import numpy as np
 
-from .._model.compact import derivable, gini, summed_up
+from .._model.compact import derivable, gini, summed_up, unzigzag, zigzag
+from .._model.pooled import residuals, restored
 from .._route import preorder_shape
 from .file_checks import ModelFileError
 
@@ -32,14 +38,18 @@ SUMMED = ("n_node_samples", "weighted_n_node_samples")
 SPLITS, LEAVES, COUNTS = "_at_splits", "_at_leaves", "class_counts_at_leaves"
 # the header's word for impurities computed again from the class counts
 DERIVED = "impurity"
+# a regressor's columns kept at their leaves, and their split nodes' residuals
+POOLED = {"value": "value_residuals", "impurity": "impurity_residuals"}
+RESIDUALS = tuple(POOLED.values())
 # the members this module writes, besides the plain ones
 MEMBERS = ("is_leaf", COUNTS) + tuple(n + SPLITS for n in FILLERS) + \
-    tuple(n + LEAVES for n in SUMMED)
+    tuple(n + LEAVES for n in SUMMED + tuple(POOLED)) + RESIDUALS
 
 
-def compacted(tree_members, is_classifier):
+def compacted(tree_members, is_classifier, impurity_exponents):
     """Each tree's members with what every tree's shape says left out, and the
-    header's ``"derived"`` list (what the reader computes beyond the members)."""
+    header's ``"derived"`` list (what the reader computes beyond the members).
+    ``impurity_exponents``: each tree's."""
     trees = [derivable([m[name] for name in SHAPE],
                        {name: m[name] for name in FILLERS if name in m},
                        {name: m[name] for name in SUMMED}, m["value"],
@@ -70,13 +80,32 @@ def compacted(tree_members, is_classifier):
                 del m["impurity"]
         if from_counts:
             derived.append(DERIVED)
+    if not is_classifier:
+        _keep_residuals(out, tree_members, trees, impurity_exponents)
     return out, derived
 
 
-def expanded(members, derived, dtypes):
+def _keep_residuals(out, tree_members, trees, impurity_exponents):
+    # every tree's split nodes by residuals, or every tree's columns whole
+    found = [residuals(m["value"], m["impurity"], m["weighted_n_node_samples"], t.shape,
+                       exponent)
+             for m, t, exponent in zip(tree_members, trees, impurity_exponents)]
+    for k, name in enumerate(POOLED):
+        if all(f[k] is not None for f in found):
+            for m, t, f in zip(out, trees, found):
+                m[name + LEAVES] = m.pop(name)[t.leaf]
+                m[POOLED[name]] = zigzag(f[k])
+
+
+def has_residuals(members):
+    """Whether a forest's members keep split nodes by residuals (format version 7)."""
+    return any(name in members for name in RESIDUALS)
+
+
+def expanded(members, derived, dtypes, impurity_exponents):
     """The forest's members with every column a tree's reader checks put back (the
     members as they are when the file has no ``is_leaf``); ``dtypes``: each
-    plain member's dtype."""
+    plain member's dtype; ``impurity_exponents``: each tree's."""
     if not isinstance(derived, list) or any(d != DERIVED for d in derived):
         raise ModelFileError(f"'derived' must be a list of {DERIVED!r}")
     if "is_leaf" not in members:
@@ -141,7 +170,49 @@ def expanded(members, derived, dtypes):
             members["value"] = members["value"] / weight[:, None, None]
     elif derived:
         raise ModelFileError("impurities are derived from class counts")
+    _restore(members, shapes, nodes, leaf, dtypes, impurity_exponents)
     return members
+
+
+def _restore(members, shapes, nodes, leaf, dtypes, impurity_exponents):
+    # the columns kept at their leaves, their split nodes from their residuals
+    pooled = {}
+    for name, residual_name in POOLED.items():
+        part, diff = members.pop(name + LEAVES, None), members.pop(residual_name, None)
+        if (part is None) != (diff is None):
+            raise ModelFileError(f"{name + LEAVES!r} and {residual_name!r} come together")
+        if part is None:
+            continue
+        ndim = 3 if name == "value" else 1      # (residuals: a split node's outputs)
+        _check_member(name + LEAVES, part, leaf.sum(), dtypes[name], name in members, ndim)
+        if diff.dtype != np.int64 or diff.ndim != min(ndim, 2) or \
+                diff.shape[0] != (~leaf).sum():
+            raise ModelFileError(f"{residual_name!r} must be {min(ndim, 2)}-D int64 with a "
+                                 "row per split node")
+        column = np.zeros((leaf.shape[0],) + part.shape[1:], dtype=np.float64)
+        column[leaf] = part
+        members[name], pooled[name] = column, unzigzag(diff)
+    if not pooled:
+        return
+    weight = members.get("weighted_n_node_samples")
+    value, impurity = members.get("value"), members.get("impurity")
+    if not all(isinstance(c, np.ndarray) and c.dtype == np.float64 and
+               c.shape[:1] == leaf.shape for c in (weight, value, impurity)) or \
+            value.ndim != 3 or value.shape[2] != 1:
+        raise ModelFileError("residuals need the trees' values, impurities and weights")
+    if not isinstance(impurity_exponents, list) or len(impurity_exponents) != len(shapes) \
+            or not all(type(e) is int and abs(e) <= 1 << 16 for e in impurity_exponents):
+        raise ModelFileError("residuals need each tree's impurity_exponent (an int)")
+    splits = np.concatenate([[0], np.cumsum(~leaf)])[nodes]     # each tree's first
+    for k, shape in enumerate(shapes):
+        a, b = nodes[k], nodes[k + 1]
+        diffs = [None if name not in pooled else pooled[name][splits[k]:splits[k + 1]]
+                 for name in POOLED]
+        try:
+            restored(value[a:b], impurity[a:b], weight[a:b], shape, impurity_exponents[k],
+                     *diffs)
+        except ValueError as exc:
+            raise ModelFileError(f"tree {k}: {exc}") from None
 
 
 def member_dtype(name, dtypes):
@@ -149,6 +220,8 @@ def member_dtype(name, dtypes):
     members'), float64 for class counts."""
     if name == COUNTS:
         return np.float64
+    if name in RESIDUALS:
+        return np.int64
     for suffix in (SPLITS, LEAVES):
         if name.endswith(suffix):
             return dtypes[name[:-len(suffix)]]

@@ -307,7 +307,8 @@ def _check_decreases(arrays, inner, left, right, exponent):
     w, imp = arrays["weighted_n_node_samples"], arrays["impurity"]
     value = arrays["value"][inner]
     value = value.reshape(inner.shape[0], value.shape[1] * value.shape[2])
-    with np.errstate(over="ignore", invalid="ignore"):
+    # (tiny values square to zero: the bound only widens)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         # values brought to the impurities' units before they are squared (targets
         # near float64's end square past it): exponent = degree x the targets'
         half, whole = np.abs(np.ldexp(value, -(exponent // 2))), np.abs(np.ldexp(value, -exponent))

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._forest.draws import MAX_DRAWN
 from .._model.narrow import narrow_ints, narrow_reals
-from .compact_members import COUNTS, LEAVES, SPLITS, compacted
+from .compact_members import COUNTS, LEAVES, RESIDUALS, SPLITS, compacted
 from .file_checks import ModelFileError, check_categories, check_classes
 
 # what the trees of a forest share, stored once in the forest's header
@@ -22,10 +22,10 @@ OFFSETS = ("tree_nodes", "tree_sets")
 # the trees' members a forest's file keeps narrow (read back with ``widened``)
 NARROW_INTS = ("children_left", "children_right", "feature", "n_node_samples", "node_depth",
                "categorical_set", "feature" + SPLITS, "categorical_set" + SPLITS,
-               "n_node_samples" + LEAVES)
+               "n_node_samples" + LEAVES) + RESIDUALS
 NARROW_REALS = ("weighted_n_node_samples", "split_low", "split_high",
                 "weighted_n_node_samples" + LEAVES, "split_low" + SPLITS,
-                "split_high" + SPLITS, COUNTS)
+                "split_high" + SPLITS, COUNTS, "value" + LEAVES, "impurity" + LEAVES)
 
 
 def is_forest(cls):
@@ -136,14 +136,14 @@ def forest_from_dict(data, cls, tree_from_dict, make_params, name, versions):
     return forest
 
 
-def join_trees(tree_members, is_classifier):
+def join_trees(tree_members, is_classifier, impurity_exponents):
     """The members of a forest's file and the header's ``"derived"``: what the
     trees' shapes say left out (``compact_members``), each array of the trees laid
     end to end (its integer columns, whole weighted counts and float32 ranges in
     as few bytes as hold them: ``_model.narrow``), and where each tree starts
-    (``tree_nodes``, ``tree_sets``)."""
+    (``tree_nodes``, ``tree_sets``). ``impurity_exponents``: each tree's."""
     nodes = [m["children_left"].shape[0] for m in tree_members]
-    tree_members, derived = compacted(tree_members, is_classifier)
+    tree_members, derived = compacted(tree_members, is_classifier, impurity_exponents)
     out = {}
     for name in tree_members[0]:
         column = np.ascontiguousarray(np.concatenate([m[name] for m in tree_members]))

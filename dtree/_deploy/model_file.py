@@ -32,7 +32,7 @@ from .._model.tree import CAT_WORDS
 from .._model.fitted import Fitted, install
 from .._model.leaves import LeafTargets
 from .._model.narrow import widened
-from .compact_members import MEMBERS as COMPACT, expanded, member_dtype
+from .compact_members import MEMBERS as COMPACT, expanded, has_residuals, member_dtype
 from .forest_file import (NARROW_INTS, NARROW_REALS, OFFSETS, forest_from_dict,
                           forest_to_dict, is_forest, join_trees, split_trees)
 from .file_checks import (ARRAYS, ModelFileError, check_categories, check_classes,
@@ -50,10 +50,13 @@ FORMAT_NAME = "dtree-model"
 # readable by older releases.
 # 4: competitor and surrogate splits (``other_*`` members, missing_rule "surrogate");
 # 5: forests (``forest_file``); 6: a forest's file with compact, deflated members
-# (``compact_members``; its dict stays version 5)
+# (``compact_members``; its dict stays version 5); 7: a regression forest's file whose
+# split nodes' means and impurities are residuals (``_model.pooled``)
 FORMAT_VERSION = 4
 FOREST_VERSION = 5
 FOREST_FILE_VERSION = 6
+RESIDUAL_FILE_VERSION = 7
+FOREST_FILE_VERSIONS = (FOREST_FILE_VERSION, RESIDUAL_FILE_VERSION)
 # zlib's fastest level: a forest's narrow columns shrank 2.8 times, at about 75 MB/s
 # (a 1.09M-node random forest: 0.75 s)
 DEFLATE_LEVEL = 1
@@ -420,10 +423,14 @@ def save(estimator, path):
             raise ValueError("the forest's trees keep different arrays: save needs the same")
         for entry in data["trees"]:
             del entry["tree"]
-        arrays, derived = join_trees(tree_members, hasattr(estimator, "classes_"))
+        arrays, derived = join_trees(tree_members, hasattr(estimator, "classes_"),
+                                     [int(t.tree_.impurity_exponent)
+                                      for t in estimator.estimators_])
         if derived:
             data["derived"] = derived
-        data["format_version"] = FOREST_FILE_VERSION
+        # (the oldest version that holds the file)
+        data["format_version"] = RESIDUAL_FILE_VERSION if has_residuals(arrays) \
+            else FOREST_FILE_VERSION
     else:
         del data["tree"]
         arrays = _tree_members(estimator.tree_)
@@ -511,25 +518,29 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
     if not isinstance(header, dict):
         raise ModelFileError("the model header must be a JSON object")
     forest = _forest_class(header)
-    if deflated and not (forest is not None and
-                         header.get("format_version") == FOREST_FILE_VERSION):
+    version = header.get("format_version")
+    if deflated and not (forest is not None and version in FOREST_FILE_VERSIONS):
         raise ModelFileError(f"member {deflated[0]!r} is compressed; a tree's model file "
                              "stores its arrays uncompressed (a forest's file of format "
-                             f"version {FOREST_FILE_VERSION} deflates them)")
+                             f"version {FOREST_FILE_VERSION} or later deflates them)")
     if forest is None and any(k in members for k in OFFSETS + COMPACT):
         raise ModelFileError("a tree's model file holds a forest's members")
     if forest is not None:
-        if header.get("format_version") != FOREST_FILE_VERSION and (
+        if version not in FOREST_FILE_VERSIONS and (
                 header.get("derived") or any(k in members for k in COMPACT)):
             raise ModelFileError("compact members belong to forest files of format "
-                                 f"version {FOREST_FILE_VERSION}")
+                                 f"version {FOREST_FILE_VERSION} or later")
+        if version != RESIDUAL_FILE_VERSION and has_residuals(members):
+            raise ModelFileError("residual members belong to forest files of format "
+                                 f"version {RESIDUAL_FILE_VERSION}")
         dtypes = dict({name: dtype for name, (dtype, _) in ARRAYS.items()}, **EXTRA)
         # (a forest's file keeps some columns narrow: read back as the tree holds them)
         for name in NARROW_INTS + NARROW_REALS:
             if name in members:
                 members[name] = widened(members[name], member_dtype(name, dtypes))
         # (and leaves out what the trees' shapes say: put back before any check)
-        members = expanded(members, header.get("derived", []), dtypes)
+        members = expanded(members, header.get("derived", []), dtypes,
+                           _impurity_exponents(header))
     missing = [name for name in ARRAYS if name not in members]
     if missing:
         raise ModelFileError(f"the model file lacks the arrays {missing}")
@@ -554,7 +565,17 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
     per_tree = split_trees(dict(arrays, **{k: members.get(k) for k in OFFSETS}),
                            len(entries), node_members)
     return forest_from_dict(header, forest, lambda k, tree: _build(tree, per_tree[k]),
-                            _checked_params, FORMAT_NAME, (FOREST_VERSION, FOREST_FILE_VERSION))
+                            _checked_params, FORMAT_NAME, (FOREST_VERSION,) + FOREST_FILE_VERSIONS)
+
+
+def _impurity_exponents(header):
+    # each tree's, as its entry gives it (checked where residuals need them; the
+    # tree's own reader checks it again)
+    entries = header.get("trees")
+    if not isinstance(entries, list):
+        return None
+    return [entry.get("impurity_exponent", 0) if isinstance(entry, dict) else None
+            for entry in entries]
 
 
 def _read_bounded(path, max_bytes):

@@ -16,7 +16,12 @@ out (a column that does not derive exactly is kept whole):
   (``_route.sum_children`` puts the rest back); a one-output classifier's
   impurities are computed again from those counts by the criterion's own Gini
   formula (``_criterion.gini_impurities``), when that gives them all;
-* what is left is narrowed (``narrow``) and compressed together (zlib).
+* a regressor's split nodes keep only how their means and impurities differ,
+  in bits, from what their children's give (``pooled``), when its numbers are
+  moderate;
+* what is left is narrowed (``narrow``), each array's bytes grouped by their
+  place in a number (a float's sign and exponent bytes repeat; the low bytes of
+  small integers are all that is not zero), and compressed together (zlib).
 
 ``expand_columns`` puts the columns back. The in-memory tree is unchanged.
 """
@@ -27,8 +32,12 @@ import numpy as np
 from .._criterion import gini_impurities
 from .._route import preorder_shape, sum_children
 from .narrow import narrow_ints, narrow_reals, widened
+from .pooled import residuals, restored
 
-FORMAT = 1
+# 2: each array's bytes grouped by place, regressors' split nodes as residuals;
+# 1: bytes in order (still read)
+FORMAT = 2
+READABLE = (1, 2)
 KEY = "_compact_columns"
 # the node columns this module stores (each an (n_nodes, ...) array)
 _COLUMNS = ("children_left", "children_right", "node_depth", "feature", "threshold",
@@ -127,6 +136,8 @@ def compact_columns(state):
             kept["value"] = ("leaves", tree.counts[leaf])
             if tree.impurity_from_counts:
                 kept["scaled_impurity"] = ("from_counts", np.zeros(0))
+        if not state.get("is_classifier"):
+            _keep_residuals(kept, columns, tree, int(state.get("impurity_exponent", 0)))
     for name in _COLUMNS:
         if not (name in _SHAPE and "shape" in kept):
             kept.setdefault(name, ("all", columns[name]))
@@ -141,10 +152,11 @@ def expand_columns(state):
     if record is None:
         return state
     version, n, manifest, blob = record
-    if version != FORMAT:
+    if version not in READABLE:
         raise ValueError(f"this tree was pickled in column format {version}; this dtree "
-                         f"reads format {FORMAT}")
-    kept = _unpacked(manifest, zlib.decompress(blob))
+                         f"reads formats {READABLE[0]} to {READABLE[-1]}")
+    kept = _unpacked(manifest, zlib.decompress(blob), grouped=version >= 2)
+    differences = {name: kept.pop(name)[1] for name in _RESIDUALS if name in kept}
     shape = None
     if "shape" in kept:
         shape = preorder_shape(np.unpackbits(kept.pop("shape")[1], count=n))
@@ -161,6 +173,10 @@ def expand_columns(state):
             state[name] = entry[1]
         elif entry[0] == "inner":
             state[name] = _filled(entry, shape, n, name)
+        elif entry[0] == "children":
+            state[name] = _at_leaves(entry[1], shape, n, name)
+    if differences or any(entry[0] == "children" for entry in kept.values()):
+        _restore(state, kept, differences, shape, n)
     if kept["value"][0] == "leaves":     # class counts: fractions of the weighted samples
         weight = state["scaled_weighted_n_node_samples"]
         if kept["scaled_impurity"][0] == "from_counts":
@@ -175,6 +191,62 @@ def expand_columns(state):
 
 
 # ------------------------------------------------------------------ columns
+# a regressor's column kept at its leaves ("children"), and its split nodes'
+# differences to what their children give
+_RESIDUALS = {"value_residuals": "value", "impurity_residuals": "scaled_impurity"}
+
+
+def _keep_residuals(kept, columns, tree, impurity_exponent):
+    leaf = tree.leaf
+    differences = residuals(columns["value"], columns["scaled_impurity"],
+                            columns["scaled_weighted_n_node_samples"], tree.shape,
+                            impurity_exponent)
+    for (residual_name, name), difference in zip(_RESIDUALS.items(), differences):
+        if difference is not None:
+            kept[name] = ("children", columns[name][leaf])
+            kept[residual_name] = ("residuals", zigzag(difference))
+
+
+def _at_leaves(leaves, shape, n, name):
+    leaf = shape[0] < 0 if shape is not None else None
+    if leaf is None or leaves.shape[0] != leaf.sum():
+        raise ValueError(f"a pickled tree's {name} does not fit its leaves")
+    column = np.zeros((n,) + leaves.shape[1:], dtype=np.float64)
+    column[leaf] = leaves
+    return column
+
+
+def _restore(state, kept, differences, shape, n):
+    # the split nodes of the columns kept at their leaves, from their residuals
+    by_column = {}
+    for residual_name, name in _RESIDUALS.items():
+        if (kept.get(name, ("",))[0] == "children") != (residual_name in differences):
+            raise ValueError(f"a pickled tree's {name} and its residuals come together")
+        by_column[name] = differences.get(residual_name)
+    weight = state.get("scaled_weighted_n_node_samples")
+    value, impurity = state.get("value"), state.get("scaled_impurity")
+    if not all(isinstance(c, np.ndarray) and c.dtype == np.float64 and c.shape[:1] == (n,)
+               for c in (weight, value, impurity)) or value.ndim != 3:
+        raise ValueError("a pickled tree's residuals need its values, impurities and "
+                         "weights")
+    restored(value, impurity, weight, shape, int(state.get("impurity_exponent", 0)),
+             *(None if d is None else unzigzag(d) for d in by_column.values()))
+
+
+def zigzag(difference):
+    """int64 differences as int64 whose small magnitudes, either sign, are small
+    non-negative numbers (0, -1, 1, -2 ... as 0, 1, 2, 3 ...: their high bytes are
+    zero), bit for bit reversible (``unzigzag``)."""
+    difference = np.asarray(difference, dtype=np.int64)
+    return ((difference << 1) ^ (difference >> 63)).view(np.int64)
+
+
+def unzigzag(code):
+    """The differences ``zigzag`` coded."""
+    code = np.asarray(code, dtype=np.int64).view(np.uint64)
+    return ((code >> np.uint64(1)) ^ (np.uint64(0) - (code & np.uint64(1)))).view(np.int64)
+
+
 def _filled(entry, shape, n, name):
     leaf = shape[0] < 0 if shape is not None else None
     if leaf is None or entry[1].shape[0] != n - leaf.sum():
@@ -258,8 +330,16 @@ def _packed_record(kept, n):
         stored = _narrowed(data)
         filler = np.asarray(entry[2]).tolist() if len(entry) > 2 else None
         manifest.append((name, how, stored.dtype.str, data.dtype.str, stored.shape, filler))
-        chunks.append(np.ascontiguousarray(stored).tobytes())
+        chunks.append(_grouped(stored))
     return (FORMAT, n, manifest, zlib.compress(b"".join(chunks), 1))
+
+
+def _grouped(array):
+    # the array's bytes, first byte of every number, then every second byte, ...
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if flat.dtype.itemsize == 1:
+        return flat.tobytes()
+    return flat.view(np.uint8).reshape(-1, flat.dtype.itemsize).T.tobytes()
 
 
 def _narrowed(data):
@@ -270,14 +350,19 @@ def _narrowed(data):
     return data
 
 
-def _unpacked(manifest, raw):
+def _unpacked(manifest, raw, grouped=True):
     kept, at = {}, 0
     for name, how, stored, dtype, shape, filler in manifest:
         stored, dtype = np.dtype(stored), np.dtype(dtype)
         count = int(np.prod(shape, dtype=np.int64))
         if at + count * stored.itemsize > len(raw):
             raise ValueError("a pickled tree's columns are cut short")
-        data = np.frombuffer(raw, dtype=stored, count=count, offset=at).reshape(shape)
+        if grouped and stored.itemsize > 1:
+            data = np.frombuffer(raw, dtype=np.uint8, count=count * stored.itemsize,
+                                 offset=at).reshape(stored.itemsize, count).T.copy()
+            data = data.view(stored).reshape(shape)
+        else:
+            data = np.frombuffer(raw, dtype=stored, count=count, offset=at).reshape(shape)
         at += count * stored.itemsize
         data = widened(data, dtype) if stored != dtype else data.copy()
         entry = (how, data) if filler is None else (how, data, np.asarray(filler, dtype=dtype))
