@@ -19,7 +19,7 @@ from setuptools.command.build_ext import build_ext
 COMPILE_ARGS = ["/O2"] if sys.platform == "win32" else ["-O3", "-fno-trapping-math"]
 CHECKS = os.environ.get("DTREE_CYTHON_CHECKS", "") not in ("", "0")
 MODULES = ["_criterion", "_splitter", "_sparse_splitter", "_hist_splitter", "_node_store", "_grow",
-           "_c45", "_audit_scan", "_route", "_openmp", "_text_codes"]
+           "_c45", "_audit_scan", "_route", "_openmp", "_text_codes", "_columns"]
 
 extensions = [
     Extension(

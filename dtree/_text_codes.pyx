@@ -5,7 +5,8 @@ columns).
 One table per fitted column (``TextCategories``) serves two readers:
 
 - ``arrow_codes`` reads an Arrow string array's buffers in place (pandas' ``str``
-  columns and pyarrow's strings): no Python string is made;
+  columns and pyarrow's strings), blocks of values on threads: no Python string
+  is made;
 - ``object_codes`` reads an array of Python objects: an exact ``str`` is looked up
   in a dictionary, through a cache on the object's address, since a column read
   from a file holds one object per distinct text (pandas' CSV reader shares them)
@@ -17,6 +18,7 @@ match (unknown text, a number, NaN) gets -1, for the caller's general rule
 """
 import numpy as np
 cimport numpy as cnp
+from cython.parallel cimport prange
 from cpython.ref cimport PyObject
 from libc.math cimport NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t
@@ -38,6 +40,7 @@ ctypedef fused offset_t:
 
 cdef enum:
     CACHE_SLOTS = 4096      # object addresses remembered by object_codes (a power of 2)
+    ARROW_BLOCK = 1 << 15   # Arrow values per block of arrow_codes' threads
 
 
 # MASKS[k]: the low k bytes of a word (k = 8: all of it)
@@ -61,23 +64,25 @@ cdef inline uint64_t text_words(const unsigned char* s, Py_ssize_t n,
 
 
 cdef inline uint64_t words_hash(uint64_t first, uint64_t last, Py_ssize_t n) noexcept nogil:
-    # the table takes the top bits (a product's best mixed)
-    cdef uint64_t h = first * 0x9E3779B97F4A7C15ULL ^ last * 0xC2B2AE3D27D4EB4FULL \
-        ^ <uint64_t> n * 0x165667B19E3779F9ULL
-    # MurmurHash3's finaliser: every input bit reaches the top bits
-    h ^= h >> 33
-    h *= 0xFF51AFD7ED558CCDULL
-    h ^= h >> 33
-    h *= 0xC4CEB9FE1A85EC53ULL
-    return h ^ (h >> 33)
+    # the table takes a product's top bits, which every input bit reaches; a poor
+    # spread costs longer probes, never a wrong code (every probe compares the text)
+    return ((first ^ (last * 0xC2B2AE3D27D4EB4FULL) ^ <uint64_t> n) *
+            0x9E3779B97F4A7C15ULL)
+
+
+cdef struct Slot:
+    # one category in the open-addressing table: what a probe compares, in one
+    # place (code -1: an empty slot)
+    uint64_t first                      # its text_words
+    uint64_t last
+    int64_t start                       # its bytes in key_data
+    int32_t length
+    int32_t code
 
 
 cdef struct Table:
     const unsigned char* key_data       # the categories' bytes, then 8 zero bytes
-    const int64_t* key_start            # category c's bytes: [key_start[c], key_start[c + 1])
-    const uint64_t* key_first           # ... and its text_words
-    const uint64_t* key_last
-    const int32_t* slot                 # category code or -1, by hash
+    const Slot* slot                    # by hash
     uint64_t mask
     int shift                           # a hash's slot: its top bits
 
@@ -87,17 +92,14 @@ cdef inline int table_find(const Table* t, const unsigned char* s, Py_ssize_t n)
     readable: see ``text_words``)."""
     cdef uint64_t last, first = text_words(s, n, &last)
     cdef uint64_t h = words_hash(first, last, n) >> t.shift
-    cdef int c
-    cdef int64_t a
+    cdef const Slot* e
     while True:
-        c = t.slot[h]
-        if c < 0:
+        e = t.slot + h
+        if e.code < 0:
             return -1
-        a = t.key_start[c]
-        if t.key_first[c] == first and t.key_last[c] == last and \
-                t.key_start[c + 1] - a == n and \
-                (n <= 16 or memcmp(t.key_data + a + 8, s + 8, n - 16) == 0):
-            return c
+        if e.first == first and e.last == last and e.length == n and \
+                (n <= 16 or memcmp(t.key_data + e.start + 8, s + 8, n - 16) == 0):
+            return e.code
         h = (h + 1) & t.mask
 
 
@@ -112,49 +114,52 @@ cdef class TextCategories:
         encoded = [str(text).encode("utf-8", "surrogatepass") for text in categories]
         self.lookup = {text: code for code, text in enumerate(categories) if type(text) is str}
         n = len(encoded)
+        if any(len(e) >= 2 ** 31 for e in encoded):
+            raise ValueError("a category's text is longer than 2**31 bytes")
         size = 16
         while size < 8 * n:
             size *= 2
         starts = np.zeros(n + 1, dtype=np.int64)
         starts[1:] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
         keys = np.frombuffer(b"".join(encoded) + bytes(8), dtype=np.uint8)
-        words = np.zeros((2, max(n, 1)), dtype=np.uint64)
-        slots = np.full(size, -1, dtype=np.int32)
+        slots = np.zeros(size * sizeof(Slot), dtype=np.uint8)
         cdef const unsigned char[::1] kv = keys
         cdef const int64_t[::1] sv = starts
-        cdef uint64_t[:, ::1] wv = words
-        cdef int32_t[::1] tv = slots
-        cdef uint64_t m = size - 1, h, last
+        cdef unsigned char[::1] slot_bytes = slots
+        cdef Slot* table = <Slot*> &slot_bytes[0]
+        cdef uint64_t m = size - 1, h, last, first
         cdef Py_ssize_t c, length
         cdef int shift = 64
+        for c in range(size):
+            table[c].code = -1
         while (<uint64_t> 1) << (64 - shift) < <uint64_t> size:
             shift -= 1
         for c in range(n):
             length = sv[c + 1] - sv[c]
-            wv[0, c] = text_words(&kv[0] + sv[c], length, &last)
-            wv[1, c] = last
-            h = words_hash(wv[0, c], last, length) >> shift
-            while tv[h] >= 0:
+            first = text_words(&kv[0] + sv[c], length, &last)
+            h = words_hash(first, last, length) >> shift
+            while table[h].code >= 0:
                 h = (h + 1) & m
-            tv[h] = c
-        self._owned = (keys, starts, words, slots)
+            table[h].first = first
+            table[h].last = last
+            table[h].start = sv[c]
+            table[h].length = <int32_t> length
+            table[h].code = <int32_t> c
+        self._owned = (keys, starts, slots)
         self.t.key_data = &kv[0]
-        self.t.key_start = &sv[0]
-        self.t.key_first = &wv[0, 0]
-        self.t.key_last = &wv[1, 0]
-        self.t.slot = &tv[0]
+        self.t.slot = table
         self.t.mask = m
         self.t.shift = shift
 
 
-cdef int _arrow_loop(TextCategories table, const offset_t* offsets,
+cdef int _arrow_loop(const Table* t, const offset_t* offsets,
                      const unsigned char* data, Py_ssize_t data_size,
                      const unsigned char* validity, Py_ssize_t offset, Py_ssize_t length,
                      float* out) noexcept nogil:
     # 0, or -1 when the offsets point outside the data (never read there)
     cdef Py_ssize_t i, k
     cdef offset_t a, b
-    cdef int code
+    cdef const unsigned char* text
     cdef unsigned char tail[8]
     for i in range(length):
         k = offset + i
@@ -165,19 +170,19 @@ cdef int _arrow_loop(TextCategories table, const offset_t* offsets,
         b = offsets[k + 1]
         if a < 0 or b < a or b > data_size:
             return -1
-        if b - a >= 8 or a + 8 <= data_size:
-            code = table_find(&table.t, data + a, b - a)
-        else:
+        text = data + a
+        if b - a < 8 and a + 8 > data_size:
             # a short text at the very end of the buffer: read from a padded copy
             memset(tail, 0, 8)
             memcpy(tail, data + a, b - a)
-            code = table_find(&table.t, tail, b - a)
-        out[i] = <float> code
+            text = tail
+        # (one call: the compiler inlines it)
+        out[i] = <float> table_find(t, text, b - a)
     return 0
 
 
 def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset,
-                Py_ssize_t length, float[::1] out):
+                Py_ssize_t length, float[::1] out, int n_threads=1):
     """Codes of an Arrow string array from its buffers, into ``out`` (NaN: null;
     -1: no category).
 
@@ -193,6 +198,8 @@ def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset
     offset, length : int
         The array's slice of the buffers.
     out : ndarray of float32, ``length`` long
+    n_threads : int
+        Threads sharing blocks of ``ARROW_BLOCK`` values.
 
     Returns
     -------
@@ -205,8 +212,10 @@ def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset
     cdef const unsigned char[::1] vv
     cdef const unsigned char* vptr = NULL
     cdef const unsigned char* dptr = &dv[0] if dv.shape[0] > 0 else <const unsigned char*> ""
-    cdef Py_ssize_t n_offsets = offsets.shape[0]
-    cdef int rc
+    cdef Py_ssize_t n_offsets = offsets.shape[0], n_blocks, b, start
+    cdef int rc = 0, wide
+    cdef const void* optr
+    cdef const Table* t = &table.t
     if offset < 0 or length < 0 or out.shape[0] != length or n_offsets < offset + length + 1:
         return False
     if validity is not None:
@@ -218,14 +227,22 @@ def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset
         return True
     if offsets.dtype == np.int32:
         o32 = offsets
-        with nogil:
-            rc = _arrow_loop(table, &o32[0], dptr, dv.shape[0], vptr, offset, length, &out[0])
+        optr, wide = &o32[0], 0
     elif offsets.dtype == np.int64:
         o64 = offsets
-        with nogil:
-            rc = _arrow_loop(table, &o64[0], dptr, dv.shape[0], vptr, offset, length, &out[0])
+        optr, wide = &o64[0], 1
     else:
         return False
+    n_blocks = (length + ARROW_BLOCK - 1) // ARROW_BLOCK
+    for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
+                    schedule="static"):
+        start = b * ARROW_BLOCK
+        if wide:
+            rc += _arrow_loop(t, <const int64_t*> optr, dptr, dv.shape[0], vptr,
+                              offset + start, min(ARROW_BLOCK, length - start), &out[start])
+        else:
+            rc += _arrow_loop(t, <const int32_t*> optr, dptr, dv.shape[0], vptr,
+                              offset + start, min(ARROW_BLOCK, length - start), &out[start])
     return rc == 0
 
 

@@ -19,7 +19,9 @@ CATEGORIES = sorted({
     "x" * 39 + "y", "y" + "x" * 39,
 })
 OTHERS = ["c", "abcdefgj", "aaaaaaaaZbbbbbbbb", "aaaaaaaaXYbbbbbbbb", "x" * 41, "日本語",
-          "Married-civ-spouse ", " Married-civ-spouse"]
+          "Married-civ-spouse ", " Married-civ-spouse",
+          # equal to a category's bytes padded with zeros: only the length differs
+          "a\x00", "abcdefg\x00", "\x00"]
 
 
 def _values(rng, n, with_missing=True):
@@ -62,17 +64,49 @@ def test_object_reader_marks_none_missing_and_the_rest_unmatched():
 
 
 @pytest.mark.parametrize("arrow_type", ["string", "large_string"])
-def test_arrow_reader_gives_the_general_rules_codes(arrow_type):
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_arrow_reader_gives_the_general_rules_codes(arrow_type, n_threads):
     rng = np.random.default_rng(3)
-    values = _values(rng, 3000)
-    chunks = [pa.array(values[i:i + 700], type=getattr(pa, arrow_type)())
-              for i in range(0, len(values), 700)]
+    # chunks longer than a block of the threads (ARROW_BLOCK), and short ones
+    values = _values(rng, 90000)
+    cuts = [0, 700, 1400, 80000, 90000]
+    chunks = [pa.array(values[a:b], type=getattr(pa, arrow_type)())
+              for a, b in zip(cuts, cuts[1:])]
     # a slice: its offset into the buffers is not 0
     sliced = pa.chunked_array(chunks).slice(5)
     frame = pd.DataFrame({"t": pd.Series(pd.arrays.ArrowExtensionArray(sliced))})
     got = cat.encode_frame_column(frame, 0, np.asarray(CATEGORIES, dtype=object), "missing",
-                                  "column 0")
+                                  "column 0", n_threads)
     _same(got, _general(values[5:]))
+
+
+def test_texts_that_differ_only_in_their_length_are_told_apart():
+    # "t" followed by 0-7 zero bytes: the same zero-padded words, so where two of
+    # them meet in a slot (some pairs do in a table of one category) only their
+    # lengths differ
+    for c in range(1, 128):
+        texts = [(chr(c) + "\x00" * k).encode() for k in range(8)]
+        data = np.frombuffer(b"".join(texts) + bytes(8), dtype=np.uint8)
+        offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int32)
+        out = np.empty(len(texts), dtype=np.float32)
+        for k in range(8):
+            assert arrow_codes(TextCategories([texts[k].decode()]), offsets, data, None, 0,
+                               len(texts), out)
+            assert out.tolist() == [0.0 if i == k else -1.0 for i in range(8)], (c, k)
+
+
+def test_a_bad_offset_in_any_threads_block_is_refused():
+    table = TextCategories(CATEGORIES)
+    n = 100000
+    data = np.frombuffer(b"ab" * n, dtype=np.uint8)
+    offsets = np.arange(0, 2 * n + 1, 2, dtype=np.int64)
+    offsets[70001] = 10 ** 9                  # in the third block of 32768
+    out = np.empty(n, dtype=np.float32)
+    for threads in (1, 2):
+        assert not arrow_codes(table, offsets, data, None, 0, n, out, threads)
+    offsets[70001] = 140002
+    assert arrow_codes(table, offsets, data, None, 0, n, out, 2)
+    assert (out == CATEGORIES.index("ab")).all()
 
 
 def test_arrow_text_at_the_end_of_an_exact_buffer():

@@ -256,19 +256,20 @@ def _lookup_one_by_one(values, missing, categories):
     return codes, known
 
 
-def encode_frame_column(X, j, categories, handle_unknown, label):
+def encode_frame_column(X, j, categories, handle_unknown, label, n_threads=1):
     """Codes of column j of a pandas DataFrame under text categories, looked up in
     C (``_text_codes``: Arrow strings read in place, Python strings through a
     dictionary); None where this does not apply (not a frame, categories not all
     text), for ``encode`` to do. Nulls are missing (NaN); values not matched
     exactly (unknown categories, numbers in a text column, NaN) are looked up by
-    ``encode`` itself, so the codes are ``encode``'s."""
+    ``encode`` itself, so the codes are ``encode``'s. Arrow strings are read on
+    ``n_threads``."""
     if not hasattr(X, "iloc") or len(categories) == 0 or \
             not all(isinstance(c, str) for c in categories):
         return None
     column = X.iloc[:, j]
     table = TextCategories(categories)
-    out = _arrow_codes(column, table)
+    out = _arrow_codes(column, table, n_threads)
     if out is None and str(column.dtype) == "category":
         out = _category_codes(column, table)
     if out is None:
@@ -281,7 +282,7 @@ def encode_frame_column(X, j, categories, handle_unknown, label):
     return out
 
 
-def _arrow_codes(column, table):
+def _arrow_codes(column, table, n_threads=1):
     """float32 codes (NaN: missing; -1: unmatched) of a pandas column held by Arrow
     strings, read from Arrow's buffers (no Python strings made); None otherwise."""
     to_arrow = getattr(column.array, "__arrow_array__", None)
@@ -306,7 +307,7 @@ def _arrow_codes(column, table):
                          else np.zeros(0, dtype=np.uint8),
                          None if validity is None or chunk.null_count == 0
                          else np.frombuffer(validity, dtype=np.uint8),
-                         chunk.offset, len(chunk), out[at:at + len(chunk)])
+                         chunk.offset, len(chunk), out[at:at + len(chunk)], n_threads)
         if not ok:
             return None
         at += len(chunk)
@@ -316,11 +317,35 @@ def _arrow_codes(column, table):
 def _category_codes(column, table):
     """float32 codes of a pandas ``category`` column: its own categories looked up
     once, its codes mapped (NaN: missing; -1: unmatched)."""
+    return np.roll(_category_table(column, table), -1)[np.asarray(column.cat.codes)]
+
+
+def _category_table(column, table):
+    # the fitted code of each of a pandas category column's own categories, after
+    # NaN for its code -1 (missing): table[code + 1] (-1: unmatched)
     own = np.asarray(column.cat.categories, dtype=object)
-    mapping = np.empty(own.shape[0] + 1, dtype=np.float32)
-    mapping[-1] = np.nan                  # code -1: missing
-    mapping[:-1] = _exact_text_codes(own, table)
-    return mapping[np.asarray(column.cat.codes)]
+    out = np.empty(own.shape[0] + 1, dtype=np.float32)
+    out[0] = np.nan
+    out[1:] = _exact_text_codes(own, table)
+    return out
+
+
+def category_lookup(X, j, categories):
+    """(codes, table) of column j of a pandas DataFrame when it is a ``category``
+    column whose own categories are all text categories seen at fit: its integer
+    codes (-1: missing) and each code's fitted code at ``table[code + 1]`` (NaN at
+    0), for ``_columns.put_columns`` to look up as it lays the rows; None otherwise
+    (``encode_frame_column`` then applies)."""
+    if not hasattr(X, "iloc") or len(categories) == 0 or \
+            not all(isinstance(c, str) for c in categories):
+        return None
+    column = X.iloc[:, j]
+    if str(column.dtype) != "category":
+        return None
+    table = _category_table(column, TextCategories(categories))
+    if (table[1:] < 0).any():      # an unknown category or another kind: encode's rule
+        return None
+    return np.asarray(column.cat.codes), table
 
 
 def _exact_text_codes(values, table):

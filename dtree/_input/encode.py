@@ -14,6 +14,9 @@ import numpy as np
 
 from . import categorical as cat
 from . import validation as val
+from .._columns import put_columns, readable
+from .._plan.machine import n_threads
+from .._route import PARALLEL_ROWS
 from .frames import as_known_frame, is_polars, polars_to_array
 
 
@@ -147,7 +150,8 @@ def _to_matrix(est, X, mask, categories, names, allow_nan, n_features=None,
         if n_features is not None and n_columns != n_features:
             raise ValueError(f"X has {n_columns} features, but {type(est).__name__} is "
                              f"expecting {n_features} features as input.")
-        X = _encode_categories(est, X, mask, categories, names)
+        X = _encode_categories(est, X, mask, categories, names) if check_values else \
+            _encoded_rows(est, X, mask, categories, names)
     # a missing category is NaN whatever handle_missing says of numbers
     X = val.check_X(X, feature_names=names, n_features=n_features,
                     estimator_name=type(est).__name__,
@@ -171,6 +175,31 @@ def _encode_categories(est, X, mask, categories, names):
                 cat.column_values(X, j), categories[j], est.handle_unknown, label)
         else:
             out[:, j] = _numeric_column(X, j, label)
+    return out
+
+
+def _encoded_rows(est, X, mask, categories, names):
+    """X as predict's float32 matrix, its values unchecked (``check_X``'s
+    ``check_values=False``): category codes (NaN if missing) and numbers, each
+    column read as it is held and laid into the rows by ``_columns``."""
+    n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+    # (predict's threads, where the batch is large enough for them)
+    threads = n_threads(getattr(est, "n_jobs", 1)) if n_rows >= PARALLEL_ROWS else 1
+    columns = []
+    for j in range(mask.shape[0]):
+        label = val.column_label(j, names)
+        if mask[j]:
+            codes = cat.category_lookup(X, j, categories[j])
+            if codes is None:
+                codes = cat.encode_frame_column(X, j, categories[j], est.handle_unknown,
+                                                label, threads)
+            columns.append(codes if codes is not None else cat.encode(
+                cat.column_values(X, j), categories[j], est.handle_unknown, label))
+            continue
+        column = X.iloc[:, j].to_numpy() if hasattr(X, "iloc") else None
+        columns.append(column if readable(column) else _numeric_column(X, j, label))
+    out = np.empty((n_rows, mask.shape[0]), dtype=np.float32)
+    put_columns(columns, out, threads)
     return out
 
 
