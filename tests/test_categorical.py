@@ -229,13 +229,13 @@ def test_frame_columns_encode_as_the_general_rule_does(kind):
     else:
         column = pd.Series(values + [7], dtype=object)     # a number among the text
     frame = column.to_frame("c")
-    fast = encode_frame_column(frame, 0, categories, "missing", "column 'c'")
+    fast = encode_frame_column(frame.iloc[:, 0], categories, "missing", "column 'c'")
     general = encode(column.to_numpy(dtype=object, na_value=None), categories, "missing",
                      "column 'c'")
     np.testing.assert_array_equal(fast, general)
     assert np.isnan(fast[1]) and np.isnan(fast[3]) and fast[0] == 1
     with pytest.raises(ValueError, match="'zz', unseen at fit"):
-        encode_frame_column(frame, 0, categories, "error", "column 'c'")
+        encode_frame_column(frame.iloc[:, 0], categories, "error", "column 'c'")
 
 
 def test_predict_on_text_frames_equals_predict_on_codes():

@@ -75,8 +75,8 @@ def test_arrow_reader_gives_the_general_rules_codes(arrow_type, n_threads):
     # a slice: its offset into the buffers is not 0
     sliced = pa.chunked_array(chunks).slice(5)
     frame = pd.DataFrame({"t": pd.Series(pd.arrays.ArrowExtensionArray(sliced))})
-    got = cat.encode_frame_column(frame, 0, np.asarray(CATEGORIES, dtype=object), "missing",
-                                  "column 0", n_threads)
+    got = cat.encode_frame_column(frame.iloc[:, 0], np.asarray(CATEGORIES, dtype=object),
+                                  "missing", "column 0", n_threads)
     _same(got, _general(values[5:]))
 
 
@@ -150,14 +150,15 @@ def test_category_columns_and_object_columns_read_alike():
     as_object = pd.DataFrame({"t": pd.Series(values, dtype=object)})
     as_category = pd.DataFrame({"t": pd.Series(values, dtype="category")})
     for frame in (as_object, as_category):
-        _same(cat.encode_frame_column(frame, 0, categories, "missing", "column 0"), expected)
+        _same(cat.encode_frame_column(frame.iloc[:, 0], categories, "missing", "column 0"),
+              expected)
 
 
 def test_unknown_text_still_refused_when_asked():
     frame = pd.DataFrame({"t": pd.Series(["a", "b", "nope"], dtype=object)})
     with pytest.raises(ValueError, match="'nope', unseen at fit"):
-        cat.encode_frame_column(frame, 0, np.asarray(CATEGORIES, dtype=object), "error",
-                                "column 't'")
+        cat.encode_frame_column(frame.iloc[:, 0], np.asarray(CATEGORIES, dtype=object),
+                                "error", "column 't'")
 
 
 def test_predictions_on_text_equal_those_on_codes():

@@ -256,18 +256,17 @@ def _lookup_one_by_one(values, missing, categories):
     return codes, known
 
 
-def encode_frame_column(X, j, categories, handle_unknown, label, n_threads=1):
-    """Codes of column j of a pandas DataFrame under text categories, looked up in
-    C (``_text_codes``: Arrow strings read in place, Python strings through a
-    dictionary); None where this does not apply (not a frame, categories not all
+def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
+    """Codes of a pandas DataFrame's column (a Series) under text categories, looked
+    up in C (``_text_codes``: Arrow strings read in place, Python strings through a
+    dictionary); None where this does not apply (no Series, categories not all
     text), for ``encode`` to do. Nulls are missing (NaN); values not matched
     exactly (unknown categories, numbers in a text column, NaN) are looked up by
     ``encode`` itself, so the codes are ``encode``'s. Arrow strings are read on
     ``n_threads``."""
-    if not hasattr(X, "iloc") or len(categories) == 0 or \
+    if column is None or len(categories) == 0 or \
             not all(isinstance(c, str) for c in categories):
         return None
-    column = X.iloc[:, j]
     table = TextCategories(categories)
     out = _arrow_codes(column, table, n_threads)
     if out is None and str(column.dtype) == "category":
@@ -330,17 +329,13 @@ def _category_table(column, table):
     return out
 
 
-def category_lookup(X, j, categories):
-    """(codes, table) of column j of a pandas DataFrame when it is a ``category``
-    column whose own categories are all text categories seen at fit: its integer
-    codes (-1: missing) and each code's fitted code at ``table[code + 1]`` (NaN at
-    0), for ``_columns.put_columns`` to look up as it lays the rows; None otherwise
-    (``encode_frame_column`` then applies)."""
-    if not hasattr(X, "iloc") or len(categories) == 0 or \
-            not all(isinstance(c, str) for c in categories):
-        return None
-    column = X.iloc[:, j]
-    if str(column.dtype) != "category":
+def category_lookup(column, categories):
+    """(codes, table) of a pandas ``category`` column whose own categories are all
+    text categories seen at fit: its integer codes (-1: missing) and each code's
+    fitted code at ``table[code + 1]`` (NaN at 0), for ``_columns.put_columns`` to
+    look up as it lays the rows; None otherwise (``encode_frame_column`` then
+    applies)."""
+    if len(categories) == 0 or not all(isinstance(c, str) for c in categories):
         return None
     table = _category_table(column, TextCategories(categories))
     if (table[1:] < 0).any():      # an unknown category or another kind: encode's rule

@@ -167,10 +167,12 @@ def _encode_categories(est, X, mask, categories, names):
     # by column (Fortran order): each column is written in one contiguous pass
     # (measured: writing float32 rows in place, with no copy after, is slower)
     out = np.empty((n_rows, mask.shape[0]), dtype=np.float64, order="F")
+    series = _frame_columns(X)
     for j in range(mask.shape[0]):
         label = val.column_label(j, names)
         if mask[j]:
-            codes = cat.encode_frame_column(X, j, categories[j], est.handle_unknown, label)
+            codes = cat.encode_frame_column(None if series is None else series[j],
+                                            categories[j], est.handle_unknown, label)
             out[:, j] = codes if codes is not None else cat.encode(
                 cat.column_values(X, j), categories[j], est.handle_unknown, label)
         else:
@@ -185,22 +187,34 @@ def _encoded_rows(est, X, mask, categories, names):
     n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
     # (predict's threads, where the batch is large enough for them)
     threads = n_threads(getattr(est, "n_jobs", 1)) if n_rows >= PARALLEL_ROWS else 1
+    series = _frame_columns(X)
     columns = []
     for j in range(mask.shape[0]):
         label = val.column_label(j, names)
+        column = None if series is None else series[j]
         if mask[j]:
-            codes = cat.category_lookup(X, j, categories[j])
+            codes = None
+            if column is not None and str(column.dtype) == "category":
+                codes = cat.category_lookup(column, categories[j])
             if codes is None:
-                codes = cat.encode_frame_column(X, j, categories[j], est.handle_unknown,
+                codes = cat.encode_frame_column(column, categories[j], est.handle_unknown,
                                                 label, threads)
             columns.append(codes if codes is not None else cat.encode(
                 cat.column_values(X, j), categories[j], est.handle_unknown, label))
             continue
-        column = X.iloc[:, j].to_numpy() if hasattr(X, "iloc") else None
-        columns.append(column if readable(column) else _numeric_column(X, j, label))
+        values = None if column is None else column.to_numpy()
+        columns.append(values if readable(values) else _numeric_column(X, j, label))
     out = np.empty((n_rows, mask.shape[0]), dtype=np.float32)
     put_columns(columns, out, threads)
     return out
+
+
+def _frame_columns(X):
+    """A pandas DataFrame's columns as Series, by position (None for anything else):
+    taken at once, which costs a fraction of a positional lookup per column."""
+    if not (hasattr(X, "iloc") and hasattr(X, "items")):
+        return None
+    return [column for _, column in X.items()]
 
 
 def _refuse_nan(X, numeric, names):
