@@ -7,7 +7,8 @@ pandas' Arrow strings as loaded, pandas categoricals, or Python strings), then
 times, best of 5,
 predict on adult repeated ``--copies`` times (488,420 rows for 10), the encoding
 alone (``encode_predict_X``) and the routing alone (``tree_.apply`` on the
-encoded matrix), and prints the encoding's share of predict.
+encoded matrix), and prints the encoding's share of predict, and the time of
+predict on one row (a one-row DataFrame, best of 200).
 """
 import argparse
 import time
@@ -46,8 +47,11 @@ def main(argv=None):
     # (as predict encodes: the values are checked while they are routed)
     encode = best_of(lambda: encode_predict_X(model, big, check_values=False))
     route = best_of(lambda: model.tree_.apply(encoded))
+    one = X.iloc[:1]
+    one_row = best_of(lambda: model.predict(one), repeat=200)
     print(f"{len(big)} rows ({args.dtype}): predict {predict:.3f} s, encoding {encode:.3f} s, "
-          f"routing {route:.3f} s; encoding is {encode / predict:.0%} of predict")
+          f"routing {route:.3f} s; encoding is {encode / predict:.0%} of predict; one row "
+          f"{one_row * 1e6:.0f} us")
 
 
 if __name__ == "__main__":
