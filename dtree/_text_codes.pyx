@@ -7,10 +7,11 @@ One table per fitted column (``TextCategories``) serves two readers:
 - ``arrow_codes`` reads an Arrow string array's buffers in place (pandas' ``str``
   columns and pyarrow's strings), blocks of values on threads: no Python string
   is made;
-- ``object_codes`` reads an array of Python objects: an exact ``str`` is looked up
-  in a dictionary, through a cache on the object's address, since a column read
-  from a file holds one object per distinct text (pandas' CSV reader shares them)
-  and a repeated object then costs one comparison.
+- ``object_codes`` reads an array of Python objects through a cache on the
+  object's address, since a column read from a file holds one object per
+  distinct text (pandas' CSV reader shares them) and a repeated object then
+  costs one comparison; an exact ``str`` of ASCII characters (its own UTF-8) is
+  looked up by the table in place, any other in a dictionary.
 
 A null (None) gets NaN, a missing value; any other value that is not an exact
 match (unknown text, a number, NaN) gets -1, for the caller's general rule
@@ -30,6 +31,9 @@ cnp.import_array()
 cdef extern from "Python.h":
     PyObject* PyDict_GetItem(PyObject* mapping, PyObject* key)
     bint PyUnicode_CheckExact(PyObject* o)
+    bint PyUnicode_IS_COMPACT_ASCII(PyObject* o)
+    void* PyUnicode_DATA(PyObject* o)
+    Py_ssize_t PyUnicode_GET_LENGTH(PyObject* o)
     Py_ssize_t PyLong_AsSsize_t(PyObject* o) except? -1
 
 
@@ -246,6 +250,15 @@ def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset
     return rc == 0
 
 
+cdef inline int _ascii_find(const Table* t, const unsigned char* text, Py_ssize_t n) noexcept:
+    cdef unsigned char tail[8]
+    if n < 8:
+        memset(tail, 0, 8)
+        memcpy(tail, text, n)
+        return table_find(t, tail, n)
+    return table_find(t, text, n)
+
+
 def object_codes(TextCategories table, cnp.ndarray values, float[::1] out):
     """Codes of a 1-D object array's exact ``str`` values, into ``out`` (NaN: None;
     -1: any other value, or text that is no category)."""
@@ -273,9 +286,16 @@ def object_codes(TextCategories table, cnp.ndarray values, float[::1] out):
         if obj == <PyObject*> None:
             code = NAN
         elif obj != NULL and PyUnicode_CheckExact(obj):
-            found = PyDict_GetItem(lookup, obj)
-            if found != NULL:
-                code = <float> PyLong_AsSsize_t(found)
+            if PyUnicode_IS_COMPACT_ASCII(obj):
+                # ASCII text is its own UTF-8: the table reads its characters in
+                # place (no hash of the string object; a short one from a copy,
+                # as the table reads eight bytes)
+                code = <float> _ascii_find(&table.t, <const unsigned char*> PyUnicode_DATA(obj),
+                                           PyUnicode_GET_LENGTH(obj))
+            else:
+                found = PyDict_GetItem(lookup, obj)
+                if found != NULL:
+                    code = <float> PyLong_AsSsize_t(found)
         # (the array holds every object until the call returns: an address
         # cannot be reused by another object meanwhile)
         cache_key[s] = obj

@@ -89,10 +89,15 @@ def test_texts_that_differ_only_in_their_length_are_told_apart():
         data = np.frombuffer(b"".join(texts) + bytes(8), dtype=np.uint8)
         offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int32)
         out = np.empty(len(texts), dtype=np.float32)
+        strings = np.array([t.decode() for t in texts], dtype=object)
         for k in range(8):
-            assert arrow_codes(TextCategories([texts[k].decode()]), offsets, data, None, 0,
-                               len(texts), out)
-            assert out.tolist() == [0.0 if i == k else -1.0 for i in range(8)], (c, k)
+            table = TextCategories([texts[k].decode()])
+            expected = [0.0 if i == k else -1.0 for i in range(8)]
+            assert arrow_codes(table, offsets, data, None, 0, len(texts), out)
+            assert out.tolist() == expected, (c, k)
+            # (Python's ASCII strings are read in place by the same table)
+            object_codes(table, strings, out)
+            assert out.tolist() == expected, (c, k)
 
 
 def test_a_bad_offset_in_any_threads_block_is_refused():
