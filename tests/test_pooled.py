@@ -52,6 +52,11 @@ def _fits():
         "several outputs": lambda: R(random_state=0).fit(X, Y),
         "hist": lambda: R(splitter="hist", random_state=0).fit(X, y),
         "single leaf": lambda: R().fit(X, np.ones(len(y))),
+        "monotonic": lambda: R(monotonic_cst=[1, 0, 0, 0], random_state=0).fit(X, y),
+        "quantile": lambda: R(criterion="quantile", quantile=0.8, random_state=0).fit(X, y),
+        "best first": lambda: R(max_leaf_nodes=40, random_state=0).fit(X, y),
+        "pruned": lambda: R(ccp_alpha=0.05, random_state=0).fit(X, y),
+        "leaf targets": lambda: R(keep_leaf_targets=True, random_state=0).fit(X, y),
         "forest": lambda: dtree.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y),
         "extra trees": lambda: dtree.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, y),
     }
