@@ -176,7 +176,7 @@ def _encode_categories(est, X, mask, categories, names):
             out[:, j] = codes if codes is not None else cat.encode(
                 cat.column_values(X, j), categories[j], est.handle_unknown, label)
         else:
-            out[:, j] = _numeric_column(X, j, label)
+            out[:, j] = _numeric_column(X, j, label, None if series is None else series[j])
     return out
 
 
@@ -203,7 +203,7 @@ def _encoded_rows(est, X, mask, categories, names):
                 cat.column_values(X, j), categories[j], est.handle_unknown, label))
             continue
         values = None if column is None else column.to_numpy()
-        columns.append(values if readable(values) else _numeric_column(X, j, label))
+        columns.append(values if readable(values) else _numeric_column(X, j, label, column))
     out = np.empty((n_rows, mask.shape[0]), dtype=np.float32)
     put_columns(columns, out, threads)
     return out
@@ -268,8 +268,10 @@ def check_predict_values(est, X):
     X, _ = _unwrap_frame(as_known_frame(X))
     names = getattr(est, "feature_names_in_", None)
     numbers = np.zeros((X.shape[0] if hasattr(X, "shape") else len(X), mask.shape[0]))
+    series = _frame_columns(X)
     for j in np.flatnonzero(~mask):
-        numbers[:, j] = _numeric_column(X, j, val.column_label(j, names))
+        numbers[:, j] = _numeric_column(X, j, val.column_label(j, names),
+                                        None if series is None else series[j])
     val.check_X(numbers, feature_names=names, n_features=est.n_features_in_,
                 estimator_name=type(est).__name__, allow_nan=True)
     if not missing_allowed(est):
@@ -386,11 +388,13 @@ def check_label_kinds(y):
                         "comparable (all str or all numbers)")
 
 
-def _numeric_column(X, j, label):
-    """Column j as float64 (NaN for missing), fast for frames and numeric arrays."""
+def _numeric_column(X, j, label, column=None):
+    """Column j as float64 (NaN for missing), fast for frames and numeric arrays
+    (``column``: a frame's column j, taken already)."""
     try:
         if hasattr(X, "iloc"):
-            return X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
+            column = X.iloc[:, j] if column is None else column
+            return column.to_numpy(dtype=np.float64, na_value=np.nan)
         column = np.asarray(X)[:, j] if not isinstance(X, np.ndarray) else X[:, j]
         try:
             return np.asarray(column, dtype=np.float64)
