@@ -181,3 +181,21 @@ def test_predictions_on_text_equal_those_on_codes():
     leaves = model.tree_.apply(matrix)
     np.testing.assert_array_equal(model.apply(frame), leaves)
     assert len(np.unique(leaves)) > 3
+
+
+def test_a_fitted_columns_table_is_built_once_and_goes_with_its_categories():
+    import gc
+    categories = np.array(["a", "bb", "ccc"], dtype=object)
+    table = cat.text_table(categories)
+    assert cat.text_table(categories) is table
+    # another array of the same texts gets its own table (identity, not equality)
+    same = categories.copy()
+    assert cat.text_table(same) is not table
+    key = id(categories)
+    del categories, table
+    gc.collect()
+    assert key not in cat._TABLES
+    # categories not all text, or none: no table
+    assert cat.text_table(np.array(["a", 1], dtype=object)) is None
+    assert cat.text_table(np.array([], dtype=object)) is None
+    assert cat.text_table(["a", "b"]) is not None       # (a list: built, not kept)

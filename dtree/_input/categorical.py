@@ -9,6 +9,7 @@ set of codes; predict encodes new data with the categories seen at fit.
 import math
 import numbers
 import warnings
+import weakref
 
 import numpy as np
 
@@ -256,6 +257,29 @@ def _lookup_one_by_one(values, missing, categories):
     return codes, known
 
 
+# each fitted column's text table, built once while its categories array lives
+# (keyed by the array's identity; a dead array's entry goes with it)
+_TABLES = {}
+
+
+def text_table(categories):
+    """The ``TextCategories`` of a fitted column's categories when they are all
+    text (None when they are not, or there are none), built once per array."""
+    key = id(categories)
+    entry = _TABLES.get(key)
+    if entry is not None and entry[0]() is categories:
+        return entry[1]
+    table = None
+    if len(categories) and all(isinstance(c, str) for c in categories):
+        table = TextCategories(categories)
+    try:
+        ref = weakref.ref(categories, lambda _, key=key: _TABLES.pop(key, None))
+    except TypeError:       # (no weak reference to it, as to a list: not kept)
+        return table
+    _TABLES[key] = (ref, table)
+    return table
+
+
 def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
     """Codes of a pandas DataFrame's column (a Series) under text categories, looked
     up in C (``_text_codes``: Arrow strings read in place, Python strings through a
@@ -264,10 +288,9 @@ def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
     exactly (unknown categories, numbers in a text column, NaN) are looked up by
     ``encode`` itself, so the codes are ``encode``'s. Arrow strings are read on
     ``n_threads``."""
-    if column is None or len(categories) == 0 or \
-            not all(isinstance(c, str) for c in categories):
+    table = None if column is None else text_table(categories)
+    if table is None:
         return None
-    table = TextCategories(categories)
     out = _arrow_codes(column, table, n_threads)
     if out is None and str(column.dtype) == "category":
         out = _category_codes(column, table)
@@ -335,9 +358,10 @@ def category_lookup(column, categories):
     fitted code at ``table[code + 1]`` (NaN at 0), for ``_columns.put_columns`` to
     look up as it lays the rows; None otherwise (``encode_frame_column`` then
     applies)."""
-    if len(categories) == 0 or not all(isinstance(c, str) for c in categories):
+    text = text_table(categories)
+    if text is None:
         return None
-    table = _category_table(column, TextCategories(categories))
+    table = _category_table(column, text)
     if (table[1:] < 0).any():      # an unknown category or another kind: encode's rule
         return None
     return np.asarray(column.cat.codes), table
@@ -360,9 +384,10 @@ def encode(values, categories, handle_unknown, label):
     values = np.asarray(values, dtype=object)
     if len(categories) == 0:
         return np.full(len(values), np.nan, dtype=np.float32)
-    if values.ndim == 1 and all(isinstance(c, str) for c in categories):
+    table = text_table(categories) if values.ndim == 1 else None
+    if table is not None:
         # exact text in C; the general rule below for the rest
-        out = _exact_text_codes(values, TextCategories(categories))
+        out = _exact_text_codes(values, table)
         rest = np.flatnonzero(out < 0)
         if rest.size:
             out[rest] = _encode_values(values[rest], categories, handle_unknown, label)
