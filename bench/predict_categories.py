@@ -1,6 +1,7 @@
 """Predict on text columns: how much of it is encoding (issue 37's figure).
 
     python bench/predict_categories.py [--copies 10] [--dtype str|category|object]
+                                       [--n-jobs N]
 
 Fits a depth-8 classifier on adult (8 text columns of 14, held as ``--dtype``:
 pandas' Arrow strings as loaded, pandas categoricals, or Python strings), then
@@ -28,6 +29,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--dtype", choices=("str", "category", "object"), default="str")
+    parser.add_argument("--n-jobs", type=int, default=None,
+                        help="the model's n_jobs (default None: predict encodes on one "
+                             "thread and routes on every core)")
     args = parser.parse_args(argv)
     import pandas as pd
 
@@ -40,7 +44,8 @@ def main(argv=None):
     if args.dtype != "str":
         text = [c for c in X.columns if X[c].dtype.kind not in "biuf"]
         X = X.astype({c: args.dtype for c in text})
-    model = dtree.DecisionTreeClassifier(max_depth=8, random_state=0).fit(X, y)
+    model = dtree.DecisionTreeClassifier(max_depth=8, random_state=0,
+                                         n_jobs=args.n_jobs).fit(X, y)
     big = pd.concat([X] * args.copies, ignore_index=True)
     encoded = encode_predict_X(model, big)
     predict = best_of(lambda: model.predict(big))
@@ -49,7 +54,7 @@ def main(argv=None):
     route = best_of(lambda: model.tree_.apply(encoded))
     one = X.iloc[:1]
     one_row = best_of(lambda: model.predict(one), repeat=200)
-    print(f"{len(big)} rows ({args.dtype}): predict {predict:.3f} s, encoding {encode:.3f} s, "
+    print(f"{len(big)} rows ({args.dtype}, n_jobs={args.n_jobs}): predict {predict:.3f} s, encoding {encode:.3f} s, "
           f"routing {route:.3f} s; encoding is {encode / predict:.0%} of predict; one row "
           f"{one_row * 1e6:.0f} us")
 

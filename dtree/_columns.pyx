@@ -9,7 +9,7 @@ column of the block before the next block: the block's rows stay in the core's
 cache while each column's values land in them, where writing whole columns one
 after another, each a stride apart, moves every cache line of the matrix once
 per column, and building a float64 matrix first costs a pass more. Blocks are
-shared among threads.
+taken by the threads as they come free.
 
 Values are converted as numpy's ``astype(np.float32)`` converts them (no check:
 predict's routing reports NaN and infinity, and values beyond float32 become
@@ -168,8 +168,10 @@ def put_columns(list columns, float[:, ::1] out, int n_threads=1):
     step = max(64, BLOCK_BYTES // (4 * d))
     n_blocks = (n + step - 1) // step
     # (``sources`` and ``tables`` hold every array until the call returns)
+    # (blocks as the threads come free: a thread the machine holds back delays
+    # only its own block)
     for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
-                    schedule="static"):
+                    schedule="dynamic", chunksize=4):
         start = b * step
         m = min(step, n - start)
         for j in range(d):

@@ -185,6 +185,18 @@ cdef int _arrow_loop(const Table* t, const offset_t* offsets,
     return 0
 
 
+cdef struct ArrowTask:
+    # one Arrow string array's buffers, checked (``_arrow_task``), and its output
+    const Table* t
+    const void* offsets
+    int wide                            # int64 offsets (large_string), else int32
+    const unsigned char* data
+    Py_ssize_t data_size
+    const unsigned char* validity       # NULL: no nulls
+    Py_ssize_t offset, length
+    float* out
+
+
 def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset,
                 Py_ssize_t length, float[::1] out, int n_threads=1):
     """Codes of an Arrow string array from its buffers, into ``out`` (NaN: null;
@@ -210,44 +222,91 @@ def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset
     bool
         False when the buffers are inconsistent (nothing to trust in ``out``).
     """
+    return arrow_batch([(table, offsets, data, validity, offset, length, out)], n_threads)[0]
+
+
+def arrow_batch(list arrays, int n_threads=1):
+    """``arrow_codes`` for several arrays (tuples of its arguments but ``n_threads``)
+    in one parallel region: their blocks of ``ARROW_BLOCK`` values shared out as
+    the threads come free (a region per array, each waiting for its slowest
+    thread, made predict several times slower on a busy machine). Returns a list
+    of bools, one per array (False: its buffers are inconsistent)."""
+    cdef Py_ssize_t n = len(arrays), k, b, n_blocks = 0, start
+    ok = [True] * n
+    owned = []      # the arrays' buffers, held until the region ends
+    tasks_bytes = np.zeros(max(n, 1) * sizeof(ArrowTask), dtype=np.uint8)
+    cdef unsigned char[::1] task_raw = tasks_bytes
+    cdef ArrowTask* tasks = <ArrowTask*> &task_raw[0]
+    for k in range(n):
+        ok[k] = _arrow_task(arrays[k], &tasks[k], owned)
+        if ok[k]:
+            n_blocks += (tasks[k].length + ARROW_BLOCK - 1) // ARROW_BLOCK
+    # each block's array and first value
+    where = np.zeros((max(n_blocks, 1), 2), dtype=np.intp)
+    cdef Py_ssize_t[:, ::1] at = where
+    b = 0
+    for k in range(n):
+        if ok[k]:
+            for start in range(0, tasks[k].length, ARROW_BLOCK):
+                at[b, 0], at[b, 1] = k, start
+                b += 1
+    failed = np.zeros(max(n, 1), dtype=np.int32)
+    cdef int[::1] bad = failed
+    cdef const ArrowTask* task
+    for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
+                    schedule="dynamic"):
+        task = &tasks[at[b, 0]]
+        start = at[b, 1]
+        if _task_block(task, start, min(<Py_ssize_t> ARROW_BLOCK, task.length - start)) != 0:
+            bad[at[b, 0]] = 1       # (every block of the array writes the same 1)
+    return [bool(ok[k]) and not failed[k] for k in range(n)]
+
+
+cdef int _task_block(const ArrowTask* task, Py_ssize_t start, Py_ssize_t m) noexcept nogil:
+    if task.wide:
+        return _arrow_loop(task.t, <const int64_t*> task.offsets, task.data, task.data_size,
+                           task.validity, task.offset + start, m, task.out + start)
+    return _arrow_loop(task.t, <const int32_t*> task.offsets, task.data, task.data_size,
+                       task.validity, task.offset + start, m, task.out + start)
+
+
+cdef bint _arrow_task(tuple array, ArrowTask* task, list owned):
+    """Check one array's buffers and describe it in ``task`` (False: inconsistent)."""
+    cdef TextCategories table
+    table, offsets, data, validity, offset, length, out = array
     cdef const int32_t[::1] o32
     cdef const int64_t[::1] o64
     cdef const unsigned char[::1] dv = data
     cdef const unsigned char[::1] vv
-    cdef const unsigned char* vptr = NULL
-    cdef const unsigned char* dptr = &dv[0] if dv.shape[0] > 0 else <const unsigned char*> ""
-    cdef Py_ssize_t n_offsets = offsets.shape[0], n_blocks, b, start
-    cdef int rc = 0, wide
-    cdef const void* optr
-    cdef const Table* t = &table.t
-    if offset < 0 or length < 0 or out.shape[0] != length or n_offsets < offset + length + 1:
+    cdef float[::1] ov = out
+    owned.append((table, offsets, data, validity, out))
+    task.t = &table.t
+    task.length = length
+    task.offset = offset
+    task.validity = NULL
+    task.data = &dv[0] if dv.shape[0] > 0 else <const unsigned char*> ""
+    task.data_size = dv.shape[0]
+    if offset < 0 or length < 0 or ov.shape[0] != length or \
+            offsets.shape[0] < offset + length + 1:
         return False
     if validity is not None:
         vv = validity
         if vv.shape[0] * 8 < offset + length:
             return False
-        vptr = &vv[0] if vv.shape[0] > 0 else NULL
+        task.validity = &vv[0] if vv.shape[0] > 0 else NULL
     if length == 0:
+        task.out = NULL
         return True
+    task.out = &ov[0]
     if offsets.dtype == np.int32:
         o32 = offsets
-        optr, wide = &o32[0], 0
+        task.offsets, task.wide = &o32[0], 0
     elif offsets.dtype == np.int64:
         o64 = offsets
-        optr, wide = &o64[0], 1
+        task.offsets, task.wide = &o64[0], 1
     else:
         return False
-    n_blocks = (length + ARROW_BLOCK - 1) // ARROW_BLOCK
-    for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
-                    schedule="static"):
-        start = b * ARROW_BLOCK
-        if wide:
-            rc += _arrow_loop(t, <const int64_t*> optr, dptr, dv.shape[0], vptr,
-                              offset + start, min(ARROW_BLOCK, length - start), &out[start])
-        else:
-            rc += _arrow_loop(t, <const int32_t*> optr, dptr, dv.shape[0], vptr,
-                              offset + start, min(ARROW_BLOCK, length - start), &out[start])
-    return rc == 0
+    return True
 
 
 cdef inline int _ascii_find(const Table* t, const unsigned char* text, Py_ssize_t n) noexcept:

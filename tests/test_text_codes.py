@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from dtree._input import categorical as cat
-from dtree._text_codes import TextCategories, arrow_codes, object_codes
+from dtree._text_codes import TextCategories, arrow_batch, arrow_codes, object_codes
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
@@ -199,3 +199,32 @@ def test_a_fitted_columns_table_is_built_once_and_goes_with_its_categories():
     assert cat.text_table(np.array(["a", 1], dtype=object)) is None
     assert cat.text_table(np.array([], dtype=object)) is None
     assert cat.text_table(["a", "b"]) is not None       # (a list: built, not kept)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_several_arrays_in_one_region_each_get_their_codes_and_their_verdict(n_threads):
+    rng = np.random.default_rng(5)
+    arrays, expected = [], []
+    for k, n in enumerate([70000, 5, 0, 40000]):
+        values = _values(rng, n)
+        arr = pa.array(values, type=pa.string() if k % 2 else pa.large_string())
+        validity, offsets, data = arr.buffers()
+        width = np.int32 if k % 2 else np.int64
+        out = np.full(n, -7.0, dtype=np.float32)
+        arrays.append((TextCategories(CATEGORIES), np.frombuffer(offsets, dtype=width),
+                       np.frombuffer(data, dtype=np.uint8) if data is not None
+                       else np.zeros(0, dtype=np.uint8),
+                       None if validity is None else np.frombuffer(validity, dtype=np.uint8),
+                       0, n, out))
+        # (the raw reader: NaN for a null, -1 for text that is no category)
+        expected.append(np.array([np.nan if v is None else CATEGORIES.index(v)
+                                  if v in CATEGORIES else -1 for v in values],
+                                 dtype=np.float32))
+    # a fifth array whose offsets point past its data, in a block of its own
+    bad = np.arange(0, 2 * 40001, 2, dtype=np.int64)
+    bad[39000] = 10 ** 9
+    arrays.append((TextCategories(CATEGORIES), bad, np.frombuffer(b"ab" * 40000, np.uint8),
+                   None, 0, 40000, np.empty(40000, dtype=np.float32)))
+    assert arrow_batch(arrays, n_threads) == [True, True, True, True, False]
+    for array, want in zip(arrays, expected):
+        _same(array[-1], want)

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from .._text_codes import TextCategories, arrow_codes, object_codes
+from .._text_codes import TextCategories, arrow_batch, object_codes
 
 MAX_CATEGORIES = 1024
 
@@ -280,18 +280,20 @@ def text_table(categories):
     return table
 
 
-def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
+def encode_frame_column(column, categories, handle_unknown, label, n_threads=1,
+                        arrow=None):
     """Codes of a pandas DataFrame's column (a Series) under text categories, looked
     up in C (``_text_codes``: Arrow strings read in place, Python strings through a
     dictionary); None where this does not apply (no Series, categories not all
     text), for ``encode`` to do. Nulls are missing (NaN); values not matched
     exactly (unknown categories, numbers in a text column, NaN) are looked up by
     ``encode`` itself, so the codes are ``encode``'s. Arrow strings are read on
-    ``n_threads``."""
+    ``n_threads``, unless ``arrow`` holds their codes already
+    (``arrow_columns_codes``)."""
     table = None if column is None else text_table(categories)
     if table is None:
         return None
-    out = _arrow_codes(column, table, n_threads)
+    out = arrow if arrow is not None else _arrow_codes(column, table, n_threads)
     if out is None and str(column.dtype) == "category":
         out = _category_codes(column, table)
     if out is None:
@@ -307,6 +309,29 @@ def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
 def _arrow_codes(column, table, n_threads=1):
     """float32 codes (NaN: missing; -1: unmatched) of a pandas column held by Arrow
     strings, read from Arrow's buffers (no Python strings made); None otherwise."""
+    return arrow_columns_codes([(column, table)], n_threads)[0]
+
+
+def arrow_columns_codes(pairs, n_threads=1):
+    """``_arrow_codes`` of several (column, table) pairs, every array read in one
+    parallel region (``_text_codes.arrow_batch``): a list, None where a column is
+    not held by Arrow strings or its buffers are inconsistent."""
+    outs, arrays, owner = [], [], []
+    for k, (column, table) in enumerate(pairs):
+        prepared = _arrow_arrays(column, table)
+        outs.append(None if prepared is None else prepared[0])
+        if prepared is not None:
+            arrays.extend(prepared[1])
+            owner.extend([k] * len(prepared[1]))
+    for k, ok in zip(owner, arrow_batch(arrays, n_threads) if arrays else []):
+        if not ok:
+            outs[k] = None
+    return outs
+
+
+def _arrow_arrays(column, table):
+    """(out, arrays): a pandas column's Arrow string chunks as ``arrow_batch`` takes
+    them, writing into ``out``; None when the column is not held so."""
     to_arrow = getattr(column.array, "__arrow_array__", None)
     if to_arrow is None or column.dtype == object:
         return None
@@ -318,34 +343,34 @@ def _arrow_codes(column, table, n_threads=1):
         return None
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     out = np.empty(len(column), dtype=np.float32)
-    at = 0
+    arrays, at = [], 0
     for chunk in chunks:
         if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
             return None
         validity, offsets, data = chunk.buffers()
         width = np.int32 if pa.types.is_string(chunk.type) else np.int64
-        ok = arrow_codes(table, np.frombuffer(offsets, dtype=width),
-                         np.frombuffer(data, dtype=np.uint8) if data is not None
-                         else np.zeros(0, dtype=np.uint8),
-                         None if validity is None or chunk.null_count == 0
-                         else np.frombuffer(validity, dtype=np.uint8),
-                         chunk.offset, len(chunk), out[at:at + len(chunk)], n_threads)
-        if not ok:
-            return None
+        arrays.append((table, np.frombuffer(offsets, dtype=width),
+                       np.frombuffer(data, dtype=np.uint8) if data is not None
+                       else np.zeros(0, dtype=np.uint8),
+                       None if validity is None or chunk.null_count == 0
+                       else np.frombuffer(validity, dtype=np.uint8),
+                       chunk.offset, len(chunk), out[at:at + len(chunk)]))
         at += len(chunk)
-    return out if at == len(column) else None
+    return (out, arrays) if at == len(column) else None
 
 
 def _category_codes(column, table):
     """float32 codes of a pandas ``category`` column: its own categories looked up
     once, its codes mapped (NaN: missing; -1: unmatched)."""
-    return np.roll(_category_table(column, table), -1)[np.asarray(column.cat.codes)]
+    return np.roll(_category_table(column, table), -1)[_codes_of(column)]
 
 
 def _category_table(column, table):
     # the fitted code of each of a pandas category column's own categories, after
     # NaN for its code -1 (missing): table[code + 1] (-1: unmatched)
-    own = np.asarray(column.cat.categories, dtype=object)
+    held = column.array       # (the Categorical itself: ``.cat`` builds Series)
+    own = np.asarray(held.categories if hasattr(held, "categories") else
+                     column.cat.categories, dtype=object)
     out = np.empty(own.shape[0] + 1, dtype=np.float32)
     out[0] = np.nan
     out[1:] = _exact_text_codes(own, table)
@@ -364,7 +389,14 @@ def category_lookup(column, categories):
     table = _category_table(column, text)
     if (table[1:] < 0).any():      # an unknown category or another kind: encode's rule
         return None
-    return np.asarray(column.cat.codes), table
+    return _codes_of(column), table
+
+
+def _codes_of(column):
+    # a pandas category column's integer codes: its Categorical's own array (the
+    # ``.cat.codes`` Series is a copy)
+    codes = getattr(column.array, "codes", None)
+    return np.asarray(codes if codes is not None else column.cat.codes)
 
 
 def _exact_text_codes(values, table):
