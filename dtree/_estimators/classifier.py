@@ -195,9 +195,10 @@ class DecisionTreeClassifier(BaseDecisionTree):
         have a bin of their own).
     n_jobs : int or None, default=None
         Threads for fit (each large node's split search and partition run one
-        feature per thread) and predict (blocks of rows). None: one per
-        available core; -1 too, -2 all but one, and so on. The tree is the same
-        for any number of threads. Builds without OpenMP run on one thread.
+        feature per thread) and predict (blocks of rows; a DataFrame's columns
+        are encoded on them too when n_jobs is set, on one thread for None). None:
+        one per available core; -1 too, -2 all but one, and so on. The tree is the
+        same for any number of threads. Builds without OpenMP run on one thread.
     monotonic_cst : array-like of int of shape (n_features,), default=None
         The monotonicity constraint of each feature, as scikit-learn: 1
         increasing, -1 decreasing, 0 none; here on the probability of the

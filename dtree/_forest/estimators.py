@@ -192,7 +192,8 @@ _CLASSIFIER_DOC = """
         Estimate the generalisation score on the rows each tree did not draw
         (accuracy, or ``oob_score(y, y_pred)``); bootstrap only.
     n_jobs : int or None, default=None
-        Threads: over trees at fit, over rows at predict. None: every core.
+        Threads: over trees at fit, over rows at predict (a DataFrame's columns
+        are encoded on them too when n_jobs is set). None: every core.
     random_state : int, RandomState or None, default=None
         Seeds the trees (one ``randint`` each, as scikit-learn's forests), so
         the same value gives scikit-learn's forest.
