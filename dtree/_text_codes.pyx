@@ -44,7 +44,7 @@ ctypedef fused offset_t:
 
 cdef enum:
     CACHE_SLOTS = 4096      # object addresses remembered by object_codes (a power of 2)
-    ARROW_BLOCK = 1 << 15   # Arrow values per block of arrow_codes' threads
+    ARROW_BLOCK = 1 << 15   # Arrow values per block of arrow_batch's threads
 
 
 # MASKS[k]: the low k bytes of a word (k = 8: all of it)
