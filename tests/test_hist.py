@@ -313,3 +313,37 @@ def test_a_blocked_histogram_is_the_histogram():
         np.testing.assert_array_equal(rows[:, 2], np.bincount(c, minlength=used[f] + 1))
         np.testing.assert_allclose(rows[:, 1], np.bincount(c, weights=y,
                                                            minlength=used[f] + 1), rtol=1e-12)
+
+
+def test_bins_are_the_same_on_threads_and_skipped_features_get_none():
+    # columns summarised side by side (fit_bins' threads) give the serial bins;
+    # heavy values, NaN, signed zeros and few distinct values included
+    rng = np.random.default_rng(7)
+    n = 40000
+    X = rng.normal(size=(n, 8)).astype(np.float32)
+    X[rng.random(n) < 0.6, 1] = 0.0
+    X[::2, 2] = -0.0
+    X[rng.random(n) < 0.3, 3] = np.nan
+    X[:, 4] = rng.integers(0, 5, n)
+    X[:, 5] = np.nan
+    serial = fit_bins(X, 64)
+    assert serial[5].shape == (0,)
+    assert serial[4].tolist() == [0.5, 1.5, 2.5, 3.5]
+    for threads in (2, 3, 8):
+        threaded = fit_bins(X, 64, n_threads=threads, skip=[6])
+        assert threaded[6] is None
+        for f in range(8):
+            if f != 6:
+                assert threaded[f].dtype == np.float64
+                np.testing.assert_array_equal(threaded[f], serial[f])
+
+
+def test_hist_trees_equal_for_every_thread_count_when_bins_are_summarised_on_threads():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40000, 8)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0.3).astype(int)
+    trees = [DecisionTreeClassifier(splitter="hist", max_depth=6, random_state=0,
+                                    n_jobs=n_jobs).fit(X, y).tree_ for n_jobs in (1, 2, 4)]
+    for tree in trees[1:]:
+        np.testing.assert_array_equal(tree.threshold, trees[0].threshold)
+        np.testing.assert_array_equal(tree.feature, trees[0].feature)

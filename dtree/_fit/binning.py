@@ -1,10 +1,15 @@
 """Bin thresholds for the histogram splitter (see ``_hist_splitter``)."""
+import concurrent.futures
+
 import numpy as np
 
 MAX_BINS = 255
+# samples of at least this many values are summarised a column per thread
+# (numpy's sorts and ufuncs release the GIL; below it a pool costs more than it saves)
+PARALLEL_VALUES = 1 << 18
 
 
-def fit_bins(X, max_bins, sample_rows=200_000, seed=0):
+def fit_bins(X, max_bins, sample_rows=200_000, seed=0, n_threads=1, skip=()):
     """Upper thresholds of each feature's bins, from (a sample of) the rows of X.
 
     Returns a list of float64 arrays: feature f's codes are the number of its
@@ -12,14 +17,27 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0):
     values gets one bin per value (thresholds at the midpoints); otherwise
     a value holding more than a bin's share (the zeros of a sparse column) is a
     bin of its own and the other bins hold about equal numbers of samples.
+    The features in ``skip`` get None (their bins are set otherwise: categories).
+    The columns are summarised on ``n_threads`` threads.
     """
     X = np.asarray(X, dtype=np.float32)
     n = X.shape[0]
     if n > sample_rows:
         rows = np.sort(np.random.default_rng(seed).choice(n, sample_rows, replace=False))
         X = X[rows]
-    return [thresholds_from_summary(exact_summary(X[:, f]), max_bins)
-            for f in range(X.shape[1])]
+    skipped = set(int(f) for f in skip)
+
+    def thresholds(f):
+        if f in skipped:
+            return None
+        return thresholds_from_summary(exact_summary(X[:, f]), max_bins)
+
+    features = range(X.shape[1])
+    threads = min(n_threads, X.shape[1]) if X.size >= PARALLEL_VALUES else 1
+    if threads <= 1:
+        return [thresholds(f) for f in features]
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(thresholds, features))
 
 
 # A summary of a column's values: runs (lo, hi, count) in increasing order that
@@ -37,9 +55,19 @@ FIRST_LEVEL = 16
 
 def exact_summary(column):
     """The level-0 summary of a column: its distinct numbers with their counts."""
-    column = np.asarray(column)
-    values, counts = np.unique(column[~np.isnan(column)], return_counts=True)
-    return values, values, counts.astype(np.float64), 0
+    # (numpy sorts NaN last; the sort and the comparison release the GIL, so
+    # fit_bins' threads summarise columns side by side)
+    values = np.sort(np.asarray(column))
+    n = values.shape[0]
+    if n and values[-1] != values[-1]:
+        n = int(np.searchsorted(values, values[-1]))
+        values = values[:n]
+    first = np.empty(n, dtype=bool)
+    first[:1] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    distinct = values[starts]
+    return distinct, distinct, np.diff(starts, append=n).astype(np.float64), 0
 
 
 def column_summary(column, max_runs=SUMMARY_RUNS):
@@ -149,7 +177,8 @@ def _bin_ends(counts, max_bins):
     own = own[(own >= 0) & (own < n_values - 1)]
     own = own[np.sort(np.unique(own, return_index=True)[1])][:max_bins - 1]
     room = max_bins - 1 - own.shape[0]
-    light = np.where(np.isin(np.arange(n_values), heavy), 0, counts)
+    light = counts.copy()
+    light[heavy] = 0
     cum = np.cumsum(light)
     rest = np.zeros(0, dtype=np.intp)
     if room > 0 and cum[-1] > 0:

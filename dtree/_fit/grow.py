@@ -120,8 +120,10 @@ class BinnedX:
     the values of all of them, as LightGBM's bins are the whole data's."""
 
     def __init__(self, plan, X):
-        thresholds = fit_bins(X, int(plan.params["max_bins"]))
-        for f in np.flatnonzero(plan.categorical):
+        categorical = np.flatnonzero(plan.categorical)
+        thresholds = fit_bins(X, int(plan.params["max_bins"]), n_threads=plan.n_threads,
+                              skip=categorical)
+        for f in categorical:
             thresholds[f] = category_thresholds(int(plan.n_categories[f]),
                                                 plan.column_label(f))
         self.codes, self.lo, self.hi = bin_codes(X, thresholds, plan.n_threads)
