@@ -26,7 +26,8 @@ then passes the single tree's checks (``file_checks.check_tree``) as ever.
 """
 import numpy as np
 
-from .._model.compact import derivable, gini, summed_up, unzigzag, zigzag
+from .._model.compact import derivable, gini, summed_up
+from .._model.narrow import unzigzag, zigzag
 from .._model.pooled import residuals, restored
 from .._route import preorder_shape
 from .file_checks import ModelFileError

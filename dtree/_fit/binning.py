@@ -159,7 +159,7 @@ def thresholds_from_summary(summary, max_bins):
     else:
         upper, following = hi[:-1], lo[1:]
     # (pooled runs of merged summaries may overlap: keep the thresholds increasing)
-    return np.unique(_midpoints(upper, following))
+    return np.unique(midpoints(upper, following))
 
 
 def _bin_ends(counts, max_bins):
@@ -189,8 +189,10 @@ def _bin_ends(counts, max_bins):
     return np.union1d(own, rest).astype(np.intp)
 
 
-def _midpoints(a, b):
-    # the exact splitter's midpoint rule, elementwise (see _splitter.midpoint)
+def midpoints(a, b):
+    """The exact splitter's threshold between float32 values a < b, elementwise
+    (``_splitter.midpoint``'s rule, in numpy's float64 operations: the same bits
+    on every machine)."""
     a = a.astype(np.float64)
     b = b.astype(np.float64)
     t = a / 2.0 + b / 2.0

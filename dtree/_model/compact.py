@@ -18,7 +18,11 @@ out (a column that does not derive exactly is kept whole):
   formula (``_criterion.gini_impurities``), when that gives them all;
 * a regressor's split nodes keep only how their means and impurities differ,
   in bits, from what their children's give (``pooled``), when its numbers are
-  moderate;
+  moderate; in a forest's pickle its leaves' values are positions in the
+  forest's table of them (``leaf_table``);
+* a split's threshold is left out where it is the midpoint of the split's
+  training range (the exact splitter's rule, ``binning.midpoints``): the
+  deepest split nodes of a full-depth tree, which hold two rows;
 * what is left is narrowed (``narrow``), each array's bytes grouped by their
   place in a number (a float's sign and exponent bytes repeat; the low bytes of
   small integers are all that is not zero), and compressed together (zlib).
@@ -30,14 +34,18 @@ import zlib
 import numpy as np
 
 from .._criterion import gini_impurities
+from .._fit.binning import midpoints
 from .._route import preorder_shape, sum_children
-from .narrow import narrow_ints, narrow_reals, widened
+from .leaf_table import table_codes, table_leaves
+from .narrow import narrow_ints, narrow_reals, unzigzag, widened, zigzag
 from .pooled import residuals, restored
 
-# 2: each array's bytes grouped by place, regressors' split nodes as residuals;
-# 1: bytes in order (still read)
-FORMAT = 2
-READABLE = (1, 2)
+# 3: thresholds derived from ranges, a forest's leaf table; 2: each array's bytes
+# grouped by place, regressors' split nodes as residuals; 1: bytes in order. A
+# record is written in the oldest format that holds it.
+READABLE = (1, 2, 3)
+# how a column is kept from format 3 on
+_FORMAT_3 = ("table", "midpoints")
 KEY = "_compact_columns"
 # the node columns this module stores (each an (n_nodes, ...) array)
 _COLUMNS = ("children_left", "children_right", "node_depth", "feature", "threshold",
@@ -107,10 +115,11 @@ def _filler(column, leaf):
     return None
 
 
-def compact_columns(state):
+def compact_columns(state, leaf_table=None):
     """``state`` (a ``Tree``'s ``__dict__`` copy) with its node columns replaced by
     one compressed record under ``KEY``; the state as it is when its columns are
-    not the arrays a fitted tree holds."""
+    not the arrays a fitted tree holds. With a forest's ``leaf_table``, a
+    regressor's leaf values are kept as positions in it (``leaf_table``)."""
     columns = {name: state.get(name) for name in _COLUMNS}
     if not all(isinstance(c, np.ndarray) for c in columns.values()):
         return state
@@ -138,6 +147,11 @@ def compact_columns(state):
                 kept["scaled_impurity"] = ("from_counts", np.zeros(0))
         if not state.get("is_classifier"):
             _keep_residuals(kept, columns, tree, int(state.get("impurity_exponent", 0)))
+            if leaf_table is not None and kept.get("value", ("",))[0] == "children":
+                codes = table_codes(kept["value"][1], leaf_table)
+                if codes is not None:
+                    kept["value"] = ("table", codes)
+        _keep_derived_thresholds(kept)
     for name in _COLUMNS:
         if not (name in _SHAPE and "shape" in kept):
             kept.setdefault(name, ("all", columns[name]))
@@ -146,8 +160,9 @@ def compact_columns(state):
     return out
 
 
-def expand_columns(state):
-    """The node columns of a ``compact_columns`` record put back in ``state``."""
+def expand_columns(state, leaf_table=None):
+    """The node columns of a ``compact_columns`` record put back in ``state`` (its
+    forest's ``leaf_table`` where its leaf values are positions in one)."""
     record = state.pop(KEY, None)
     if record is None:
         return state
@@ -156,6 +171,12 @@ def expand_columns(state):
         raise ValueError(f"this tree was pickled in column format {version}; this dtree "
                          f"reads formats {READABLE[0]} to {READABLE[-1]}")
     kept = _unpacked(manifest, zlib.decompress(blob), grouped=version >= 2)
+    if kept.get("value", ("",))[0] == "table":
+        if leaf_table is None or "shape" not in kept:
+            raise ValueError("a pickled tree's leaf values are positions in its forest's "
+                             "table: unpickle the forest")
+        n_leaves = int(np.unpackbits(kept["shape"][1], count=n).sum())
+        kept["value"] = ("children", table_leaves(kept["value"][1], leaf_table, n_leaves))
     differences = {name: kept.pop(name)[1] for name in _RESIDUALS if name in kept}
     shape = None
     if "shape" in kept:
@@ -168,6 +189,7 @@ def expand_columns(state):
         if shape is None:
             raise ValueError("a pickled tree's sums need its shape")
         state.update(summed_up(summed, shape))
+    derived = kept.pop(_DERIVED_THRESHOLDS, None)
     for name, entry in kept.items():
         if entry[0] == "all":
             state[name] = entry[1]
@@ -177,6 +199,11 @@ def expand_columns(state):
             state[name] = _at_leaves(entry[1], shape, n, name)
     if differences or any(entry[0] == "children" for entry in kept.values()):
         _restore(state, kept, differences, shape, n)
+    if (derived is None) != (kept.get("threshold", ("",))[0] != "midpoints"):
+        raise ValueError("a pickled tree's thresholds and their ranges come together")
+    if derived is not None:
+        state["threshold"] = _derived_thresholds(kept["threshold"], derived[1], state,
+                                                 shape, n)
     if kept["value"][0] == "leaves":     # class counts: fractions of the weighted samples
         weight = state["scaled_weighted_n_node_samples"]
         if kept["scaled_impurity"][0] == "from_counts":
@@ -207,6 +234,46 @@ def _keep_residuals(kept, columns, tree, impurity_exponent):
             kept[residual_name] = ("residuals", zigzag(difference))
 
 
+# a split node's threshold left out where it is its range's midpoint (a bit per
+# split node says where)
+_DERIVED_THRESHOLDS = "threshold_from_range"
+
+
+def _keep_derived_thresholds(kept):
+    threshold, ranges = kept.get("threshold"), kept.get("feature_range")
+    if threshold is None or ranges is None or threshold[0] != "inner" or \
+            ranges[0] != "inner" or ranges[1].shape != (threshold[1].shape[0], 2) or \
+            threshold[1].shape[0] == 0:
+        return
+    low, high = ranges[1][:, 0], ranges[1][:, 1]
+    with np.errstate(all="ignore"):
+        single = (low.astype(np.float32).astype(np.float64) == low) & \
+            (high.astype(np.float32).astype(np.float64) == high) & (low < high)
+        middle = midpoints(low.astype(np.float32), high.astype(np.float32))
+    same = single & (middle.view(np.int64) == threshold[1].view(np.int64))
+    if same.mean() < 0.05:
+        return       # (a bit per split node for too few)
+    kept["threshold"] = ("midpoints", threshold[1][~same], threshold[2])
+    kept[_DERIVED_THRESHOLDS] = ("bits", np.packbits(same))
+
+
+def _derived_thresholds(entry, bits, state, shape, n):
+    ranges = state.get("feature_range")
+    leaf = shape[0] < 0 if shape is not None else None
+    if leaf is None or not isinstance(ranges, np.ndarray) or ranges.shape != (n, 2):
+        raise ValueError("a pickled tree's thresholds need its shape and ranges")
+    inner = np.flatnonzero(~leaf)
+    same = np.unpackbits(bits, count=inner.shape[0]).astype(bool)
+    if entry[1].shape != ((~same).sum(),):
+        raise ValueError("a pickled tree's thresholds do not fit its split nodes")
+    threshold = np.full(n, entry[2], dtype=np.float64)
+    low, high = ranges[inner[same], 0], ranges[inner[same], 1]
+    with np.errstate(all="ignore"):
+        threshold[inner[same]] = midpoints(low.astype(np.float32), high.astype(np.float32))
+    threshold[inner[~same]] = entry[1]
+    return threshold
+
+
 def _at_leaves(leaves, shape, n, name):
     leaf = shape[0] < 0 if shape is not None else None
     if leaf is None or leaves.shape[0] != leaf.sum():
@@ -231,20 +298,6 @@ def _restore(state, kept, differences, shape, n):
                          "weights")
     restored(value, impurity, weight, shape, int(state.get("impurity_exponent", 0)),
              *(None if d is None else unzigzag(d) for d in by_column.values()))
-
-
-def zigzag(difference):
-    """int64 differences as int64 whose small magnitudes, either sign, are small
-    non-negative numbers (0, -1, 1, -2 ... as 0, 1, 2, 3 ...: their high bytes are
-    zero), bit for bit reversible (``unzigzag``)."""
-    difference = np.asarray(difference, dtype=np.int64)
-    return ((difference << 1) ^ (difference >> 63)).view(np.int64)
-
-
-def unzigzag(code):
-    """The differences ``zigzag`` coded."""
-    code = np.asarray(code, dtype=np.int64).view(np.uint64)
-    return ((code >> np.uint64(1)) ^ (np.uint64(0) - (code & np.uint64(1)))).view(np.int64)
 
 
 def _filled(entry, shape, n, name):
@@ -331,7 +384,8 @@ def _packed_record(kept, n):
         filler = np.asarray(entry[2]).tolist() if len(entry) > 2 else None
         manifest.append((name, how, stored.dtype.str, data.dtype.str, stored.shape, filler))
         chunks.append(_grouped(stored))
-    return (FORMAT, n, manifest, zlib.compress(b"".join(chunks), 1))
+    version = 3 if any(entry[0] in _FORMAT_3 for entry in kept.values()) else 2
+    return (version, n, manifest, zlib.compress(b"".join(chunks), 1))
 
 
 def _grouped(array):

@@ -4,7 +4,9 @@ A fitted tree's integer columns (node ids, features, counts, depths) rarely need
 8 bytes, a forest's weighted counts are whole numbers (bootstrap counts), and a
 split's range holds X's float32 values: pickles and forest model files keep
 them narrow (``narrow_ints``, ``narrow_reals``) and readers widen them back to
-the dtypes the tree holds (``widened``), bit for bit.
+the dtypes the tree holds (``widened``), bit for bit. Differences that are
+mostly small, of either sign, are coded as small non-negative numbers
+(``zigzag``).
 """
 import numpy as np
 
@@ -48,3 +50,17 @@ def widened(column, dtype):
     if column.dtype == np.float32 and dtype == np.float64:
         return column.astype(dtype)
     return column
+
+
+def zigzag(difference):
+    """int64 differences as int64 whose small magnitudes, either sign, are small
+    non-negative numbers (0, -1, 1, -2 ... as 0, 1, 2, 3 ...: their high bytes are
+    zero), bit for bit reversible (``unzigzag``)."""
+    difference = np.asarray(difference, dtype=np.int64)
+    return ((difference << 1) ^ (difference >> 63)).view(np.int64)
+
+
+def unzigzag(code):
+    """The differences ``zigzag`` coded."""
+    code = np.asarray(code, dtype=np.int64).view(np.uint64)
+    return ((code >> np.uint64(1)) ^ (np.uint64(0) - (code & np.uint64(1)))).view(np.int64)

@@ -270,6 +270,11 @@ class Tree:
         return parents
 
     def __getstate__(self):
+        return self._pickled()
+
+    def _pickled(self, leaf_table=None):
+        """The pickled state; with a forest's ``leaf_table`` (``_model.leaf_table``),
+        its leaf values as positions in that table."""
         state = self.__dict__.copy()
         for name in _DERIVED:
             state.pop(name, None)     # derived: rebuilt on first use
@@ -277,7 +282,7 @@ class Tree:
         # does not say, compressed (``compact``); where that does not apply, the
         # columns in as few bytes as hold them exactly, read back as the 8-byte
         # numbers they are
-        state = compact_columns(state)
+        state = compact_columns(state, leaf_table)
         for names, narrow in ((_INT_COLUMNS, narrow_ints), (_REAL_COLUMNS, narrow_reals)):
             for name in names:
                 column = state.get(name)
@@ -286,7 +291,12 @@ class Tree:
         return state
 
     def __setstate__(self, state):
-        state = expand_columns(dict(state))
+        self._unpickle(state)
+
+    def _unpickle(self, state, leaf_table=None):
+        """``__setstate__``, the leaf values of a state ``_pickled`` with a forest's
+        ``leaf_table`` read from it."""
+        state = expand_columns(dict(state), leaf_table)
         for names, dtype in ((_INT_COLUMNS, np.intp), (_REAL_COLUMNS, np.float64)):
             for name in names:
                 column = state.get(name)
