@@ -1,13 +1,14 @@
-"""Hostile forest model files (format 6: compact members, deflated), mutated at
-random: every file loads or raises ``dtree.ModelFileError``; nothing else (no
-other exception, crash or hang).
+"""Hostile forest model files (formats 6 to 8: compact members, deflated; leaf
+tables, thresholds from ranges, byte planes), mutated at random: every file
+loads or raises ``dtree.ModelFileError``; nothing else (no other exception,
+crash or hang).
 
     python tests/forest_file_fuzz.py [--cases 300] [--seed 0]
 
 A mutation takes one member of a forest's file and changes its values (a few
 entries set to odd numbers: 0, -1, huge, NaN, inf), its length (cut or
 doubled), its dtype (cast to another), or drops it, or edits the header's
-``derived`` or ``format_version``. Run by ``tests/test_forests.py`` in a
+``derived``, ``format_version`` or a member's ``byte_planes`` entry. Run by ``tests/test_forests.py`` in a
 subprocess, so that a crash is a finding and not a lost suite.
 """
 import argparse
@@ -34,6 +35,7 @@ def _forests():
     return [
         (dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y), X),
         (dtree.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, yr), X),
+        (dtree.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, yr), X),
         (dtree.RandomForestClassifier(n_estimators=2, random_state=1, max_depth=3).fit(
             X, np.stack([y, 1 - y], axis=1)), X),
     ]
@@ -59,11 +61,25 @@ def _packed(members):
 def mutate(members, rng):
     members = {k: v.copy() for k, v in members.items()}
     names = sorted(k for k in members if k != "header")
-    kind = rng.randint(6)
+    kind = rng.randint(7)
+    if kind == 6:
+        header = json.loads(members["header"].tobytes())
+        planes = header.get("byte_planes")
+        if not planes:
+            return members, "no byte planes"
+        name = sorted(planes)[rng.randint(len(planes))]
+        planes[name] = [[["<f8", [3]], ["<i4", planes[name][1]], ["<f16", [1]], ["|O", [1]],
+                         [planes[name][0], [planes[name][1][0] + 1]], [planes[name][0], [-1]],
+                         [planes[name][0], [2 ** 70]], None, [">f8", planes[name][1]]][
+            rng.randint(9)]][0]
+        if rng.randint(4) == 0:
+            planes["missing"] = ["<f8", [1]]
+        members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        return members, f"byte planes {name} {planes[name]!r}"
     if kind == 5:
         header = json.loads(members["header"].tobytes())
         header[rng.choice(["derived", "format_version"])] = [
-            ["impurity"], [], "impurity", ["x"], None, 5, 6, 7, 6.0][rng.randint(9)]
+            ["impurity"], [], "impurity", ["x"], None, 5, 6, 7, 8, 6.0][rng.randint(10)]
         members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
         return members, f"header {header.get('derived')!r} {header.get('format_version')!r}"
     name = names[rng.randint(len(names))]

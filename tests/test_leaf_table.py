@@ -1,14 +1,22 @@
 """A regression forest pickles its leaf values once (``dtree._model.leaf_table``) and
 a tree leaves out the thresholds that are its ranges' midpoints
-(``dtree._model.compact``): every column comes back bit for bit, the records
-are smaller, and a damaged record is refused with a ValueError."""
+(``dtree._model.compact``); a forest's model file does the same and stores its
+numbers as byte planes (format version 8): every column comes back bit for
+bit, the records are smaller, and a damaged record is refused with a
+ValueError (a file's with ``ModelFileError``)."""
+import io
+import json
 import pickle
+import zipfile
 
 import numpy as np
 import pytest
 
 import dtree
+from dtree._deploy.byte_planes import from_planes
+from dtree._fit.binning import midpoints
 from dtree._model.compact import KEY
+from dtree._model.narrow import byte_planes
 from dtree._model.leaf_table import TreesWithTable, leaf_table, table_codes, table_leaves
 from dtree._model.narrow import zigzag
 from dtree._model.tree import Tree
@@ -162,3 +170,189 @@ def test_thresholds_off_their_ranges_midpoints_are_kept():
     # a pair's threshold is its range's midpoint: the derived ones
     low, high = full.feature_range[pairs].T
     np.testing.assert_array_equal(full.threshold[pairs], low / 2 + high / 2)
+
+
+# ------------------------------------------------------------------ files
+def _file(forest):
+    buf = io.BytesIO()
+    forest.save(buf)
+    return buf.getvalue()
+
+
+def _raw_members(raw):
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        return {info.filename[:-4]: np.load(io.BytesIO(archive.read(info)))
+                for info in archive.infolist()}
+
+
+def _header(members):
+    return json.loads(members["header"].tobytes())
+
+
+def _with_header(members, header):
+    return dict(members, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+
+
+def _plain(raw):
+    # the file's members with its byte planes put back (a version-8 file without
+    # planes is as valid): tests edit the numbers themselves
+    members = _raw_members(raw)
+    header = _header(members)
+    members = from_planes(members, header.pop("byte_planes"))
+    return _with_header(members, header)
+
+
+def _loads(members):
+    buf = io.BytesIO()
+    np.savez(buf, **members)
+    return dtree.load(io.BytesIO(buf.getvalue()))
+
+
+def _refused(members, message):
+    with pytest.raises(dtree.ModelFileError, match=message):
+        _loads(members)
+
+
+def test_a_forest_file_keeps_leaf_positions_thresholds_from_ranges_and_byte_planes():
+    X, y, _ = _data()
+    regressor = dtree.RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
+    classifier = dtree.RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y > 0)
+    for forest, table in ((regressor, True), (classifier, False)):
+        raw = _file(forest)
+        members = _raw_members(raw)
+        header = _header(members)
+        assert header["format_version"] == 8
+        assert ("value_table" in members) == table and ("value_positions" in members) == table
+        assert "threshold_from_range" in members and "value_at_leaves" not in members
+        planes = header["byte_planes"]
+        assert planes["threshold_at_splits"][0] == "<f8"
+        assert members["threshold_at_splits"].dtype == np.uint8
+        assert "tree_nodes" not in planes       # offsets stay plain
+        _same_trees(forest.estimators_, dtree.load(io.BytesIO(raw)).estimators_)
+        # and without its planes the file says the same
+        _same_trees(forest.estimators_, _loads(_plain(raw)).estimators_)
+    # extra trees: no threshold is a midpoint, the leaves still go in the table
+    extra = dtree.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, y)
+    members = _raw_members(_file(extra))
+    assert "value_table" in members and "threshold_from_range" not in members
+    _same_trees(extra.estimators_, dtree.load(io.BytesIO(_file(extra))).estimators_)
+
+
+def test_version_8_members_make_a_regression_forest_file_smaller():
+    X, y, _ = _data(6000, 8)
+    forest = dtree.RandomForestRegressor(n_estimators=6, random_state=0).fit(X, y)
+    version_8 = len(_file(forest))
+    members = _as_version_7(_plain(_file(forest)))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name, array in members.items():
+            out = io.BytesIO()
+            np.save(out, array, allow_pickle=False)
+            z.writestr(f"{name}.npy", out.getvalue())
+    assert version_8 < 0.8 * len(buf.getvalue())
+
+
+def _as_version_7(members):
+    # what this release wrote before version 8: the leaf values and every
+    # threshold in their own members
+    members = dict(members)
+    header = _header(members)
+    table, codes = members.pop("value_table"), members.pop("value_positions")
+    leaf = members["is_leaf"] == 1
+    nodes = members["tree_nodes"]
+    first = np.concatenate([[0], np.cumsum(leaf)])[nodes]
+    values = np.concatenate([table_leaves(codes[a:b], table, b - a)
+                             for a, b in zip(first[:-1], first[1:])])
+    members["value_at_leaves"] = values
+    same = members.pop("threshold_from_range") == 1
+    low = members["split_low_at_splits"].astype(np.float32)
+    high = members["split_high_at_splits"].astype(np.float32)
+    threshold = midpoints(low, high)
+    threshold[~same] = members["threshold_at_splits"]
+    members["threshold_at_splits"] = threshold
+    header["format_version"] = 7
+    return _with_header(members, header)
+
+
+def test_a_version_7_file_still_loads():
+    X, y, _ = _data()
+    forest = dtree.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    old = _as_version_7(_plain(_file(forest)))
+    assert "value_at_leaves" in old and "value_residuals" in old
+    _same_trees(forest.estimators_, _loads(old).estimators_)
+    # version-8 members in a version-7 file are refused
+    header = _header(old)
+    _refused(dict(old, value_table=np.zeros(3)), "belong to forest files of format version 8")
+    header["byte_planes"] = {}
+    _refused(_with_header(old, header), "belong to forest files of format version 8")
+
+
+def _forest_members():
+    X, y, _ = _data()
+    forest = dtree.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    return forest, _plain(_file(forest))
+
+
+def test_hostile_table_and_threshold_members_are_refused():
+    forest, members = _forest_members()
+    m = dict(members)
+    del m["value_table"]
+    _refused(m, "come together")
+    positions = members["value_positions"].astype(np.int64)
+    positions[5] = zigzag(np.array([10 ** 9]))[0]
+    _refused(dict(members, value_positions=positions), "outside")
+    positions[5] = zigzag(np.array([-(10 ** 9)]))[0]
+    _refused(dict(members, value_positions=positions), "outside")
+    _refused(dict(members, value_positions=positions[:-1]), "row per leaf")
+    _refused(dict(members, value_table=members["value_table"].astype(np.float32)),
+             "float64")
+    _refused(dict(members, value_table=np.zeros(0)), "non-empty")
+    _refused(dict(members, value_at_leaves=np.zeros((int(members["is_leaf"].sum()), 1, 1))),
+             "holds no")
+    bits = members["threshold_from_range"].copy()
+    _refused(dict(members, threshold_from_range=bits[:-1]), "threshold_from_range")
+    bits[np.flatnonzero(bits == 0)[0]] = 2
+    _refused(dict(members, threshold_from_range=bits), "0 and 1")
+    # a node marked whose range is no float32 pair below its threshold
+    bits = members["threshold_from_range"].copy()
+    marked = np.flatnonzero(bits == 1)[0]
+    low = members["split_low_at_splits"].astype(np.float64)
+    low[marked] = members["split_high_at_splits"][marked]
+    _refused(dict(members, split_low_at_splits=low), "without a float32 range")
+    m = dict(members)
+    del m["threshold_from_range"]
+    _refused(m, "threshold_at_splits")
+
+
+def test_hostile_byte_planes_are_refused():
+    forest, _ = _forest_members()
+    raw = _file(forest)
+    members = _raw_members(raw)
+    header = _header(members)
+
+    def with_planes(change):
+        h = json.loads(json.dumps(header))
+        change(h["byte_planes"])
+        return _with_header(members, h)
+
+    _refused(with_planes(lambda p: p.__setitem__("nothing", ["<f8", [3]])), "lacks")
+    _refused(with_planes(lambda p: p.__setitem__("threshold_at_splits", ["<f16", [3]])),
+             "dtype")
+    _refused(with_planes(lambda p: p.__setitem__("threshold_at_splits", ["|O", [3]])),
+             "dtype")
+    _refused(with_planes(lambda p: p["threshold_at_splits"].__setitem__(1, [-1])), "shape")
+    _refused(with_planes(lambda p: p["threshold_at_splits"].__setitem__(1, [2 ** 70])),
+             "byte planes")
+    _refused(with_planes(lambda p: p["threshold_at_splits"].__setitem__(0, "<f4")),
+             "byte planes")
+    h = dict(header, byte_planes=[1, 2])
+    _refused(_with_header(members, h), "must map")
+    cut = dict(members, threshold_at_splits=members["threshold_at_splits"][:, :-1])
+    _refused(cut, "byte planes")
+    # big-endian planes read back as native numbers
+    plain = _plain(raw)
+    big = {k: v for k, v in plain.items()}
+    h = _header(plain)
+    h["byte_planes"] = {"threshold_at_splits": [">f8", [int(plain["threshold_at_splits"].shape[0])]]}
+    big["threshold_at_splits"] = byte_planes(plain["threshold_at_splits"].astype(">f8"))
+    _same_trees(forest.estimators_, _loads(_with_header(big, h)).estimators_)

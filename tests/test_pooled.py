@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dtree
+from dtree._deploy.byte_planes import from_planes
 from dtree._model.compact import KEY, unzigzag, zigzag
 from dtree._model.pooled import residuals, restored
 from dtree._model.tree import Tree
@@ -230,9 +231,17 @@ def test_a_damaged_residual_record_is_refused(change, message):
 
 # ------------------------------------------------------------------ files
 def _members(raw):
+    # a file's members, those stored as byte planes put back (a file without
+    # planes is as valid), so that tests edit the numbers themselves
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-        return {info.filename[:-4]: np.load(io.BytesIO(archive.read(info)))
-                for info in archive.infolist()}
+        members = {info.filename[:-4]: np.load(io.BytesIO(archive.read(info)))
+                   for info in archive.infolist()}
+    header = json.loads(members["header"].tobytes())
+    planes = header.pop("byte_planes", None)
+    if planes is not None:
+        members = from_planes(members, planes)
+        members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    return members
 
 
 def _rezip(members):
@@ -259,15 +268,18 @@ def _forest_members(cls=dtree.RandomForestRegressor, **fit):
     return forest, _members(buf.getvalue())
 
 
-def test_a_regression_forests_file_is_version_7_with_residuals():
+def test_a_regression_forests_file_keeps_residuals():
     forest, members = _forest_members()
-    assert _header(members)["format_version"] == 7
-    assert {"value_at_leaves", "value_residuals", "impurity_at_leaves",
+    # (version 8: its leaf values in a table, see test_leaf_table)
+    assert _header(members)["format_version"] == 8
+    assert {"value_positions", "value_residuals", "impurity_at_leaves",
             "impurity_residuals"} <= set(members)
     assert "value" not in members and "impurity" not in members
-    # a classifier's file holds none: it stays in version 6
+    # a classifier's file holds none: a depth-limited one (no threshold derives
+    # from its range) stays in version 6
     X, y, _ = _data()
-    clf = dtree.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y > 0)
+    clf = dtree.RandomForestClassifier(n_estimators=2, max_depth=3,
+                                       random_state=0).fit(X, y > 0)
     buf = io.BytesIO()
     clf.save(buf)
     assert _header(_members(buf.getvalue()))["format_version"] == 6

@@ -19,14 +19,22 @@ left out (a forest where one does not hold keeps that member whole):
   means, ``impurity_at_leaves`` and ``impurity_residuals`` instead of its
   impurities: each split node's difference, in bits, to what its children give
   (``_model.pooled``; zigzag-coded), when every tree's numbers allow it (format
-  version 7).
+  version 7);
+* (format version 8) a one-output regressor's ``value_table`` (the forest's
+  distinct leaf values) and ``value_positions`` (each tree's leaves as positions
+  in it, zigzag-coded differences from the previous leaf's, ``_model.leaf_table``)
+  instead of ``value_at_leaves``; and ``threshold_from_range`` (a byte per split
+  node, 1 where its threshold is the midpoint of its training range, the exact
+  splitter's rule) with ``threshold_at_splits`` holding only the others.
 
 ``expanded`` puts every member back before any tree is checked, so each tree
 then passes the single tree's checks (``file_checks.check_tree``) as ever.
 """
 import numpy as np
 
+from .._fit.binning import midpoints
 from .._model.compact import derivable, gini, summed_up
+from .._model.leaf_table import leaf_table, table_codes
 from .._model.narrow import unzigzag, zigzag
 from .._model.pooled import residuals, restored
 from .._route import preorder_shape
@@ -42,22 +50,27 @@ DERIVED = "impurity"
 # a regressor's columns kept at their leaves, and their split nodes' residuals
 POOLED = {"value": "value_residuals", "impurity": "impurity_residuals"}
 RESIDUALS = tuple(POOLED.values())
+# a forest's leaf values once (the forest's member) and each tree's leaves' positions;
+# the split nodes whose thresholds are their ranges' midpoints
+TABLE, POSITIONS, FROM_RANGE = "value_table", "value_positions", "threshold_from_range"
+# the members of format version 8
+TABLE_MEMBERS = (TABLE, POSITIONS, FROM_RANGE)
 # the members this module writes, besides the plain ones
 MEMBERS = ("is_leaf", COUNTS) + tuple(n + SPLITS for n in FILLERS) + \
-    tuple(n + LEAVES for n in SUMMED + tuple(POOLED)) + RESIDUALS
+    tuple(n + LEAVES for n in SUMMED + tuple(POOLED)) + RESIDUALS + TABLE_MEMBERS
 
 
 def compacted(tree_members, is_classifier, impurity_exponents):
-    """Each tree's members with what every tree's shape says left out, and the
-    header's ``"derived"`` list (what the reader computes beyond the members).
-    ``impurity_exponents``: each tree's."""
+    """Each tree's members with what every tree's shape says left out, the
+    header's ``"derived"`` list (what the reader computes beyond the members), and
+    the forest's own members (``value_table``). ``impurity_exponents``: each tree's."""
     trees = [derivable([m[name] for name in SHAPE],
                        {name: m[name] for name in FILLERS if name in m},
                        {name: m[name] for name in SUMMED}, m["value"],
                        m["weighted_n_node_samples"], m["impurity"], is_classifier)
              for m in tree_members]
     if any(t is None for t in trees):
-        return tree_members, []
+        return tree_members, [], {}
     out = [{k: v for k, v in m.items() if k not in SHAPE} for m in tree_members]
     for m, t in zip(out, trees):
         m["is_leaf"] = t.leaf.astype(np.uint8)
@@ -81,9 +94,56 @@ def compacted(tree_members, is_classifier, impurity_exponents):
                 del m["impurity"]
         if from_counts:
             derived.append(DERIVED)
+    forest = {}
     if not is_classifier:
         _keep_residuals(out, tree_members, trees, impurity_exponents)
-    return out, derived
+        forest = _keep_positions(out)
+    _keep_derived_thresholds(out)
+    return out, derived, forest
+
+
+def _keep_positions(out):
+    # every tree's leaf values as positions in one table, or every tree's own
+    name = "value" + LEAVES
+    if not all(name in m for m in out):
+        return {}
+    table = leaf_table([_Leaves(m[name]) for m in out])
+    codes = [None if table is None else table_codes(m[name], table) for m in out]
+    if table is None or any(c is None for c in codes):
+        return {}
+    for m, c in zip(out, codes):
+        del m[name]
+        m[POSITIONS] = c
+    return {TABLE: table}
+
+
+class _Leaves:
+    # a tree's leaf values as ``leaf_table`` reads a tree's
+    def __init__(self, leaves):
+        self.value = leaves
+        self.children_left = np.full(leaves.shape[0], -1)
+
+
+def _keep_derived_thresholds(out):
+    # thresholds at their ranges' midpoints left out, in every tree or none
+    names = ("threshold" + SPLITS, "split_low" + SPLITS, "split_high" + SPLITS)
+    if not all(all(n in m for n in names) for m in out):
+        return
+    found = [_at_midpoints(*(m[n] for n in names)) for m in out]
+    if sum(f.sum() for f in found) < 0.05 * sum(f.shape[0] for f in found):
+        return      # (a byte per split node for too few)
+    for m, same in zip(out, found):
+        m[FROM_RANGE] = same.astype(np.uint8)
+        m[names[0]] = m[names[0]][~same]
+
+
+def _at_midpoints(threshold, low, high):
+    # where a split's threshold is the midpoint of its float32 range, bit for bit
+    with np.errstate(all="ignore"):
+        single = (low.astype(np.float32).astype(np.float64) == low) & \
+            (high.astype(np.float32).astype(np.float64) == high) & (low < high)
+        middle = midpoints(low.astype(np.float32), high.astype(np.float32))
+    return single & (middle.view(np.int64) == threshold.astype(np.float64).view(np.int64))
 
 
 def _keep_residuals(out, tree_members, trees, impurity_exponents):
@@ -101,6 +161,12 @@ def _keep_residuals(out, tree_members, trees, impurity_exponents):
 def has_residuals(members):
     """Whether a forest's members keep split nodes by residuals (format version 7)."""
     return any(name in members for name in RESIDUALS)
+
+
+def has_table(members):
+    """Whether a forest's members keep leaf positions or derived thresholds (format
+    version 8)."""
+    return any(name in members for name in TABLE_MEMBERS)
 
 
 def expanded(members, derived, dtypes, impurity_exponents):
@@ -129,14 +195,28 @@ def expanded(members, derived, dtypes, impurity_exponents):
         if name in members:
             raise ModelFileError(f"a file with 'is_leaf' holds no {name!r}")
         members[name] = np.concatenate([s[j] for s in shapes]).astype(dtypes[name])
+    from_range = members.pop(FROM_RANGE, None)
     for name, fill in FILLERS.items():
         part = members.pop(name + SPLITS, None)
         if part is None:
             continue
-        _check_member(name + SPLITS, part, (~leaf).sum(), dtypes[name], name in members)
+        rows = (~leaf).sum()
+        if name == "threshold" and from_range is not None:
+            _check_member(FROM_RANGE, from_range, rows, np.uint8, False)
+            if (from_range > 1).any():
+                raise ModelFileError(f"{FROM_RANGE!r} must hold 0 and 1")
+            rows = (from_range == 0).sum()
+        _check_member(name + SPLITS, part, rows, dtypes[name], name in members)
         column = np.full(leaf.shape[0], fill, dtype=dtypes[name])
-        column[~leaf] = part
+        if name == "threshold" and from_range is not None:
+            inner = np.flatnonzero(~leaf)
+            column[inner[from_range == 0]] = part
+        else:
+            column[~leaf] = part
         members[name] = column
+    if from_range is not None:
+        _derive_thresholds(members, leaf, from_range == 1)
+    _positions(members, nodes, leaf, dtypes)
     leaves = {}
     for name in SUMMED:
         part = members.pop(name + LEAVES, None)
@@ -173,6 +253,46 @@ def expanded(members, derived, dtypes, impurity_exponents):
         raise ModelFileError("impurities are derived from class counts")
     _restore(members, shapes, nodes, leaf, dtypes, impurity_exponents)
     return members
+
+
+def _derive_thresholds(members, leaf, same):
+    # the thresholds left out: their split nodes' ranges' midpoints
+    names = ("threshold", "split_low", "split_high")
+    if not all(isinstance(members.get(n), np.ndarray) and
+               members[n].shape == leaf.shape for n in names):
+        raise ModelFileError(f"{FROM_RANGE!r} needs the split nodes' thresholds and "
+                             "ranges")
+    at = np.flatnonzero(~leaf)[same]
+    low, high = members["split_low"][at], members["split_high"][at]
+    with np.errstate(all="ignore"):
+        if not ((low.astype(np.float32) == low) & (high.astype(np.float32) == high) &
+                (low < high)).all():
+            raise ModelFileError(f"{FROM_RANGE!r} marks a split node without a float32 "
+                                 "range")
+        members["threshold"][at] = midpoints(low.astype(np.float32), high.astype(np.float32))
+
+
+def _positions(members, nodes, leaf, dtypes):
+    # the leaf values from the forest's table and each tree's positions in it
+    table, codes = members.pop(TABLE, None), members.pop(POSITIONS, None)
+    if (table is None) != (codes is None):
+        raise ModelFileError(f"{TABLE!r} and {POSITIONS!r} come together")
+    if table is None:
+        return
+    if "value" + LEAVES in members:
+        raise ModelFileError(f"a file with {POSITIONS!r} holds no {'value' + LEAVES!r}")
+    if table.dtype != np.float64 or table.ndim != 1 or table.shape[0] == 0:
+        raise ModelFileError(f"{TABLE!r} must be a non-empty 1-D float64 array")
+    if codes.dtype != np.int64 or codes.ndim != 1 or codes.shape[0] != leaf.sum():
+        raise ModelFileError(f"{POSITIONS!r} must be 1-D int64 with a row per leaf")
+    first = np.concatenate([[0], np.cumsum(leaf)])[nodes]      # each tree's first leaf
+    at = np.empty(codes.shape[0], dtype=np.int64)
+    for k in range(nodes.shape[0] - 1):
+        a, b = first[k], first[k + 1]
+        at[a:b] = np.cumsum(unzigzag(codes[a:b]))     # (wraps, never raises)
+    if at.size and (at.min() < 0 or at.max() >= table.shape[0]):
+        raise ModelFileError(f"{POSITIONS!r} point outside {TABLE!r}")
+    members["value" + LEAVES] = table[at].reshape(-1, 1, 1).astype(dtypes["value"])
 
 
 def _restore(members, shapes, nodes, leaf, dtypes, impurity_exponents):
@@ -219,10 +339,12 @@ def _restore(members, shapes, nodes, leaf, dtypes, impurity_exponents):
 def member_dtype(name, dtypes):
     """The dtype a member is read back as: its column's (``dtypes``: the plain
     members'), float64 for class counts."""
-    if name == COUNTS:
+    if name in (COUNTS, TABLE):
         return np.float64
-    if name in RESIDUALS:
+    if name in RESIDUALS + (POSITIONS,):
         return np.int64
+    if name == FROM_RANGE:
+        return np.uint8
     for suffix in (SPLITS, LEAVES):
         if name.endswith(suffix):
             return dtypes[name[:-len(suffix)]]

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._forest.draws import MAX_DRAWN
 from .._model.narrow import narrow_ints, narrow_reals
-from .compact_members import COUNTS, LEAVES, RESIDUALS, SPLITS, compacted
+from .compact_members import COUNTS, LEAVES, POSITIONS, RESIDUALS, SPLITS, compacted
 from .file_checks import ModelFileError, check_categories, check_classes
 
 # what the trees of a forest share, stored once in the forest's header
@@ -22,7 +22,7 @@ OFFSETS = ("tree_nodes", "tree_sets")
 # the trees' members a forest's file keeps narrow (read back with ``widened``)
 NARROW_INTS = ("children_left", "children_right", "feature", "n_node_samples", "node_depth",
                "categorical_set", "feature" + SPLITS, "categorical_set" + SPLITS,
-               "n_node_samples" + LEAVES) + RESIDUALS
+               "n_node_samples" + LEAVES, POSITIONS) + RESIDUALS
 NARROW_REALS = ("weighted_n_node_samples", "split_low", "split_high",
                 "weighted_n_node_samples" + LEAVES, "split_low" + SPLITS,
                 "split_high" + SPLITS, COUNTS, "value" + LEAVES, "impurity" + LEAVES)
@@ -143,8 +143,9 @@ def join_trees(tree_members, is_classifier, impurity_exponents):
     as few bytes as hold them: ``_model.narrow``), and where each tree starts
     (``tree_nodes``, ``tree_sets``). ``impurity_exponents``: each tree's."""
     nodes = [m["children_left"].shape[0] for m in tree_members]
-    tree_members, derived = compacted(tree_members, is_classifier, impurity_exponents)
-    out = {}
+    tree_members, derived, forest = compacted(tree_members, is_classifier,
+                                              impurity_exponents)
+    out = dict(forest)
     for name in tree_members[0]:
         column = np.ascontiguousarray(np.concatenate([m[name] for m in tree_members]))
         if name in NARROW_INTS:

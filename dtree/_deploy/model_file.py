@@ -32,7 +32,9 @@ from .._model.tree import CAT_WORDS
 from .._model.fitted import Fitted, install
 from .._model.leaves import LeafTargets
 from .._model.narrow import widened
-from .compact_members import MEMBERS as COMPACT, expanded, has_residuals, member_dtype
+from .byte_planes import from_planes, to_planes
+from .compact_members import MEMBERS as COMPACT, expanded, has_residuals, has_table, \
+    member_dtype
 from .forest_file import (NARROW_INTS, NARROW_REALS, OFFSETS, forest_from_dict,
                           forest_to_dict, is_forest, join_trees, split_trees)
 from .file_checks import (ARRAYS, ModelFileError, check_categories, check_classes,
@@ -51,12 +53,14 @@ FORMAT_NAME = "dtree-model"
 # 4: competitor and surrogate splits (``other_*`` members, missing_rule "surrogate");
 # 5: forests (``forest_file``); 6: a forest's file with compact, deflated members
 # (``compact_members``; its dict stays version 5); 7: a regression forest's file whose
-# split nodes' means and impurities are residuals (``_model.pooled``)
+# split nodes' means and impurities are residuals (``_model.pooled``); 8: a forest's
+# file with its leaf values in one table, or thresholds derived from ranges
 FORMAT_VERSION = 4
 FOREST_VERSION = 5
 FOREST_FILE_VERSION = 6
 RESIDUAL_FILE_VERSION = 7
-FOREST_FILE_VERSIONS = (FOREST_FILE_VERSION, RESIDUAL_FILE_VERSION)
+TABLE_FILE_VERSION = 8
+FOREST_FILE_VERSIONS = (FOREST_FILE_VERSION, RESIDUAL_FILE_VERSION, TABLE_FILE_VERSION)
 # zlib's fastest level: a forest's narrow columns shrank 2.8 times, at about 75 MB/s
 # (a 1.09M-node random forest: 0.75 s)
 DEFLATE_LEVEL = 1
@@ -429,8 +433,10 @@ def save(estimator, path):
         if derived:
             data["derived"] = derived
         # (the oldest version that holds the file)
-        data["format_version"] = RESIDUAL_FILE_VERSION if has_residuals(arrays) \
-            else FOREST_FILE_VERSION
+        data["format_version"] = TABLE_FILE_VERSION if has_table(arrays) else \
+            RESIDUAL_FILE_VERSION if has_residuals(arrays) else FOREST_FILE_VERSION
+        if data["format_version"] == TABLE_FILE_VERSION:
+            arrays, data["byte_planes"] = to_planes(arrays, OFFSETS)
     else:
         del data["tree"]
         arrays = _tree_members(estimator.tree_)
@@ -530,9 +536,16 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
                 header.get("derived") or any(k in members for k in COMPACT)):
             raise ModelFileError("compact members belong to forest files of format "
                                  f"version {FOREST_FILE_VERSION} or later")
-        if version != RESIDUAL_FILE_VERSION and has_residuals(members):
+        if version not in (RESIDUAL_FILE_VERSION, TABLE_FILE_VERSION) and \
+                has_residuals(members):
             raise ModelFileError("residual members belong to forest files of format "
-                                 f"version {RESIDUAL_FILE_VERSION}")
+                                 f"version {RESIDUAL_FILE_VERSION} or later")
+        if version != TABLE_FILE_VERSION and (has_table(members) or "byte_planes" in header):
+            raise ModelFileError("leaf tables, thresholds from ranges and byte planes "
+                                 f"belong to forest files of format version "
+                                 f"{TABLE_FILE_VERSION}")
+        if "byte_planes" in header:
+            members = from_planes(members, header["byte_planes"])
         dtypes = dict({name: dtype for name, (dtype, _) in ARRAYS.items()}, **EXTRA)
         # (a forest's file keeps some columns narrow: read back as the tree holds them)
         for name in NARROW_INTS + NARROW_REALS:

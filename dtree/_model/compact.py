@@ -37,7 +37,8 @@ from .._criterion import gini_impurities
 from .._fit.binning import midpoints
 from .._route import preorder_shape, sum_children
 from .leaf_table import table_codes, table_leaves
-from .narrow import narrow_ints, narrow_reals, unzigzag, widened, zigzag
+from .narrow import (byte_planes, from_byte_planes, narrow_ints, narrow_reals, unzigzag,
+                     widened, zigzag)
 from .pooled import residuals, restored
 
 # 3: thresholds derived from ranges, a forest's leaf table; 2: each array's bytes
@@ -390,10 +391,7 @@ def _packed_record(kept, n):
 
 def _grouped(array):
     # the array's bytes, first byte of every number, then every second byte, ...
-    flat = np.ascontiguousarray(array).reshape(-1)
-    if flat.dtype.itemsize == 1:
-        return flat.tobytes()
-    return flat.view(np.uint8).reshape(-1, flat.dtype.itemsize).T.tobytes()
+    return byte_planes(array).tobytes()
 
 
 def _narrowed(data):
@@ -412,9 +410,9 @@ def _unpacked(manifest, raw, grouped=True):
         if at + count * stored.itemsize > len(raw):
             raise ValueError("a pickled tree's columns are cut short")
         if grouped and stored.itemsize > 1:
-            data = np.frombuffer(raw, dtype=np.uint8, count=count * stored.itemsize,
-                                 offset=at).reshape(stored.itemsize, count).T.copy()
-            data = data.view(stored).reshape(shape)
+            data = from_byte_planes(np.frombuffer(
+                raw, dtype=np.uint8, count=count * stored.itemsize,
+                offset=at).reshape(stored.itemsize, count), stored).reshape(shape)
         else:
             data = np.frombuffer(raw, dtype=stored, count=count, offset=at).reshape(shape)
         at += count * stored.itemsize
