@@ -356,3 +356,14 @@ def test_hostile_byte_planes_are_refused():
     h["byte_planes"] = {"threshold_at_splits": [">f8", [int(plain["threshold_at_splits"].shape[0])]]}
     big["threshold_at_splits"] = byte_planes(plain["threshold_at_splits"].astype(">f8"))
     _same_trees(forest.estimators_, _loads(_with_header(big, h)).estimators_)
+
+
+def test_trees_pack_and_unpack_the_same_on_threads():
+    X, y, _ = _data()
+    forest = dtree.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    table = leaf_table([t.tree_ for t in forest.estimators_])
+    one, three = (pickle.dumps(TreesWithTable(forest.estimators_, table, k))
+                  for k in (1, 3))
+    assert one == three
+    back = pickle.loads(three)
+    _same_trees(forest.estimators_, back.trees)

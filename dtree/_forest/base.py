@@ -303,7 +303,7 @@ class BaseForest(ParamsMixin):
             # a regression forest's leaf values once for all its trees
             table = leaf_table([t.tree_ for t in trees])
             if table is not None:
-                state["estimators_"] = TreesWithTable(trees, table)
+                state["estimators_"] = TreesWithTable(trees, table, n_threads(self.n_jobs))
         return state
 
     def __setstate__(self, state):

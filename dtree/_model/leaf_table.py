@@ -11,6 +11,8 @@ leaves are not all in the table bit for bit keeps its own.
 
 ``TreesWithTable`` stands for a forest's ``estimators_`` in its pickle.
 """
+import concurrent.futures
+
 import numpy as np
 
 from .narrow import unzigzag, zigzag
@@ -66,27 +68,41 @@ def table_leaves(codes, table, n_leaves):
 class TreesWithTable:
     """A forest's fitted trees (its ``estimators_``) in its pickle, their leaf values in
     one table: pickles as the table and each tree's estimator state, the tree's
-    leaves as positions (``Tree._pickled``); unpickles to the list (``trees``)."""
+    leaves as positions (``Tree._pickled``); unpickles to the list (``trees``).
+    The trees are packed and unpacked on ``n_threads`` threads (zlib and numpy's
+    larger operations release the GIL)."""
 
-    def __init__(self, estimators, table):
-        self.trees, self.table = estimators, table
+    def __init__(self, estimators, table, n_threads=1):
+        self.trees, self.table, self.n_threads = estimators, table, n_threads
 
     def __reduce__(self):
-        states = []
-        for estimator in self.trees:
+        def packed(estimator):
             state = estimator.__dict__.copy()
             tree = state.pop("tree_")
-            states.append((type(estimator), state, type(tree), tree._pickled(self.table)))
-        return _unpickled, (self.table, states)
+            return type(estimator), state, type(tree), tree._pickled(self.table)
+
+        return _unpickled, (self.table, _each(packed, self.trees, self.n_threads))
 
 
 def _unpickled(table, states):
-    trees = []
-    for estimator_type, state, tree_type, tree_state in states:
+    def unpacked(entry):
+        estimator_type, state, tree_type, tree_state = entry
         tree = tree_type.__new__(tree_type)
         tree._unpickle(tree_state, table)
         estimator = estimator_type.__new__(estimator_type)
         estimator.__dict__.update(state)
         estimator.__dict__["tree_"] = tree
-        trees.append(estimator)
-    return TreesWithTable(trees, table)
+        return estimator
+
+    # (the machine's threads: a pickle does not say the n_jobs it was fitted with)
+    from .._plan.machine import n_threads
+    return TreesWithTable(_each(unpacked, states, n_threads(None)), table)
+
+
+def _each(fn, items, n_threads):
+    # [fn(item) for item in items], on up to n_threads threads, in order
+    threads = min(n_threads, len(items))
+    if threads <= 1:
+        return [fn(item) for item in items]
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(fn, items))
