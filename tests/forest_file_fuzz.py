@@ -15,11 +15,11 @@ import argparse
 import io
 import json
 import sys
-import zipfile
 
 import numpy as np
 
 import dtree
+from model_files import arrays, deflated, file_bytes
 
 ODD = [0, 1, -1, 2, 7, -2, 2 ** 31 - 1, 2 ** 62, -2 ** 62, 1e300, -1e300, np.nan, np.inf,
        -np.inf, 0.5]
@@ -42,20 +42,10 @@ def _forests():
 
 
 def _members(forest):
-    buf = io.BytesIO()
-    forest.save(buf)
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as archive:
-        return {i.filename[:-4]: np.load(io.BytesIO(archive.read(i))) for i in archive.infolist()}
+    return arrays(file_bytes(forest))
 
 
-def _packed(members):
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-        for name, array in members.items():
-            out = io.BytesIO()
-            np.save(out, array, allow_pickle=False)
-            archive.writestr(f"{name}.npy", out.getvalue())
-    return buf.getvalue()
+_packed = deflated
 
 
 def mutate(members, rng):

@@ -15,6 +15,7 @@ import sklearn.ensemble as ske
 
 import dtree
 from dtree import datasets
+from model_files import arrays, file_bytes
 
 FORESTS = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor"]
@@ -448,19 +449,7 @@ def test_decision_path_and_samples():
 
 
 # ------------------------------------------------------------------ model files
-def _forest_file(forest):
-    import io
-    buf = io.BytesIO()
-    forest.save(buf)
-    return buf.getvalue()
-
-
-def _members(raw):
-    import io
-    import zipfile
-    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-        return {info.filename[:-4]: np.load(io.BytesIO(archive.read(info)))
-                for info in archive.infolist()}
+_forest_file, _members = file_bytes, arrays
 
 
 def _header_change(change):

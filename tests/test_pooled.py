@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import dtree
-from dtree._deploy.byte_planes import from_planes
 from dtree._model.compact import KEY, unzigzag, zigzag
 from dtree._model.pooled import residuals, restored
 from dtree._model.tree import Tree
 from dtree._route import preorder_shape
+from model_files import plain_arrays
 
 
 def _data(n=600, d=4, seed=0):
@@ -231,17 +231,8 @@ def test_a_damaged_residual_record_is_refused(change, message):
 
 # ------------------------------------------------------------------ files
 def _members(raw):
-    # a file's members, those stored as byte planes put back (a file without
-    # planes is as valid), so that tests edit the numbers themselves
-    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-        members = {info.filename[:-4]: np.load(io.BytesIO(archive.read(info)))
-                   for info in archive.infolist()}
-    header = json.loads(members["header"].tobytes())
-    planes = header.pop("byte_planes", None)
-    if planes is not None:
-        members = from_planes(members, planes)
-        members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
-    return members
+    # (byte planes put back: tests edit the numbers themselves)
+    return plain_arrays(raw)
 
 
 def _rezip(members):
