@@ -125,6 +125,13 @@ def to_dict(estimator):
     -------
     dict
     """
+    return _as_dict(estimator, arrays=True)
+
+
+def _as_dict(estimator, arrays):
+    # ``to_dict``; without ``arrays`` the trees' arrays left out (``save`` writes
+    # them as binary members: listing millions of numbers only to drop them cost
+    # a forest's save most of its time)
     check_fitted(estimator)
     shared = {
         "format": FORMAT_NAME,
@@ -139,8 +146,8 @@ def to_dict(estimator):
                        for j, c in enumerate(estimator.categories_)],
     }
     if is_forest(type(estimator)):
-        return forest_to_dict(estimator, to_dict, _params_of, _encode_labels,
-                              FOREST_VERSION, shared)
+        return forest_to_dict(estimator, lambda tree: _as_dict(tree, arrays), _params_of,
+                              _encode_labels, FOREST_VERSION, shared)
     tree = estimator.tree_
     out = {
         **shared,
@@ -151,12 +158,13 @@ def to_dict(estimator):
         "classes": (None if not hasattr(estimator, "classes_") else
                     _encode_labels(estimator.classes_) if estimator.n_outputs_ == 1 else
                     [_encode_labels(c) for c in estimator.classes_]),
-        "tree": {name: _stored_column(tree, name).tolist() for name in ARRAYS},
         "impurity_exponent": int(tree.impurity_exponent),
         **({"n_outputs": int(estimator.n_outputs_)} if estimator.n_outputs_ > 1 else {}),
         "weight_unit": float(tree.weight_unit),
     }
-    out["tree"]["category_sets"] = [[int(w) for w in row] for row in tree.category_sets]
+    if arrays:
+        out["tree"] = {name: _stored_column(tree, name).tolist() for name in ARRAYS}
+        out["tree"]["category_sets"] = [[int(w) for w in row] for row in tree.category_sets]
     if getattr(estimator, "ccp_alpha_", None) is not None:
         out["ccp_alpha"] = float(estimator.ccp_alpha_)
     if tree.fractional_missing:  # C4.5: NaN at predict follows every branch
@@ -164,7 +172,7 @@ def to_dict(estimator):
     if tree.surrogate_missing:
         out["missing_rule"] = "surrogate"
     extra = _extra_members(tree)
-    if extra:
+    if extra and arrays:
         out["tree"]["extra"] = {name: arr.tolist() for name, arr in extra.items()}
     return out
 
@@ -419,14 +427,12 @@ def save(estimator, path):
     estimator : fitted DecisionTreeClassifier or DecisionTreeRegressor
     path : str or path-like or writable binary file
     """
-    data = to_dict(estimator)
+    data = _as_dict(estimator, arrays=False)
     # the arrays go in as binary members (a forest's trees' end to end)
     if is_forest(type(estimator)):
         tree_members = [_tree_members(t.tree_) for t in estimator.estimators_]
         if any(set(m) != set(tree_members[0]) for m in tree_members):
             raise ValueError("the forest's trees keep different arrays: save needs the same")
-        for entry in data["trees"]:
-            del entry["tree"]
         arrays, derived = join_trees(tree_members, hasattr(estimator, "classes_"),
                                      [int(t.tree_.impurity_exponent)
                                       for t in estimator.estimators_])
@@ -438,7 +444,6 @@ def save(estimator, path):
         if data["format_version"] == TABLE_FILE_VERSION:
             arrays, data["byte_planes"] = to_planes(arrays, OFFSETS)
     else:
-        del data["tree"]
         arrays = _tree_members(estimator.tree_)
     header = np.frombuffer(json.dumps(data, sort_keys=True).encode("utf-8"), dtype=np.uint8)
     members = {"header": header, **arrays}
