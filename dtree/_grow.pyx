@@ -133,8 +133,9 @@ def build_tree(splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
     max_leaf_nodes : int
         -1 for depth-first growth.
     capacity : int or None
-        Nodes to allocate up front (default ``initial_capacity``); tests pass
-        a small one to exercise the growth of the arrays.
+        Nodes to allocate up front (default ``initial_capacity``; at most the
+        tree's node bound): a forest passes its trees' size so far, tests a
+        small one to exercise the growth of the arrays.
 
     Returns
     -------
@@ -154,6 +155,9 @@ def build_tree(splitter, *, Py_ssize_t max_depth, Py_ssize_t min_samples_split,
     if capacity is None:
         capacity = initial_capacity(n_samples, max_depth, min_samples_leaf, max_leaf_nodes,
                                     splitter.n_stats)
+    # (never past the tree's bound: room a caller asks for is bounded by the data)
+    capacity = max(1, min(int(capacity),
+                          node_bound(n_samples, max_depth, min_samples_leaf, max_leaf_nodes)))
     # only the exact splitter on dense X records each split's range of its feature
     store = NodeStore(splitter.n_stats, capacity, max_leaf_nodes > 0,
                       splitter.monotonic_cst is not None,

@@ -287,7 +287,33 @@ def test_node_columns_grow_from_a_small_capacity(max_leaf_nodes):
                           max_leaf_nodes=max_leaf_nodes, capacity=capacity)
 
     small, full = grow(1), grow(None)
+    # room asked beyond the tree's bound is bounded by the data: no terabyte of
+    # columns for a caller's (or a forest's) wild guess
+    huge = grow(10 ** 15)
     assert small["feature"].shape[0] > 30
-    assert small.keys() == full.keys()
+    assert small.keys() == full.keys() == huge.keys()
     for name in full:
         np.testing.assert_array_equal(small[name], full[name], err_msg=name)
+        np.testing.assert_array_equal(huge[name], full[name], err_msg=name)
+
+
+def test_a_forests_trees_take_room_for_the_largest_tree_so_far(monkeypatch):
+    from dtree import RandomForestRegressor
+    from dtree._fit.grow import TreeSizes
+    sizes = TreeSizes()
+    assert sizes.room() is None              # the first tree: the grower's default
+    sizes.add(1000)
+    sizes.add(600)
+    assert sizes.room() == 1000 + 1000 // 16 + 64
+    # the room changes no tree: the same forest when every tree starts from room
+    # for one node
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(800, 5))
+    y = X[:, 0] + np.sin(3 * X[:, 1]) + rng.normal(size=800)
+    forest = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
+    monkeypatch.setattr(TreeSizes, "room", lambda self: 1)
+    again = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
+    for a, b in zip(forest.estimators_, again.estimators_):
+        assert a.tree_.node_count > 100
+        for name in ("children_left", "feature", "threshold", "value", "impurity"):
+            np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))

@@ -75,7 +75,8 @@ def fit_tree(plan, data):
         weights = None if weights is None else weights[train]
     else:
         started = time.perf_counter()
-        tree = grow(plan, X, y, weights, y_exp, shared_X=data.shared_X)
+        tree = grow(plan, X, y, weights, y_exp, shared_X=data.shared_X,
+                    sizes=data.tree_sizes)
         _say(plan, f"grew a tree of {tree.n_leaves} leaves on {X.shape[0]} rows in "
                    f"{time.perf_counter() - started:.2f} s")
         tree = _quinlan_pruned(plan, tree, X, y, weights)

@@ -8,6 +8,7 @@ search on a sparse X's non-zeros, the histogram splitter, or C4.5's grower)
 and returns the ``Tree`` in the user's units.
 """
 import dataclasses
+import threading
 
 import numpy as np
 
@@ -22,14 +23,15 @@ from .binning import category_thresholds, fit_bins
 from .sampling import draw_seed
 
 
-def grow(plan, X, y, weights, y_exp=None, shared_X=None):
+def grow(plan, X, y, weights, y_exp=None, shared_X=None, sizes=None):
     """An unpruned tree grown by the plan's builder on (X, y, weights).
 
     ``y_exp``: the targets' power-of-two scale, shared by every tree of a fit
     (folds and hold-outs too); None: this data's own. ``shared_X``: X
     prepared once for a forest's trees: its columns sorted, or laid out by feature
     for the random splitter (``_splitter.ColumnOrder``; the exact splitter on dense
-    X), or binned (``BinnedX``; the histogram splitter).
+    X), or binned (``BinnedX``; the histogram splitter). ``sizes``: a forest's
+    ``TreeSizes``, which gives the tree room for its nodes up front.
     """
     # fractional sizes (min_samples_leaf=0.01) count every row, zero-weight ones
     # too, as scikit-learn counts them: a forest's bootstrap is such weights
@@ -68,13 +70,39 @@ def grow(plan, X, y, weights, y_exp=None, shared_X=None):
     # drawn for every tree, as scikit-learn does: the visiting order decides ties
     seed = draw_seed(plan.random_state)
     builder = _BUILDERS[plan.builder]
+    room = None if sizes is None else sizes.room()
     if presorted is not None or by_feature is not None:
-        tree = _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted, by_feature)
+        tree = _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted, by_feature,
+                           room)
     elif binned is not None:
-        tree = _grow_hist(plan, X, y, weights, growth, seed, w_exp, binned)
+        tree = _grow_hist(plan, X, y, weights, growth, seed, w_exp, binned, room)
     else:
         tree = builder(plan, X, y, weights, growth, seed, w_exp)
+    if sizes is not None:
+        sizes.add(tree.node_count)
     return unscale_tree(tree, w_unit, y_exp, degree)
+
+
+class TreeSizes:
+    """The node counts of a forest's trees so far. A forest's trees are about the
+    same size, so a tree takes room for the largest so far and a little more up
+    front (``room``): its node columns are then not grown by doubling, each
+    doubling a copy and fresh pages. The room changes no tree, only when memory
+    is taken."""
+
+    def __init__(self):
+        self._largest = 0
+        self._lock = threading.Lock()
+
+    def room(self):
+        """Nodes to allocate for the next tree (None: the grower's default)."""
+        with self._lock:
+            return None if self._largest == 0 else self._largest + self._largest // 16 + 64
+
+    def add(self, node_count):
+        """Record a grown tree's node count."""
+        with self._lock:
+            self._largest = max(self._largest, int(node_count))
 
 
 def scaled_growth(plan, n_samples, total_weight, impurity_exp):
@@ -88,28 +116,30 @@ def scaled_growth(plan, n_samples, total_weight, impurity_exp):
         growth.min_impurity_decrease, impurity_exp))
 
 
-def _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted=None, by_feature=None):
+def _grow_exact(plan, X, y, weights, growth, seed, w_exp, presorted=None, by_feature=None,
+                room=None):
     """The presorted splitter's tree (dense X; ``presorted``: its columns sorted
     already, ``by_feature``: laid out by feature already), or the sparse
-    splitter's (sparse X)."""
+    splitter's (sparse X); ``room``: nodes to allocate up front."""
     search = plan.search(growth, seed)
     if plan.builder == "sparse":
         splitter = SparseSplitter(X, y, weights, search, plan.monotonic)
     else:
         splitter = Splitter(X, y, weights, search, plan.n_categories, plan.monotonic,
                             presorted=presorted, by_feature=by_feature)
-    arrays = build_tree(splitter, **growth.limits())
+    arrays = build_tree(splitter, capacity=room, **growth.limits())
     del splitter  # free the presorted columns before building the Tree object
     return tree_from_arrays(plan, arrays, ranges=plan.builder != "sparse")
 
 
-def _grow_hist(plan, X, y, weights, growth, seed, w_exp, binned=None):
+def _grow_hist(plan, X, y, weights, growth, seed, w_exp, binned=None, room=None):
     """The histogram splitter's tree (``_hist_splitter``): features binned (or
-    ``binned``: a ``BinnedX``'s rows), then grown."""
+    ``binned``: a ``BinnedX``'s rows), then grown (``room``: nodes to allocate
+    up front)."""
     codes, lo, hi = BinnedX(plan, X).rows() if binned is None else binned
     splitter = HistSplitter(codes, lo, hi, y, weights, plan.search(growth, seed),
                             plan.monotonic, categorical=plan.categorical)
-    return tree_from_arrays(plan, build_tree(splitter, **growth.limits()))
+    return tree_from_arrays(plan, build_tree(splitter, capacity=room, **growth.limits()))
 
 
 class BinnedX:

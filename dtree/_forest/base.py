@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from .._fit.fit import fit_tree
-from .._fit.grow import BinnedX
+from .._fit.grow import BinnedX, TreeSizes
 from .._input import validation as val
 from .._input.encode import encode_predict_X
 from .._model.fitted import Fitted, install
@@ -104,6 +104,7 @@ class BaseForest(ParamsMixin):
             # binned once for every tree, as LightGBM bins once for its trees
             data = dataclasses.replace(data, shared_X=BinnedX(
                 dataclasses.replace(plan, n_threads=n_threads(self.n_jobs)), data.X))
+        data = dataclasses.replace(data, tree_sizes=TreeSizes())
         if self.oob_score:
             self._check_oob_target(data)
         n_samples = data.X.shape[0]

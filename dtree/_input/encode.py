@@ -53,6 +53,8 @@ class TrainingData:
     # or laid out by feature (``_splitter.ColumnOrder``), or binned
     # (``_fit.grow.BinnedX``)
     shared_X: object = None
+    # a forest's node counts so far (``_fit.grow.TreeSizes``): room for each tree
+    tree_sizes: object = None
 
     @property
     def n_outputs(self):
