@@ -317,3 +317,30 @@ def test_a_forests_trees_take_room_for_the_largest_tree_so_far(monkeypatch):
         assert a.tree_.node_count > 100
         for name in ("children_left", "feature", "threshold", "value", "impurity"):
             np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+
+
+def test_predict_proba_finds_leaves_as_predict_does():
+    # predict_proba routes unchecked rows and checks values only where the routing
+    # met NaN or infinity (as predict): the same probabilities and the same errors
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(600, 4))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=600) > 0).astype(int) + (X[:, 1] > 1)
+    clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    expected = clf.tree_.value[clf.apply(X), 0, :]
+    np.testing.assert_array_equal(clf.predict_proba(X), expected)
+    np.testing.assert_array_equal(clf.predict_proba(X[3:4]), expected[3:4])
+    np.testing.assert_array_equal(clf.classes_[np.argmax(clf.predict_proba(X), axis=1)],
+                                  clf.predict(X))
+    bad = X[:5].copy()
+    bad[2, 1] = np.inf
+    with pytest.raises(ValueError) as proba_error:
+        clf.predict_proba(bad)
+    with pytest.raises(ValueError) as predict_error:
+        clf.predict(bad)
+    assert str(proba_error.value) == str(predict_error.value)
+    # a tree fitted without missing values refuses NaN at predict_proba as at predict
+    plain = DecisionTreeClassifier(random_state=0, handle_missing="error").fit(
+        np.nan_to_num(X), y)
+    with pytest.raises(ValueError, match="NaN"):
+        plain.predict_proba(X[:5])

@@ -298,8 +298,13 @@ class DecisionTreeClassifier(BaseDecisionTree):
                 "    arrays with several outputs\n    Columns follow ``classes_``.")
     @one_fit
     def predict_proba(self, X):
-        X = self._validate_X_predict(X)
-        proba = self.tree_.leaf_values(X, self._n_threads())
+        check_fitted(self)
+        if self.tree_.routes_plainly():
+            # each row's leaf as predict finds it (values checked only where the
+            # routing met NaN or infinity): a small batch pays no second pass
+            proba = self.tree_.value.take(self._at_leaves(X, self.tree_.node_ids), axis=0)
+        else:
+            proba = self.tree_.leaf_values(self._validate_X_predict(X), self._n_threads())
         if self.n_outputs_ == 1:
             return proba[:, 0, :]
         return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]

@@ -23,7 +23,7 @@ CAT_WORDS = CATEGORY_SET_WORDS  # 64-bit words of a category set: codes 0..1023
 
 # what traversal derives from the node arrays: rebuilt on first use, never pickled
 _DERIVED = ("_packed_nodes", "_prepared_router", "_parent_nodes", "_surrogate_table",
-            "_node_argmax")
+            "_node_argmax", "_node_ids")
 # node columns a pickle keeps in as few bytes as hold them exactly (``narrow``)
 _INT_COLUMNS = ("children_left", "children_right", "feature", "n_node_samples",
                 "node_depth", "categorical_set")
@@ -344,6 +344,16 @@ class Tree:
             table = np.argmax(self.value, axis=2).astype(np.intp)
             self.__dict__["_node_argmax"] = table
         return table
+
+    @property
+    def node_ids(self):
+        """0, 1, ..., node_count - 1 (intp): the table whose ``lookup`` gives each
+        row its leaf, derived once."""
+        ids = self.__dict__.get("_node_ids")
+        if ids is None or ids.shape[0] != self.node_count:
+            ids = np.arange(self.node_count, dtype=np.intp)
+            self.__dict__["_node_ids"] = ids
+        return ids
 
     def decision_path(self, X):
         """Node indicator matrix (scipy CSR) of a validated float32 X, ``SparseRows``
