@@ -51,7 +51,18 @@ _packed = deflated
 def mutate(members, rng):
     members = {k: v.copy() for k, v in members.items()}
     names = sorted(k for k in members if k != "header")
-    kind = rng.randint(7)
+    kind = rng.randint(8)
+    if kind == 7:
+        # a compact member swapped for a whole column of its name
+        parts = [k for k in names if k.endswith(("_at_splits", "_at_leaves"))]
+        if not parts:
+            return members, "no compact member"
+        part = parts[rng.randint(len(parts))]
+        whole = part.rsplit("_at_", 1)[0]
+        n_nodes = int(members["tree_nodes"][-1]) if "tree_nodes" in members else 1
+        del members[part]
+        members[whole] = np.full(n_nodes, [0, -2, 1, np.nan][rng.randint(4)])
+        return members, f"whole {whole} for {part}"
     if kind == 6:
         header = json.loads(members["header"].tobytes())
         planes = header.get("byte_planes")
@@ -60,8 +71,9 @@ def mutate(members, rng):
         name = sorted(planes)[rng.randint(len(planes))]
         planes[name] = [[["<f8", [3]], ["<i4", planes[name][1]], ["<f16", [1]], ["|O", [1]],
                          [planes[name][0], [planes[name][1][0] + 1]], [planes[name][0], [-1]],
-                         [planes[name][0], [2 ** 70]], None, [">f8", planes[name][1]]][
-            rng.randint(9)]][0]
+                         [planes[name][0], [2 ** 70]], None, [">f8", planes[name][1]],
+                         [[planes[name][0]], planes[name][1]], [planes[name][0], [1] * 70],
+                         [planes[name][0], []]][rng.randint(12)]][0]
         if rng.randint(4) == 0:
             planes["missing"] = ["<f8", [1]]
         members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)

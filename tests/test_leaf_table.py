@@ -13,8 +13,8 @@ import pytest
 
 import dtree
 from dtree._fit.binning import midpoints
-from dtree._model.compact import KEY
-from dtree._model.leaf_table import TreesWithTable, leaf_table, table_codes, table_leaves
+from dtree._model.compact import KEY, TABLE_KEY
+from dtree._model.leaf_table import LeafTable, table_codes, table_leaves
 from dtree._model.narrow import byte_planes, zigzag
 from dtree._model.tree import Tree
 from model_files import (arrays, deflated, file_bytes, header_of, plain_arrays,
@@ -64,11 +64,16 @@ def _forests():
     }
 
 
+def _tree_state(forest, k=0):
+    # tree k's pickled state as pickling its forest makes it (the forest offers
+    # its table first)
+    forest.__getstate__()
+    return forest.estimators_[k].tree_.__getstate__()
+
+
 @pytest.mark.parametrize("name", list(_forests()))
 def test_a_regression_forest_comes_back_bit_for_bit_with_its_leaves_in_one_table(name):
     forest = _forests()[name]()
-    state = forest.__getstate__()
-    assert isinstance(state["estimators_"], TreesWithTable)
     back = pickle.loads(pickle.dumps(forest))
     assert isinstance(back.estimators_, list)
     _same_trees(forest.estimators_, back.estimators_)
@@ -85,11 +90,14 @@ def test_the_table_makes_a_full_depth_forest_smaller():
     with_table = len(pickle.dumps(forest))
     without = len(pickle.dumps([forest.estimators_, forest.get_params()]))
     assert with_table < 0.85 * without
-    # the trees' leaves really are positions in the table
-    tree_state = forest.estimators_[0].tree_._pickled(leaf_table(
-        [t.tree_ for t in forest.estimators_]))
-    manifest = tree_state[KEY][2]
+    # the trees' leaves really are positions in the table, one array for all
+    forest.__getstate__()
+    states = [forest.estimators_[k].tree_.__getstate__() for k in range(2)]
+    manifest = states[0][KEY][2]
     assert dict((m[0], m[1]) for m in manifest)["value"] == "table"
+    assert states[0][TABLE_KEY] is states[1][TABLE_KEY]
+    # an offer lasts one pickling: the tree pickled again keeps its own values
+    assert TABLE_KEY not in forest.estimators_[0].tree_.__getstate__()
 
 
 def test_classifiers_and_several_outputs_keep_their_trees_as_a_list():
@@ -98,8 +106,27 @@ def test_classifiers_and_several_outputs_keep_their_trees_as_a_list():
     outputs = dtree.RandomForestRegressor(n_estimators=3, random_state=0).fit(
         X, np.column_stack([y, -y]))
     for forest in (classes, outputs):
-        assert isinstance(forest.__getstate__()["estimators_"], list)
+        assert TABLE_KEY not in _tree_state(forest)
         _same_trees(forest.estimators_, pickle.loads(pickle.dumps(forest)).estimators_)
+
+
+def test_a_forest_pickle_keeps_what_pickle_keeps():
+    # the estimators pickle as ever: objects shared stay shared, and a pickle
+    # of an unpickled forest is the same bytes
+    X, y, _ = _data()
+    forest = dtree.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    first = forest.estimators_[0]
+    forest.estimators_ = [first, first, forest.estimators_[2]]
+    back, alone = pickle.loads(pickle.dumps((forest, first)))
+    assert back.estimators_[0] is back.estimators_[1] is alone
+    _same_trees(forest.estimators_, back.estimators_)
+    again = pickle.loads(pickle.dumps(back))
+    assert pickle.dumps(again) == pickle.dumps(back)
+    # joblib stores the shared table once too
+    joblib = pytest.importorskip("joblib")
+    buf = io.BytesIO()
+    joblib.dump(back, buf)
+    assert len(buf.getvalue()) < 1.2 * len(pickle.dumps(back))
 
 
 def test_table_codes_are_exact_positions_or_none():
@@ -120,22 +147,27 @@ def test_table_codes_are_exact_positions_or_none():
         table_leaves(codes, table.astype(np.float32), 6)
 
 
-def _forest_and_state():
+def test_a_tree_whose_leaves_are_in_a_table_needs_the_table():
     X, y, _ = _data()
     forest = dtree.RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
-    table = leaf_table([t.tree_ for t in forest.estimators_])
-    return forest, table, forest.estimators_[0].tree_._pickled(table)
-
-
-def test_a_tree_whose_leaves_are_in_a_table_needs_the_table():
-    forest, table, state = _forest_and_state()
-    with pytest.raises(ValueError, match="unpickle the forest"):
-        Tree.__new__(Tree).__setstate__(state)
+    state = _tree_state(forest)
+    table = state[TABLE_KEY]
+    with pytest.raises(ValueError, match="does not hold"):
+        Tree.__new__(Tree).__setstate__({k: v for k, v in state.items() if k != TABLE_KEY})
+    with pytest.raises(ValueError, match="does not hold"):
+        Tree.__new__(Tree).__setstate__(dict(state, **{TABLE_KEY: table.values}))
     with pytest.raises(ValueError, match="outside"):
-        Tree.__new__(Tree)._unpickle(state, table[:10])
+        Tree.__new__(Tree).__setstate__(dict(state, **{TABLE_KEY: LeafTable(table.values[:10])}))
+    with pytest.raises(ValueError, match="float64"):
+        Tree.__new__(Tree).__setstate__(dict(state, **{
+            TABLE_KEY: LeafTable(table.values.astype(np.float32))}))
+    # the table pickles once, compressed, and comes back bit for bit
+    again = pickle.loads(pickle.dumps(table))
+    assert np.array_equal(again.values.view(np.int64), table.values.view(np.int64))
     back = Tree.__new__(Tree)
-    back._unpickle(state, table)
-    assert np.array_equal(back.value.view(np.int64), forest.estimators_[0].tree_.value.view(np.int64))
+    back.__setstate__(state)
+    assert np.array_equal(back.value.view(np.int64),
+                          forest.estimators_[0].tree_.value.view(np.int64))
 
 
 def test_a_thresholds_record_without_its_bits_is_refused():
@@ -326,12 +358,17 @@ def test_hostile_byte_planes_are_refused():
     _same_trees(forest.estimators_, _loads(_with_header(big, h)).estimators_)
 
 
-def test_trees_pack_and_unpack_the_same_on_threads():
-    X, y, _ = _data()
-    forest = dtree.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
-    table = leaf_table([t.tree_ for t in forest.estimators_])
-    one, three = (pickle.dumps(TreesWithTable(forest.estimators_, table, k))
-                  for k in (1, 3))
-    assert one == three
-    back = pickle.loads(three)
-    _same_trees(forest.estimators_, back.trees)
+def test_hostile_members_found_by_review_are_refused():
+    forest, members = _forest_members()
+    # bits without the thresholds they complete (a whole threshold column instead)
+    m = dict(members)
+    del m["threshold_at_splits"]
+    m["threshold"] = np.full(members["is_leaf"].shape[0], -2.0)
+    _refused(m, "needs 'threshold_at_splits'")
+    raw = _file(forest)
+    parts = _raw_members(raw)
+    header = _header(parts)
+    for entry in ([["<f8"], [5]], [{"a": 1}, [5]], ["<f8", [1] * 70], ["<f8", []]):
+        h = copy.deepcopy(header)
+        h["byte_planes"]["value_table"] = entry
+        _refused(_with_header(parts, h), "must be")

@@ -14,6 +14,8 @@ import numpy as np
 from .._model.narrow import byte_planes, from_byte_planes
 from .file_checks import ModelFileError
 
+# a member's dimensions at most (a forest file's members are 1- to 3-D)
+MAX_DIMS = 3
 # the dtypes a plane member may stand for (either byte order; read back as native)
 PLANE_DTYPES = {np.dtype(f"{order}{kind}").str for order in "<>"
                 for kind in ("i2", "i4", "i8", "u2", "u4", "u8", "f4", "f8")}
@@ -42,11 +44,12 @@ def from_planes(members, spec):
     for name, entry in spec.items():
         if name not in members:
             raise ModelFileError(f"'byte_planes' names {name!r}, which the file lacks")
-        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] in PLANE_DTYPES
-                and isinstance(entry[1], list) and
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                and entry[0] in PLANE_DTYPES and isinstance(entry[1], list) and
+                1 <= len(entry[1]) <= MAX_DIMS and
                 all(type(n) is int and n >= 0 for n in entry[1])):
             raise ModelFileError(f"'byte_planes' of {name!r} must be [a dtype of "
-                                 "2 to 8 bytes, a shape]")
+                                 f"2 to 8 bytes, a shape of 1 to {MAX_DIMS} sizes]")
         dtype, shape = np.dtype(entry[0]), tuple(entry[1])
         planes = members[name]
         if planes.dtype != np.uint8 or planes.shape != (dtype.itemsize, math.prod(shape)):

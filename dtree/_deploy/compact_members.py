@@ -196,6 +196,8 @@ def expanded(members, derived, dtypes, impurity_exponents):
             raise ModelFileError(f"a file with 'is_leaf' holds no {name!r}")
         members[name] = np.concatenate([s[j] for s in shapes]).astype(dtypes[name])
     from_range = members.pop(FROM_RANGE, None)
+    if from_range is not None and "threshold" + SPLITS not in members:
+        raise ModelFileError(f"{FROM_RANGE!r} needs {'threshold' + SPLITS!r}")
     for name, fill in FILLERS.items():
         part = members.pop(name + SPLITS, None)
         if part is None:

@@ -18,7 +18,8 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0, n_threads=1, skip=()):
     a value holding more than a bin's share (the zeros of a sparse column) is a
     bin of its own and the other bins hold about equal numbers of samples.
     The features in ``skip`` get None (their bins are set otherwise: categories).
-    The columns are summarised on ``n_threads`` threads.
+    The columns are summarised on ``n_threads`` threads when the sample holds at
+    least ``PARALLEL_VALUES`` values.
     """
     X = np.asarray(X, dtype=np.float32)
     n = X.shape[0]

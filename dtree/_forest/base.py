@@ -24,7 +24,7 @@ from .._fit.grow import BinnedX, TreeSizes
 from .._input import validation as val
 from .._input.encode import encode_predict_X
 from .._model.fitted import Fitted, install
-from .._model.leaf_table import TreesWithTable, leaf_table
+from .._model.leaf_table import offer_table
 from .._model.tree import Tree
 from .._plan.constraints import validate_params
 from .._plan.machine import n_threads, physical_memory
@@ -302,16 +302,8 @@ class BaseForest(ParamsMixin):
         if isinstance(trees, list) and trees and \
                 all(isinstance(getattr(t, "tree_", None), Tree) for t in trees):
             # a regression forest's leaf values once for all its trees
-            table = leaf_table([t.tree_ for t in trees])
-            if table is not None:
-                state["estimators_"] = TreesWithTable(trees, table, n_threads(self.n_jobs))
+            offer_table([t.tree_ for t in trees])
         return state
-
-    def __setstate__(self, state):
-        state = dict(state)
-        if isinstance(state.get("estimators_"), TreesWithTable):
-            state["estimators_"] = state["estimators_"].trees
-        self.__dict__.update(state)
 
     @documented('Index of the leaf each sample ends up in, in every tree.',
                 'ndarray of shape (n_samples, n_estimators)')

@@ -36,7 +36,7 @@ import numpy as np
 from .._criterion import gini_impurities
 from .._fit.binning import midpoints
 from .._route import preorder_shape, sum_children
-from .leaf_table import table_codes, table_leaves
+from .leaf_table import LeafTable, table_codes, table_leaves
 from .narrow import (byte_planes, from_byte_planes, narrow_ints, narrow_reals, unzigzag,
                      widened, zigzag)
 from .pooled import residuals, restored
@@ -48,6 +48,8 @@ READABLE = (1, 2, 3)
 # how a column is kept from format 3 on
 _FORMAT_3 = ("table", "midpoints")
 KEY = "_compact_columns"
+# the state's forest table of leaf values, when its leaves are positions in it
+TABLE_KEY = "_leaf_table"
 # the node columns this module stores (each an (n_nodes, ...) array)
 _COLUMNS = ("children_left", "children_right", "node_depth", "feature", "threshold",
             "missing_go_to_left", "categorical_set", "feature_range", "n_node_samples",
@@ -120,7 +122,7 @@ def compact_columns(state, leaf_table=None):
     """``state`` (a ``Tree``'s ``__dict__`` copy) with its node columns replaced by
     one compressed record under ``KEY``; the state as it is when its columns are
     not the arrays a fitted tree holds. With a forest's ``leaf_table``, a
-    regressor's leaf values are kept as positions in it (``leaf_table``)."""
+    regressor's leaf values are kept as positions in it (a ``LeafTable``)."""
     columns = {name: state.get(name) for name in _COLUMNS}
     if not all(isinstance(c, np.ndarray) for c in columns.values()):
         return state
@@ -149,7 +151,7 @@ def compact_columns(state, leaf_table=None):
         if not state.get("is_classifier"):
             _keep_residuals(kept, columns, tree, int(state.get("impurity_exponent", 0)))
             if leaf_table is not None and kept.get("value", ("",))[0] == "children":
-                codes = table_codes(kept["value"][1], leaf_table)
+                codes = table_codes(kept["value"][1], leaf_table.values)
                 if codes is not None:
                     kept["value"] = ("table", codes)
         _keep_derived_thresholds(kept)
@@ -158,12 +160,15 @@ def compact_columns(state, leaf_table=None):
             kept.setdefault(name, ("all", columns[name]))
     out = {k: v for k, v in state.items() if k not in _COLUMNS}
     out[KEY] = _packed_record(kept, n)
+    if kept.get("value", ("",))[0] == "table":
+        out[TABLE_KEY] = leaf_table        # (the forest's shared ``LeafTable``)
     return out
 
 
-def expand_columns(state, leaf_table=None):
+def expand_columns(state):
     """The node columns of a ``compact_columns`` record put back in ``state`` (its
-    forest's ``leaf_table`` where its leaf values are positions in one)."""
+    forest's table of leaf values read where its leaves are positions in it)."""
+    leaf_table = state.pop(TABLE_KEY, None)
     record = state.pop(KEY, None)
     if record is None:
         return state
@@ -173,11 +178,12 @@ def expand_columns(state, leaf_table=None):
                          f"reads formats {READABLE[0]} to {READABLE[-1]}")
     kept = _unpacked(manifest, zlib.decompress(blob), grouped=version >= 2)
     if kept.get("value", ("",))[0] == "table":
-        if leaf_table is None or "shape" not in kept:
-            raise ValueError("a pickled tree's leaf values are positions in its forest's "
-                             "table: unpickle the forest")
+        if not isinstance(leaf_table, LeafTable) or "shape" not in kept:
+            raise ValueError("a pickled tree's leaf values are positions in a table it "
+                             "does not hold")
         n_leaves = int(np.unpackbits(kept["shape"][1], count=n).sum())
-        kept["value"] = ("children", table_leaves(kept["value"][1], leaf_table, n_leaves))
+        kept["value"] = ("children", table_leaves(kept["value"][1], leaf_table.values,
+                                                  n_leaves))
     differences = {name: kept.pop(name)[1] for name in _RESIDUALS if name in kept}
     shape = None
     if "shape" in kept:

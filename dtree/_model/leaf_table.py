@@ -6,16 +6,20 @@ thousand numbers recur millions of times. Its pickle keeps each distinct leaf
 value once (``leaf_table``) and each tree's leaves as positions in that table
 (``table_codes``), each coded as its difference from the previous leaf's: about
 two bytes a leaf where its float64 took six or seven. Values are told apart by
-their bits (so -0.0 and 0.0, or two NaNs, are never merged), and a tree whose
-leaves are not all in the table bit for bit keeps its own.
+their bits (-0.0 and 0.0, or NaNs of other payloads, stay apart), and a tree
+whose leaves are not all in the table bit for bit keeps its own.
 
-``TreesWithTable`` stands for a forest's ``estimators_`` in its pickle.
+The table travels in each tree's pickled state as one shared ``LeafTable``,
+which a pickler stores once for the whole stream (pickle's memo, joblib's
+too), so the forest's estimators pickle as ever: the forest hands the table to
+its trees as it is pickled (``offer_table``), and a tree takes it for that one
+pickling.
 """
-import concurrent.futures
+import zlib
 
 import numpy as np
 
-from .narrow import unzigzag, zigzag
+from .narrow import byte_planes, from_byte_planes, unzigzag, zigzag
 
 
 def _leaf_values(tree):
@@ -65,44 +69,36 @@ def table_leaves(codes, table, n_leaves):
     return table[at].reshape(-1, 1, 1)
 
 
-class TreesWithTable:
-    """A forest's fitted trees (its ``estimators_``) in its pickle, their leaf values in
-    one table: pickles as the table and each tree's estimator state, the tree's
-    leaves as positions (``Tree._pickled``); unpickles to the list (``trees``).
-    The trees are packed and unpacked on ``n_threads`` threads (zlib and numpy's
-    larger operations release the GIL)."""
+# a tree's attribute holding the table its forest offered for the next pickling
+OFFERED = "_offered_leaf_table"
 
-    def __init__(self, estimators, table, n_threads=1):
-        self.trees, self.table, self.n_threads = estimators, table, n_threads
+
+class LeafTable:
+    """A forest's table of leaf values (``values``, float64) as its trees' pickled
+    states share it: one object, stored once per pickle, its numbers as
+    compressed byte planes."""
+
+    def __init__(self, values):
+        self.values = values
 
     def __reduce__(self):
-        def packed(estimator):
-            state = estimator.__dict__.copy()
-            tree = state.pop("tree_")
-            return type(estimator), state, type(tree), tree._pickled(self.table)
-
-        return _unpickled, (self.table, _each(packed, self.trees, self.n_threads))
+        packed = zlib.compress(byte_planes(self.values).tobytes(), 1)
+        return _unpacked_table, (packed, int(self.values.shape[0]))
 
 
-def _unpickled(table, states):
-    def unpacked(entry):
-        estimator_type, state, tree_type, tree_state = entry
-        tree = tree_type.__new__(tree_type)
-        tree._unpickle(tree_state, table)
-        estimator = estimator_type.__new__(estimator_type)
-        estimator.__dict__.update(state)
-        estimator.__dict__["tree_"] = tree
-        return estimator
-
-    # (the machine's threads: a pickle does not say the n_jobs it was fitted with)
-    from .._plan.machine import n_threads
-    return TreesWithTable(_each(unpacked, states, n_threads(None)), table)
+def _unpacked_table(packed, n):
+    raw = zlib.decompress(packed)
+    if type(n) is not int or n < 0 or len(raw) != 8 * n:
+        raise ValueError("a pickled leaf table does not fit its length")
+    return LeafTable(from_byte_planes(np.frombuffer(raw, dtype=np.uint8).reshape(8, n),
+                                      np.float64))
 
 
-def _each(fn, items, n_threads):
-    # [fn(item) for item in items], on up to n_threads threads, in order
-    threads = min(n_threads, len(items))
-    if threads <= 1:
-        return [fn(item) for item in items]
-    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(fn, items))
+def offer_table(trees):
+    """Offer a forest's trees (``Tree`` objects) their table of leaf values for their
+    next pickling (nothing when they hold no one-output regressor's leaves)."""
+    table = leaf_table(trees)
+    if table is not None:
+        shared = LeafTable(table)
+        for tree in trees:
+            tree.__dict__[OFFERED] = shared

@@ -12,6 +12,7 @@ from .._input.validation import SparseRows, check_sparse_X, is_sparse
 from .._route import (CATEGORY_SET_WORDS, Router, apply_csr, apply_surrogates,
                       decision_paths, pack_nodes, pack_top, predict_fractional)
 from .compact import compact_columns, expand_columns
+from .leaf_table import OFFERED
 from .narrow import narrow_ints, narrow_reals, widened
 from .routing import codes_in_set, surrogate_table
 from .units import unscaled
@@ -270,19 +271,18 @@ class Tree:
         return parents
 
     def __getstate__(self):
-        return self._pickled()
-
-    def _pickled(self, leaf_table=None):
-        """The pickled state; with a forest's ``leaf_table`` (``_model.leaf_table``),
-        its leaf values as positions in that table."""
         state = self.__dict__.copy()
         for name in _DERIVED:
             state.pop(name, None)     # derived: rebuilt on first use
+        # a forest's table of leaf values, offered for this one pickling: the
+        # state refers to it (pickle stores the shared array once per stream)
+        table = self.__dict__.pop(OFFERED, None)
+        state.pop(OFFERED, None)
         # a forest's pickle is mostly node columns: only what the tree's shape
         # does not say, compressed (``compact``); where that does not apply, the
         # columns in as few bytes as hold them exactly, read back as the 8-byte
         # numbers they are
-        state = compact_columns(state, leaf_table)
+        state = compact_columns(state, table)
         for names, narrow in ((_INT_COLUMNS, narrow_ints), (_REAL_COLUMNS, narrow_reals)):
             for name in names:
                 column = state.get(name)
@@ -291,12 +291,7 @@ class Tree:
         return state
 
     def __setstate__(self, state):
-        self._unpickle(state)
-
-    def _unpickle(self, state, leaf_table=None):
-        """``__setstate__``, the leaf values of a state ``_pickled`` with a forest's
-        ``leaf_table`` read from it."""
-        state = expand_columns(dict(state), leaf_table)
+        state = expand_columns(dict(state))
         for names, dtype in ((_INT_COLUMNS, np.intp), (_REAL_COLUMNS, np.float64)):
             for name in names:
                 column = state.get(name)
