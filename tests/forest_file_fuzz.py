@@ -36,6 +36,8 @@ def _forests():
         (dtree.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y), X),
         (dtree.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, yr), X),
         (dtree.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, yr), X),
+        (dtree.RandomForestClassifier(n_estimators=2, random_state=0,
+                                      handle_missing="surrogate").fit(X, y), X),
         (dtree.RandomForestClassifier(n_estimators=2, random_state=1, max_depth=3).fit(
             X, np.stack([y, 1 - y], axis=1)), X),
     ]

@@ -762,3 +762,34 @@ def test_verbose_one_reports_progress_by_tenths(capsys):
     lines = capsys.readouterr().err.splitlines()
     assert [int(line.split()[2]) for line in lines] == list(range(2, 21, 2))
     assert lines[-1].startswith("[dtree] built 20 of 20 trees in ")
+
+
+def test_a_surrogate_forest_comes_back_from_its_file():
+    """Competitor and surrogate splits are members of their own length: the file
+    says where each tree's start (``tree_others``), and refuses offsets that do
+    not cut them."""
+    import io
+    from model_files import plain_arrays, deflated
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=300) > 0).astype(int)
+    forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0,
+                                          handle_missing="surrogate").fit(X, y)
+    raw = file_bytes(forest)
+    back = dtree.load(io.BytesIO(raw))
+    np.testing.assert_array_equal(back.predict_proba(X), forest.predict_proba(X))
+    for a, b in zip(forest.estimators_, back.estimators_):
+        for name in ("node", "feature", "threshold", "kind"):
+            np.testing.assert_array_equal(getattr(a.tree_.other_splits, name),
+                                          getattr(b.tree_.other_splits, name))
+    members = plain_arrays(raw)
+    offsets = members["tree_others"]
+    assert offsets[-1] == members["other_node"].shape[0] and offsets.shape == (4,)
+    for bad, message in ((offsets[::-1].copy(), "rise from 0"), (offsets[:-1], "offsets"),
+                         (offsets.astype(np.int32), "int64")):
+        with pytest.raises(dtree.ModelFileError, match=message):
+            dtree.load(io.BytesIO(deflated(dict(members, tree_others=bad))))
+    without = {k: v for k, v in members.items() if not k.startswith("other_")}
+    with pytest.raises(dtree.ModelFileError):
+        dtree.load(io.BytesIO(deflated(without)))

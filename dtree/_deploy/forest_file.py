@@ -11,14 +11,19 @@ import numpy as np
 
 from .._forest.draws import MAX_DRAWN
 from .._model.narrow import narrow_ints, narrow_reals
+from .._model.other_splits import COLUMNS as OTHER_COLUMNS
 from .compact_members import COUNTS, LEAVES, POSITIONS, RESIDUALS, SPLITS, compacted
 from .file_checks import ModelFileError, check_categories, check_classes
 
 # what the trees of a forest share, stored once in the forest's header
 SHARED = ("n_features_in", "feature_names_in", "categorical_features", "categories",
           "n_outputs")
-# members of a forest's file besides the trees' arrays
-OFFSETS = ("tree_nodes", "tree_sets")
+# members of a forest's file besides the trees' arrays: where each tree starts in
+# the node members, the category sets and (when the trees hold them) the members
+# of their own length: competitor and surrogate splits, leaf targets
+OWN_LENGTH = {"tree_others": tuple(f"other_{name}" for name in OTHER_COLUMNS),
+              "tree_leaf_rows": ("leaf_node", "leaf_y", "leaf_w")}
+OFFSETS = ("tree_nodes", "tree_sets") + tuple(OWN_LENGTH)
 # the trees' members a forest's file keeps narrow (read back with ``widened``)
 NARROW_INTS = ("children_left", "children_right", "feature", "n_node_samples", "node_depth",
                "categorical_set", "feature" + SPLITS, "categorical_set" + SPLITS,
@@ -156,6 +161,11 @@ def join_trees(tree_members, is_classifier, impurity_exponents):
     out["tree_nodes"] = np.cumsum([0] + nodes, dtype=np.int64)
     out["tree_sets"] = np.cumsum([0] + [m["category_sets"].shape[0] for m in tree_members],
                                  dtype=np.int64)
+    for offsets, names in OWN_LENGTH.items():
+        held = [n for n in names if n in tree_members[0]]
+        if held:
+            out[offsets] = np.cumsum([0] + [m[held[0]].shape[0] for m in tree_members],
+                                     dtype=np.int64)
     return out, derived
 
 
@@ -164,22 +174,37 @@ def split_trees(members, n_trees, node_members):
     the offsets checked first."""
     bounds = {}
     for name, length_of in (("tree_nodes", "children_left"), ("tree_sets", "category_sets")):
-        offsets = members.get(name)
-        if offsets is None or offsets.dtype != np.int64 or offsets.ndim != 1 or \
-                offsets.shape[0] != n_trees + 1:
-            raise ModelFileError(f"{name!r} must be an int64 array of n_trees + 1 offsets")
-        if offsets[0] != 0 or (np.diff(offsets) < 0).any() or \
-                offsets[-1] != members[length_of].shape[0]:
-            raise ModelFileError(f"{name!r} must rise from 0 to the length of the arrays")
-        bounds[name] = offsets
+        bounds[name] = _offsets(members, name, n_trees, members[length_of].shape[0])
     for name in node_members:
         if members[name].shape[0] != members["children_left"].shape[0]:
             raise ModelFileError(f"the forest's array {name!r} has another length than "
                                  "its nodes")
+    own = {}
+    for offsets, names in OWN_LENGTH.items():
+        held = [n for n in names if members.get(n) is not None]
+        if not held:
+            if members.get(offsets) is not None:
+                raise ModelFileError(f"{offsets!r} without the members it cuts")
+            continue
+        if any(members[n].shape[0] != members[held[0]].shape[0] for n in held):
+            raise ModelFileError(f"the members {held} have other lengths")
+        own[offsets] = (_offsets(members, offsets, n_trees, members[held[0]].shape[0]), held)
     nodes, sets = bounds["tree_nodes"], bounds["tree_sets"]
     out = []
     for k in range(n_trees):
         tree = {name: members[name][nodes[k]:nodes[k + 1]] for name in node_members}
         tree["category_sets"] = members["category_sets"][sets[k]:sets[k + 1]]
+        for at, held in own.values():
+            tree.update({n: members[n][at[k]:at[k + 1]] for n in held})
         out.append(tree)
     return out
+
+
+def _offsets(members, name, n_trees, length):
+    offsets = members.get(name)
+    if offsets is None or offsets.dtype != np.int64 or offsets.ndim != 1 or \
+            offsets.shape[0] != n_trees + 1:
+        raise ModelFileError(f"{name!r} must be an int64 array of n_trees + 1 offsets")
+    if offsets[0] != 0 or (np.diff(offsets) < 0).any() or offsets[-1] != length:
+        raise ModelFileError(f"{name!r} must rise from 0 to the length of the arrays")
+    return offsets

@@ -35,7 +35,7 @@ from .._model.narrow import widened
 from .byte_planes import from_planes, to_planes
 from .compact_members import MEMBERS as COMPACT, expanded, has_residuals, has_table, \
     member_dtype
-from .forest_file import (NARROW_INTS, NARROW_REALS, OFFSETS, forest_from_dict,
+from .forest_file import (NARROW_INTS, NARROW_REALS, OFFSETS, OWN_LENGTH, forest_from_dict,
                           forest_to_dict, is_forest, join_trees, split_trees)
 from .file_checks import (ARRAYS, ModelFileError, check_categories, check_classes,
                           check_leaf_targets, check_other_splits, check_outputs, check_ranges,
@@ -579,7 +579,8 @@ def load(path, *, max_bytes=MAX_FILE_BYTES):
     entries = header.get("trees")
     if not isinstance(entries, list) or not entries:
         raise ModelFileError("a forest must list its trees under 'trees'")
-    node_members = [k for k in arrays if k != "category_sets"]
+    node_members = [k for k in arrays if k != "category_sets" and
+                    not any(k in names for names in OWN_LENGTH.values())]
     per_tree = split_trees(dict(arrays, **{k: members.get(k) for k in OFFSETS}),
                            len(entries), node_members)
     return forest_from_dict(header, forest, lambda k, tree: _build(tree, per_tree[k]),
