@@ -3,7 +3,8 @@
 A model file is a ZIP archive of ``.npy`` members (a tree's uncompressed, as
 ``numpy.savez`` writes them; since format version 6 a forest's are compact, what
 the trees' shapes say left out (``compact_members``), and deflated, their
-inflated sizes counted against ``load``'s ``max_bytes``): ``header.npy`` holds
+inflated sizes counted against ``load``'s ``max_bytes``; in version 8 its
+numbers are stored as byte planes, ``byte_planes``): ``header.npy`` holds
 UTF-8 JSON (format name and version, dtree version, estimator class and
 parameters, classes, feature names, and since format version 2 the units of the
 stored impurities and weighted counts), the other members are the node arrays.
