@@ -197,20 +197,21 @@ def expand_columns(state):
             raise ValueError("a pickled tree's sums need its shape")
         state.update(summed_up(summed, shape))
     derived = kept.pop(_DERIVED_THRESHOLDS, None)
+    sides = _sides(shape)
     for name, entry in kept.items():
         if entry[0] == "all":
             state[name] = entry[1]
         elif entry[0] == "inner":
-            state[name] = _filled(entry, shape, n, name)
+            state[name] = _filled(entry, sides, n, name)
         elif entry[0] == "children":
-            state[name] = _at_leaves(entry[1], shape, n, name)
+            state[name] = _at_leaves(entry[1], sides, n, name)
     if differences or any(entry[0] == "children" for entry in kept.values()):
         _restore(state, kept, differences, shape, n)
     if (derived is None) != (kept.get("threshold", ("",))[0] != "midpoints"):
         raise ValueError("a pickled tree's thresholds and their ranges come together")
     if derived is not None:
         state["threshold"] = _derived_thresholds(kept["threshold"], derived[1], state,
-                                                 shape, n)
+                                                 sides, n)
     if kept["value"][0] == "leaves":     # class counts: fractions of the weighted samples
         weight = state["scaled_weighted_n_node_samples"]
         if kept["scaled_impurity"][0] == "from_counts":
@@ -264,12 +265,19 @@ def _keep_derived_thresholds(kept):
     kept[_DERIVED_THRESHOLDS] = ("bits", np.packbits(same))
 
 
-def _derived_thresholds(entry, bits, state, shape, n):
+def _sides(shape):
+    # (the leaves' node ids, the split nodes') of a tree's shape, or None
+    if shape is None:
+        return None
+    leaf = shape[0] < 0
+    return np.flatnonzero(leaf), np.flatnonzero(~leaf)
+
+
+def _derived_thresholds(entry, bits, state, sides, n):
     ranges = state.get("feature_range")
-    leaf = shape[0] < 0 if shape is not None else None
-    if leaf is None or not isinstance(ranges, np.ndarray) or ranges.shape != (n, 2):
+    if sides is None or not isinstance(ranges, np.ndarray) or ranges.shape != (n, 2):
         raise ValueError("a pickled tree's thresholds need its shape and ranges")
-    inner = np.flatnonzero(~leaf)
+    inner = sides[1]
     same = np.unpackbits(bits, count=inner.shape[0]).astype(bool)
     if entry[1].shape != ((~same).sum(),):
         raise ValueError("a pickled tree's thresholds do not fit its split nodes")
@@ -281,12 +289,11 @@ def _derived_thresholds(entry, bits, state, shape, n):
     return threshold
 
 
-def _at_leaves(leaves, shape, n, name):
-    leaf = shape[0] < 0 if shape is not None else None
-    if leaf is None or leaves.shape[0] != leaf.sum():
+def _at_leaves(leaves, sides, n, name):
+    if sides is None or leaves.shape[0] != sides[0].shape[0]:
         raise ValueError(f"a pickled tree's {name} does not fit its leaves")
     column = np.zeros((n,) + leaves.shape[1:], dtype=np.float64)
-    column[leaf] = leaves
+    column[sides[0]] = leaves
     return column
 
 
@@ -307,13 +314,12 @@ def _restore(state, kept, differences, shape, n):
              *(None if d is None else unzigzag(d) for d in by_column.values()))
 
 
-def _filled(entry, shape, n, name):
-    leaf = shape[0] < 0 if shape is not None else None
-    if leaf is None or entry[1].shape[0] != n - leaf.sum():
+def _filled(entry, sides, n, name):
+    if sides is None or entry[1].shape[0] != sides[1].shape[0]:
         raise ValueError(f"a pickled tree's {name} does not fit its split nodes")
     column = np.empty((n,) + entry[1].shape[1:], dtype=entry[1].dtype)
-    column[leaf] = entry[2]
-    column[~leaf] = entry[1]
+    column[...] = entry[2]
+    column[sides[1]] = entry[1]
     return column
 
 
