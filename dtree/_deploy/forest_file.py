@@ -146,7 +146,8 @@ def join_trees(tree_members, is_classifier, impurity_exponents):
     trees' shapes say left out (``compact_members``), each array of the trees laid
     end to end (its integer columns, whole weighted counts and float32 ranges in
     as few bytes as hold them: ``_model.narrow``), and where each tree starts
-    (``tree_nodes``, ``tree_sets``). ``impurity_exponents``: each tree's."""
+    (``tree_nodes``, ``tree_sets``, and ``OWN_LENGTH``'s offsets for the members of
+    their own length the trees hold). ``impurity_exponents``: each tree's."""
     nodes = [m["children_left"].shape[0] for m in tree_members]
     tree_members, derived, forest = compacted(tree_members, is_classifier,
                                               impurity_exponents)

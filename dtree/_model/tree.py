@@ -275,7 +275,7 @@ class Tree:
         for name in _DERIVED:
             state.pop(name, None)     # derived: rebuilt on first use
         # a forest's table of leaf values, offered for this one pickling: the
-        # state refers to it (pickle stores the shared array once per stream)
+        # state refers to it (a pickler stores the shared LeafTable once)
         table = self.__dict__.pop(OFFERED, None)
         state.pop(OFFERED, None)
         # a forest's pickle is mostly node columns: only what the tree's shape
