@@ -372,3 +372,18 @@ def test_hostile_members_found_by_review_are_refused():
         h = copy.deepcopy(header)
         h["byte_planes"]["value_table"] = entry
         _refused(_with_header(parts, h), "must be")
+
+
+def test_a_leaf_table_keeps_its_byte_order():
+    # a pickle written on a big-endian machine reads back the same numbers here
+    values = np.array([-1.5, 0.0, 2.25, 1e300])
+    from dtree._model.leaf_table import _unpacked_table
+    func, (packed, n, dtype) = LeafTable(values.astype(">f8")).__reduce__()
+    assert dtype == ">f8"
+    back = func(packed, n, dtype)
+    assert back.values.dtype == np.float64
+    np.testing.assert_array_equal(back.values, values)
+    with pytest.raises(ValueError, match="does not fit"):
+        _unpacked_table(packed, n, "<f4")
+    with pytest.raises(ValueError, match="does not fit"):
+        _unpacked_table(packed, n + 1, dtype)

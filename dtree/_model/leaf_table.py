@@ -83,15 +83,16 @@ class LeafTable:
 
     def __reduce__(self):
         packed = zlib.compress(byte_planes(self.values).tobytes(), 1)
-        return _unpacked_table, (packed, int(self.values.shape[0]))
+        # (the byte order goes with the bytes: a pickle may move between machines)
+        return _unpacked_table, (packed, int(self.values.shape[0]), self.values.dtype.str)
 
 
-def _unpacked_table(packed, n):
+def _unpacked_table(packed, n, dtype="<f8"):
     raw = zlib.decompress(packed)
-    if type(n) is not int or n < 0 or len(raw) != 8 * n:
+    if type(n) is not int or n < 0 or len(raw) != 8 * n or dtype not in ("<f8", ">f8"):
         raise ValueError("a pickled leaf table does not fit its length")
-    return LeafTable(from_byte_planes(np.frombuffer(raw, dtype=np.uint8).reshape(8, n),
-                                      np.float64))
+    values = from_byte_planes(np.frombuffer(raw, dtype=np.uint8).reshape(8, n), dtype)
+    return LeafTable(values.astype(np.float64))
 
 
 def offer_table(trees):
