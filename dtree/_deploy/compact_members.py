@@ -33,7 +33,7 @@ then passes the single tree's checks (``file_checks.check_tree``) as ever.
 import numpy as np
 
 from .._fit.binning import midpoints
-from .._model.compact import derivable, gini, summed_up
+from .._model.compact import at_midpoints, derivable, gini, summed_up
 from .._model.leaf_table import leaf_table, table_codes
 from .._model.narrow import unzigzag, zigzag
 from .._model.pooled import residuals, restored
@@ -129,21 +129,12 @@ def _keep_derived_thresholds(out):
     names = ("threshold" + SPLITS, "split_low" + SPLITS, "split_high" + SPLITS)
     if not all(all(n in m for n in names) for m in out):
         return
-    found = [_at_midpoints(*(m[n] for n in names)) for m in out]
+    found = [at_midpoints(*(m[n] for n in names)) for m in out]
     if sum(f.sum() for f in found) < 0.05 * sum(f.shape[0] for f in found):
         return      # (a byte per split node for too few)
     for m, same in zip(out, found):
         m[FROM_RANGE] = same.astype(np.uint8)
         m[names[0]] = m[names[0]][~same]
-
-
-def _at_midpoints(threshold, low, high):
-    # where a split's threshold is the midpoint of its float32 range, bit for bit
-    with np.errstate(all="ignore"):
-        single = (low.astype(np.float32).astype(np.float64) == low) & \
-            (high.astype(np.float32).astype(np.float64) == high) & (low < high)
-        middle = midpoints(low.astype(np.float32), high.astype(np.float32))
-    return single & (middle.view(np.int64) == threshold.astype(np.float64).view(np.int64))
 
 
 def _keep_residuals(out, tree_members, trees, impurity_exponents):

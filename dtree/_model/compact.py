@@ -247,18 +247,24 @@ def _keep_residuals(kept, columns, tree, impurity_exponent):
 _DERIVED_THRESHOLDS = "threshold_from_range"
 
 
+def at_midpoints(threshold, low, high):
+    """Where a split's threshold is, bit for bit, the midpoint of its training
+    range (float32 values low < high) by the splitter's rule (``midpoints``):
+    the thresholds pickles and forest files leave out."""
+    with np.errstate(all="ignore"):
+        single = (low.astype(np.float32).astype(np.float64) == low) & \
+            (high.astype(np.float32).astype(np.float64) == high) & (low < high)
+        middle = midpoints(low.astype(np.float32), high.astype(np.float32))
+    return single & (middle.view(np.int64) == threshold.astype(np.float64).view(np.int64))
+
+
 def _keep_derived_thresholds(kept):
     threshold, ranges = kept.get("threshold"), kept.get("feature_range")
     if threshold is None or ranges is None or threshold[0] != "inner" or \
             ranges[0] != "inner" or ranges[1].shape != (threshold[1].shape[0], 2) or \
             threshold[1].shape[0] == 0:
         return
-    low, high = ranges[1][:, 0], ranges[1][:, 1]
-    with np.errstate(all="ignore"):
-        single = (low.astype(np.float32).astype(np.float64) == low) & \
-            (high.astype(np.float32).astype(np.float64) == high) & (low < high)
-        middle = midpoints(low.astype(np.float32), high.astype(np.float32))
-    same = single & (middle.view(np.int64) == threshold[1].view(np.int64))
+    same = at_midpoints(threshold[1], ranges[1][:, 0], ranges[1][:, 1])
     if same.mean() < 0.05:
         return       # (a bit per split node for too few)
     kept["threshold"] = ("midpoints", threshold[1][~same], threshold[2])
