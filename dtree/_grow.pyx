@@ -26,7 +26,8 @@ from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from cython.parallel cimport prange, threadid
 
-from ._common cimport CAT_WORDS, draw_by_mask, Node, SplitRecord, below_min_decrease, init_node
+from ._common cimport CAT_WORDS, draw_by_mask, FeatureDraw, Node, SplitRecord
+from ._common cimport below_min_decrease, init_node
 from ._common cimport word_t
 from ._criterion cimport middle_value, node_impurity
 from ._hist_splitter cimport HistSplitter
@@ -219,10 +220,15 @@ cdef bint stack_init(NodeStack* st, Py_ssize_t n_stats, const Node* root,
     if st.nodes == NULL or st.pool == NULL or st.stats == NULL:
         stack_free(st)
         return False
-    st.nodes[0] = root[0]
-    memcpy(st.pool, root_stats, n_stats * sizeof(double))
-    st.top = 1
+    stack_start(st, root, root_stats)
     return True
+
+
+cdef inline void stack_start(NodeStack* st, const Node* root, const double* root_stats) noexcept nogil:
+    """Empty the stack but for ``root`` (a stack reused from growth to growth)."""
+    st.nodes[0] = root[0]
+    memcpy(st.pool, root_stats, st.n_stats * sizeof(double))
+    st.top = 1
 
 
 cdef void stack_free(NodeStack* st) noexcept nogil:
@@ -341,11 +347,20 @@ cdef int _grow_from(splitter_t sp, NodeStore store, const Limits* lim, const Nod
 # ---------------------------------------------------------------- subtrees on threads
 # A depth-first tree whose every node draws every feature (scikit-learn's default)
 # grows its subtrees on threads, speculatively (``Splitter.spec_split``: ties
-# between features to the lowest index), then a serial replay in pre-order makes
-# scikit-learn's draws and keeps each node whose split the generator's order
-# would have chosen; where it would not (a tie decided otherwise), the node's
-# columns are sorted again and its subtree grown by the serial grower, so the
-# tree is the one ``_grow_from`` grows, for any number of threads.
+# between features to the lowest index). A replay then makes scikit-learn's
+# draws and keeps each node whose split the generator's order would have chosen;
+# where it would not (a tie decided otherwise), the node is split in place on the
+# feature drawn first, or its columns are sorted again and its subtree grown
+# afresh as the serial grower grows it, so the tree is the one ``_grow_from``
+# grows, for any number of threads.
+#
+# The replay runs on the threads too, a subtree (task) each. A task's draws start
+# where the generator stands after every node before it in pre-order; the serial
+# walk predicts that state by making the draws of the speculative trees before
+# it (a node with every feature drawn makes the same draws whichever split it
+# takes, unless its constants differ), and each task checks the prediction for
+# the next one by its own state at its end. A task after a wrong prediction is
+# replayed again, in a further round, from the corrected state.
 
 cdef struct SpecNode:
     Py_ssize_t left, right      # children in the same SpecTree, -1 for a leaf
@@ -361,6 +376,11 @@ cdef struct SpecNode:
                                 # small a decrease)
     int cat                     # row of the category set, -1 for a numeric split
     int task                    # the top tree's: the subtree grown on a thread, -1
+    Py_ssize_t parent           # in the same tree, -1 for its root
+    bint is_left
+    Py_ssize_t draws            # the draws it stands for: 1, or a node left to the
+                                # replay whole (``Splitter.splits_to_singles``) its
+                                # m - 1 nodes' draws, all of them alike
     bint missing_left
     bint search                 # the replay must search the node itself (a tie
                                 # spec_split cannot settle)
@@ -409,6 +429,7 @@ cdef Py_ssize_t spec_add(SpecTree* t, const Node* node, const double* stats) noe
     sn.impurity, sn.weight, sn.depth = node.impurity, node.weight, node.depth
     sn.feature, sn.winner, sn.cat, sn.task = -1, -1, -1, -1
     sn.constant, sn.tied, sn.search = 0, 0, False
+    sn.parent, sn.is_left, sn.draws = node.parent, node.is_left, 1
     memcpy(t.stats + i * t.n_stats, stats, t.n_stats * sizeof(double))
     if node.parent >= 0:
         if node.is_left:
@@ -478,6 +499,18 @@ cdef Py_ssize_t tasks_add(Tasks* q, const Node* node, const double* stats,
     return q.count - 1
 
 
+cdef inline bint _grown_by_replay(Splitter sp, const Limits* lim, const Node* node) noexcept nogil:
+    """Whether a subtree's node is left to the replay whole: a small regression node
+    (pairs aside: ``spec_split``) that splits down to single samples whichever way
+    it goes, so that the draws its growth makes are known without growing it
+    (m - 1 nodes, no constant)."""
+    cdef Py_ssize_t m = node.end - node.start
+    return (m > 2 and lim.min_samples_split <= 2 and
+            lim.min_samples_leaf <= 1 and lim.min_weight_leaf <= 0.0 and
+            lim.min_impurity_decrease <= 0.0 and node.depth + m - 1 <= lim.max_depth and
+            sp.splits_to_singles(node.start, node.end))
+
+
 cdef int _spec_grow(Splitter sp, SpecTree* t, const Limits* lim, Scratch* s, int n_threads,
                     unsigned long long* marks, SplitRecord* per_feature, const Node* root,
                     const double* root_stats, double weight_root, Py_ssize_t cutoff,
@@ -511,13 +544,23 @@ cdef int _spec_grow(Splitter sp, SpecTree* t, const Limits* lim, Scratch* s, int
                 rc = 1
                 break
             continue
+        if tasks == NULL and _grown_by_replay(sp, lim, &node):
+            # no speculative copy: the replay grows it, once
+            t.nodes[i].search = True
+            t.nodes[i].draws = node.end - node.start - 1
+            continue
         found = sp.spec_split(s, n_threads, marks, per_feature, &node, stats, weight_root,
                               &split, child_stats, &constant, &tied)
         t.nodes[i].constant = constant
         t.nodes[i].tied = tied
-        t.nodes[i].winner = split.feature if found == 1 else -1
-        t.nodes[i].search = found == 2
-        if found != 1 or below_min_decrease(split.improvement, lim.min_impurity_decrease):
+        t.nodes[i].search = found >= 2
+        if found == 3 and tasks != NULL:
+            # a node of the top the replay must search: left unsplit (its columns
+            # in order), grown afresh by the replay's walk
+            found = 2
+        t.nodes[i].winner = split.feature if found == 1 or found == 3 else -1
+        if (found != 1 and found != 3) or \
+                below_min_decrease(split.improvement, lim.min_impurity_decrease):
             continue
         if not spec_set_split(t, i, &split) or \
                 not stack_children(&st, &node, i, &split, &left, &right):
@@ -529,16 +572,6 @@ cdef int _spec_grow(Splitter sp, SpecTree* t, const Limits* lim, Scratch* s, int
     return rc
 
 
-cdef struct Frame:
-    # a node for the replay: where it is grown speculatively and where it goes
-    SpecTree* tree
-    Py_ssize_t local            # its id in ``tree``
-    Py_ssize_t parent           # the store's id of its parent, -1 for the root
-    bint is_left
-    Py_ssize_t start, end       # its segment
-    Py_ssize_t n_known          # the constants its ancestors found
-
-
 cdef inline int popcount(unsigned long long x) noexcept nogil:
     cdef int n = 0
     while x:
@@ -547,81 +580,218 @@ cdef inline int popcount(unsigned long long x) noexcept nogil:
     return n
 
 
-cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, SpecTree* top_tree,
-                 SpecTree* trees, double weight_root, Py_ssize_t* searched,
-                 Py_ssize_t* resplit_count) noexcept nogil:
-    """Write the speculative trees into ``store`` in pre-order with scikit-learn's
-    draws, growing again where a tie goes another way. Returns 0, or 1 when memory
-    ran out."""
-    cdef Py_ssize_t d = sp.n_features, cap = 64, top = 1, node_id, j, i, n_total
-    cdef Py_ssize_t task = -1, floor = 0        # the subtree being written, and the stack
-                                                # below its frames
-    cdef Frame* stack = <Frame*> malloc(cap * sizeof(Frame))
-    cdef Py_ssize_t* saved = <Py_ssize_t*> malloc(2 * max(d, 1) * sizeof(Py_ssize_t))
-    cdef double* child_stats = <double*> malloc(2 * max(sp.n_stats, 1) * sizeof(double))
-    cdef unsigned int saved_state
-    cdef Frame fr
-    cdef SpecTree* t
-    cdef SpecNode* sn
+# ---- the generator's state, kept and compared
+cdef struct DrawSnap:
+    # a FeatureDraw's state between nodes: what every later draw depends on
+    unsigned int state
+    Py_ssize_t* features
+    Py_ssize_t* constants
+
+
+cdef inline void snap_take(DrawSnap* snap, const FeatureDraw* fd) noexcept nogil:
+    snap.state = fd.state
+    memcpy(snap.features, fd.features, fd.n_features * sizeof(Py_ssize_t))
+    memcpy(snap.constants, fd.constant_features, fd.n_features * sizeof(Py_ssize_t))
+
+
+cdef inline void snap_put(const DrawSnap* snap, FeatureDraw* fd) noexcept nogil:
+    fd.state = snap.state
+    memcpy(fd.features, snap.features, fd.n_features * sizeof(Py_ssize_t))
+    memcpy(fd.constant_features, snap.constants, fd.n_features * sizeof(Py_ssize_t))
+
+
+cdef inline bint snap_equal(const DrawSnap* a, const DrawSnap* b,
+                            Py_ssize_t d) noexcept nogil:
+    return a.state == b.state and \
+        memcmp(a.features, b.features, d * sizeof(Py_ssize_t)) == 0 and \
+        memcmp(a.constants, b.constants, d * sizeof(Py_ssize_t)) == 0
+
+
+cdef struct Worker:
+    # one thread's means for the exact growth of subtrees: its scratch and side
+    # marks, its own copy of the draw (and a kept state), room for a node's ids
+    Scratch* s
+    unsigned long long* marks
+    int threads                 # the threads of a large node's scan and partition
+                                # (more than one: the walk's, on all the scratch)
+    FeatureDraw draw
+    DrawSnap saved
+    int* ids
+    Py_ssize_t ids_cap
+    unsigned char* room         # a node's columns kept while it is grown afresh
+    Py_ssize_t room_cap
+    NodeStack stack             # ``_exact_grow``'s, kept from call to call
+    Py_ssize_t searched, resplit
+
+
+cdef bint worker_init(Worker* w, const FeatureDraw* like, Scratch* s,
+                      unsigned long long* marks, int threads) noexcept nogil:
+    cdef Py_ssize_t d = max(like.n_features, 1)
+    w.s, w.marks, w.ids, w.ids_cap, w.searched, w.resplit = s, marks, NULL, 0, 0, 0
+    w.threads = threads
+    w.room, w.room_cap = NULL, 0
+    w.stack.nodes, w.stack.pool, w.stack.stats, w.stack.top = NULL, NULL, NULL, 0
+    w.draw = like[0]
+    w.draw.features = <Py_ssize_t*> malloc(d * sizeof(Py_ssize_t))
+    w.draw.constant_features = <Py_ssize_t*> malloc(d * sizeof(Py_ssize_t))
+    w.draw.visit = <Py_ssize_t*> malloc(d * sizeof(Py_ssize_t))
+    w.saved.features = <Py_ssize_t*> malloc(d * sizeof(Py_ssize_t))
+    w.saved.constants = <Py_ssize_t*> malloc(d * sizeof(Py_ssize_t))
+    return w.draw.features != NULL and w.draw.constant_features != NULL and \
+        w.draw.visit != NULL and w.saved.features != NULL and w.saved.constants != NULL
+
+
+cdef void worker_free(Worker* w) noexcept nogil:
+    free(w.draw.features)
+    free(w.draw.constant_features)
+    free(w.draw.visit)
+    free(w.saved.features)
+    free(w.saved.constants)
+    free(w.ids)
+    free(w.room)
+    w.room = NULL
+    stack_free(&w.stack)
+    w.draw.features = w.draw.constant_features = w.draw.visit = NULL
+    w.saved.features = w.saved.constants = w.ids = NULL
+
+
+cdef int _exact_grow(Splitter sp, SpecTree* out, const Limits* lim, Worker* w,
+                     const Node* root, const double* root_stats,
+                     double weight_root) noexcept nogil:
+    """Grow ``root``'s subtree as ``_grow_from`` grows it, with the worker's draw,
+    scratch and marks, into ``out`` (pre-order; ``root.parent`` an id of ``out``,
+    or -1). The node's columns must be as the presort left them (no partition
+    below it). Returns 0, or 1 when memory ran out."""
+    cdef NodeStack* st = &w.stack
+    cdef Py_ssize_t S = sp.n_stats, i, f
     cdef Node node
-    cdef SplitRecord split, made
-    cdef int choice, found, rc = 0
-    cdef bint ambiguous
-    if stack == NULL or saved == NULL or child_stats == NULL:
-        free(stack)
-        free(saved)
-        free(child_stats)
+    cdef Node* left
+    cdef Node* right
+    cdef SplitRecord split
+    cdef unsigned long long constant
+    cdef int rc = 0
+    if st.nodes != NULL:
+        stack_start(st, root, root_stats)
+    elif not stack_init(st, S, root, root_stats):
         return 1
-    stack[0].tree, stack[0].local, stack[0].parent, stack[0].is_left = top_tree, 0, -1, False
-    stack[0].start, stack[0].end, stack[0].n_known = 0, sp.n_samples, 0
-    while top > 0:
-        if task >= 0 and top == floor:
-            # every node of the subtree is in the store: its speculative copy goes
-            # (the store grows as the copies shrink)
-            spec_free(&trees[task])
-            task = -1
-        top -= 1
-        fr = stack[top]
-        t, i = fr.tree, fr.local
-        if t.nodes[i].task >= 0:
-            task, floor = t.nodes[i].task, top
-            t, i = &trees[task], 0
-        sn = &t.nodes[i]
-        init_node(&node, fr.start, fr.end, sn.depth, fr.parent, fr.is_left, sn.impurity,
-                  sn.weight)
-        node.n_constant = fr.n_known
-        if sn.search and node.end - node.start == 2 and grows(lim, &node):
-            # a pair (the serial search's own shortcut): one serial step here, its
-            # children leaves of one sample
-            rc = _pair_step(sp, store, lim, &node, t.stats + i * t.n_stats, weight_root,
-                            child_stats)
-            if rc != 0:
-                break
+    cdef double* stats = st.stats
+    cdef double* child_stats = st.stats + S
+    while st.top > 0:
+        stack_pop(st, &node)
+        i = spec_add(out, &node, stats)
+        if i < 0:
+            rc = 1
+            break
+        if not grows(lim, &node):
             continue
-        if grows(lim, &node):
-            # the node's draw, as the serial grower makes it (kept, where a tie may
-            # go another way, to draw again should the node be grown afresh)
-            ambiguous = sn.search or popcount(sn.tied) > 1
-            if ambiguous:
-                memcpy(saved, sp.draw.features, d * sizeof(Py_ssize_t))
-                memcpy(saved + d, sp.draw.constant_features, d * sizeof(Py_ssize_t))
-                saved_state = sp.draw.state
-            n_total = draw_by_mask(&sp.draw, fr.n_known, sn.constant)
-            choice = sn.winner
-            if ambiguous and not sn.search:
-                for j in range(sp.draw.n_visit):
-                    if (sn.tied >> sp.draw.visit[j]) & 1:
-                        choice = <int> sp.draw.visit[j]
-                        break
-            if choice != sn.winner and not sn.search and sn.feature >= 0:
+        # (the draw as ``draw_features`` makes it: is_constant is a function of
+        # the node's columns, asked here of every feature at once)
+        constant = 0
+        for f in range(sp.n_features):
+            if sp.is_constant(f, node.start, node.end):
+                constant |= (<unsigned long long> 1) << f
+        node.n_constant = draw_by_mask(&w.draw, node.n_constant, constant)
+        if not sp.split_in(w.s, w.marks, w.draw.visit, w.draw.n_visit, w.threads, node.start,
+                           node.end, stats, node.weight, node.impurity, weight_root, &split,
+                           child_stats) or \
+                below_min_decrease(split.improvement, lim.min_impurity_decrease):
+            continue
+        if not spec_set_split(out, i, &split) or \
+                not stack_children(st, &node, i, &split, &left, &right):
+            rc = 1
+            break
+        if grows(lim, left) or grows(lim, right):
+            sp._partition_with(w.s, w.threads, w.marks, node.start, node.end, &split)
+    return rc
+
+
+cdef struct Frame:
+    # a speculative node the replay visits: where it is and where it goes
+    Py_ssize_t local            # its id in the speculative tree
+    Py_ssize_t parent           # the id of its parent in the output, -1 for the root
+    bint is_left
+    Py_ssize_t start, end       # its segment
+    Py_ssize_t n_known          # the constants its ancestors found
+
+
+cdef struct Frames:
+    Frame* items
+    Py_ssize_t top, cap
+
+
+cdef bint frames_push(Frames* fs, Py_ssize_t local, Py_ssize_t parent, bint is_left,
+                      Py_ssize_t start, Py_ssize_t end, Py_ssize_t n_known) noexcept nogil:
+    cdef void* grown
+    if fs.top == fs.cap:
+        grown = realloc(fs.items, 2 * max(fs.cap, 16) * sizeof(Frame))
+        if grown == NULL:
+            return False
+        fs.items = <Frame*> grown
+        fs.cap = 2 * max(fs.cap, 16)
+    fs.items[fs.top].local, fs.items[fs.top].parent = local, parent
+    fs.items[fs.top].is_left = is_left
+    fs.items[fs.top].start, fs.items[fs.top].end = start, end
+    fs.items[fs.top].n_known = n_known
+    fs.top += 1
+    return True
+
+
+cdef inline bint push_children(Frames* fs, const SpecTree* t, const SpecNode* sn,
+                               Py_ssize_t parent, const Frame* fr,
+                               Py_ssize_t n_known) noexcept nogil:
+    """A speculative node's children, right below left (the left one is visited first)."""
+    cdef Py_ssize_t n_left = t.nodes[sn.left].n
+    return frames_push(fs, sn.right, parent, False, fr.start + n_left, fr.end, n_known) and \
+        frames_push(fs, sn.left, parent, True, fr.start, fr.start + n_left, n_known)
+
+
+cdef int _choose(Splitter sp, const Limits* lim, const SpecTree* t, const Frame* fr,
+                 FeatureDraw* draw, Scratch* s, int* ids, unsigned long long* marks,
+                 DrawSnap* saved, double weight_root, Node* node, SplitRecord* split,
+                 double* child_stats, Py_ssize_t* n_known) noexcept nogil:
+    """The replay's verdict on speculative node ``fr.local`` of ``t``: the node's draw
+    made (``draw``), as the serial grower would make it. Returns
+
+    - 0: the node as grown speculatively (``split`` holds its split, if any);
+    - 1: split in place on the feature the draw prefers (``split``, the same
+      children, so the subtree below stays);
+    - 2: the serial grower would grow it otherwise: grow it afresh, the draw back
+      where it was before the node (nothing drawn);
+    - -1: memory ran out.
+
+    ``node`` is the node, ``n_known`` the constants known below it."""
+    cdef const SpecNode* sn = &t.nodes[fr.local]
+    cdef const double* stats = t.stats + fr.local * t.n_stats
+    cdef SplitRecord made
+    cdef Py_ssize_t j
+    cdef int choice, found
+    cdef bint ambiguous
+    init_node(node, fr.start, fr.end, sn.depth, fr.parent, fr.is_left, sn.impurity, sn.weight)
+    node.n_constant = fr.n_known
+    n_known[0] = fr.n_known
+    if grows(lim, node):
+        if sn.search:
+            # the order of the scans decides beyond the first of the best
+            return 2
+        ambiguous = popcount(sn.tied) > 1
+        if ambiguous:
+            snap_take(saved, draw)
+        n_known[0] = draw_by_mask(draw, fr.n_known, sn.constant)
+        choice = sn.winner
+        if ambiguous:
+            for j in range(draw.n_visit):
+                if (sn.tied >> draw.visit[j]) & 1:
+                    choice = <int> draw.visit[j]
+                    break
+        if choice != sn.winner:
+            if sn.feature >= 0:
                 # a tie gone another way: the feature chosen may send the same
                 # samples left, and then only the node's own split changes
-                spec_record(t, i, &made)
-                found = sp.resplit_on(choice, &node, t.stats + i * t.n_stats, weight_root,
-                                      &made, &split, child_stats)
+                spec_record(t, fr.local, &made)
+                found = sp.resplit_on(s, ids, marks, choice, node, stats, weight_root, &made,
+                                      split, child_stats)
                 if found < 0:
-                    rc = 1
-                    break
+                    return -1
                 # (the children's statistics summed in the new feature's order must
                 # be the very ones the subtree below was grown from)
                 if found == 1 and not below_min_decrease(
@@ -632,100 +802,293 @@ cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, SpecTree* top_
                             t.n_stats * sizeof(double)) == 0 and memcmp(
                             child_stats + t.n_stats, t.stats + sn.right * t.n_stats,
                             t.n_stats * sizeof(double)) == 0:
-                    resplit_count[0] += 1
-                    node_id = store.add(node.parent, node.is_left, node.depth, node.impurity,
-                                        node.end - node.start, node.weight,
-                                        t.stats + i * t.n_stats)
-                    if node_id < 0 or not store.set_split(node_id, &split):
-                        rc = 1
-                        break
-                    rc = _push_children(&stack, &cap, &top, t, sn, node_id, &fr, n_total)
-                    if rc != 0:
-                        break
-                    continue
-            if choice != sn.winner or sn.search:
-                memcpy(sp.draw.features, saved, d * sizeof(Py_ssize_t))
-                memcpy(sp.draw.constant_features, saved + d, d * sizeof(Py_ssize_t))
-                sp.draw.state = saved_state
-                # (a node left to the replay was not partitioned: its columns are in order)
-                if not sn.search and sp.restore_segment(fr.start, fr.end) < 0:
-                    rc = 1
-                    break
-                searched[0] += 1
-                rc = _grow_from(sp, store, lim, &node, t.stats + i * t.n_stats, weight_root)
-                if rc != 0:
-                    break
-                continue
-        node_id = store.add(node.parent, node.is_left, node.depth, node.impurity,
-                            node.end - node.start, node.weight, t.stats + i * t.n_stats)
-        if node_id < 0:
+                    return 1
+            snap_put(saved, draw)
+            return 2
+    if sn.feature >= 0:
+        spec_record(t, fr.local, split)
+    return 0
+
+
+cdef bint _ids_room(Worker* w, Py_ssize_t n) noexcept nogil:
+    cdef void* grown
+    if w.ids_cap >= n:
+        return True
+    grown = realloc(w.ids, n * sizeof(int))
+    if grown == NULL:
+        return False
+    w.ids, w.ids_cap = <int*> grown, n
+    return True
+
+
+cdef int _grow_afresh_kept(Splitter sp, SpecTree* out, const Limits* lim, Worker* w,
+                           const Node* node, const double* stats, double weight_root,
+                           bint partitioned) noexcept nogil:
+    """``_exact_grow`` of a node, its columns put back afterwards as they were (a
+    task replayed again from another draw finds them as the speculative growth
+    left them); sorted again first where the speculative growth ``partitioned``
+    them below the node. Returns 0, or 1 when memory ran out."""
+    cdef Py_ssize_t need = sp.segment_bytes(node.end - node.start)
+    cdef void* grown
+    cdef int rc
+    if w.room_cap < need:
+        grown = realloc(w.room, need)
+        if grown == NULL:
+            return 1
+        w.room, w.room_cap = <unsigned char*> grown, need
+    sp.copy_segment(w.room, node.start, node.end, True)
+    if partitioned and sp.restore_segment(node.start, node.end) < 0:
+        return 1
+    rc = _exact_grow(sp, out, lim, w, node, stats, weight_root)
+    sp.copy_segment(w.room, node.start, node.end, False)
+    return rc
+
+
+cdef int _replay_task(Splitter sp, const SpecTree* spec, SpecTree* out, const Limits* lim,
+                      Worker* w, const Node* root, double weight_root) noexcept nogil:
+    """Write speculative subtree ``spec`` into ``out`` as the serial grower grows it
+    from the worker's draw: each node kept, split in place on another feature, or
+    grown afresh (``_choose``), the columns left as they were. Returns 0, or 1
+    when memory ran out."""
+    cdef Frames fs
+    cdef Frame fr
+    cdef Node node
+    cdef SplitRecord split
+    cdef Py_ssize_t j, n_known, S = spec.n_stats
+    cdef double* child_stats = <double*> malloc(2 * max(S, 1) * sizeof(double))
+    cdef int verdict, rc = 0
+    fs.items, fs.top, fs.cap = NULL, 0, 0
+    if child_stats == NULL or not frames_push(&fs, 0, -1, False, root.start, root.end,
+                                              root.n_constant):
+        rc = 1
+    while rc == 0 and fs.top > 0:
+        fs.top -= 1
+        fr = fs.items[fs.top]
+        if not _ids_room(w, fr.end - fr.start):
             rc = 1
             break
-        if sn.feature < 0:
-            continue
-        spec_record(t, i, &split)
-        if not store.set_split(node_id, &split):
+        verdict = _choose(sp, lim, spec, &fr, &w.draw, w.s, w.ids, w.marks, &w.saved,
+                          weight_root, &node, &split, child_stats, &n_known)
+        if verdict < 0:
             rc = 1
-            break
-        rc = _push_children(&stack, &cap, &top, t, sn, node_id, &fr, n_total)
-        if rc != 0:
-            break
-    free(stack)
-    free(saved)
+        elif verdict == 2:
+            # grown afresh from its columns as presorted (below it the speculative
+            # growth may have partitioned them)
+            w.searched += 1
+            if fr.end - fr.start > 2:
+                rc = _grow_afresh_kept(sp, out, lim, w, &node, spec.stats + fr.local * S,
+                                       weight_root, spec.nodes[fr.local].feature >= 0)
+            else:
+                # (a pair's children are leaves: its columns stay as they are)
+                rc = _exact_grow(sp, out, lim, w, &node, spec.stats + fr.local * S,
+                                 weight_root)
+        else:
+            w.resplit += verdict == 1
+            j = spec_add(out, &node, spec.stats + fr.local * S)
+            if j < 0:
+                rc = 1
+            elif spec.nodes[fr.local].feature >= 0 and (
+                    not spec_set_split(out, j, &split) or
+                    not push_children(&fs, spec, &spec.nodes[fr.local], j, &fr, n_known)):
+                rc = 1
+    free(fs.items)
     free(child_stats)
     return rc
 
 
-cdef int _push_children(Frame** stack, Py_ssize_t* cap, Py_ssize_t* top, SpecTree* t,
-                        const SpecNode* sn, Py_ssize_t node_id, const Frame* fr,
-                        Py_ssize_t n_known) noexcept nogil:
-    """Put a node's speculative children on the replay's stack, right below left.
-    Returns 0, or 1 when memory ran out."""
-    cdef void* grown
-    cdef Frame* f
-    cdef Py_ssize_t n_left = t.nodes[sn.left].n
-    if top[0] + 2 > cap[0]:
-        grown = realloc(stack[0], 2 * cap[0] * sizeof(Frame))
-        if grown == NULL:
-            return 1
-        stack[0] = <Frame*> grown
-        cap[0] *= 2
-    f = stack[0] + top[0]
-    f[0].tree, f[0].local, f[0].parent, f[0].is_left = t, sn.right, node_id, False
-    f[0].start, f[0].end, f[0].n_known = fr.start + n_left, fr.end, n_known
-    f[1].tree, f[1].local, f[1].parent, f[1].is_left = t, sn.left, node_id, True
-    f[1].start, f[1].end, f[1].n_known = fr.start, fr.start + n_left, n_known
-    top[0] += 2
-    return 0
+cdef void _predict_draws(Splitter sp, const Limits* lim, const SpecTree* t,
+                         Py_ssize_t n_known, Frames* fs) noexcept nogil:
+    """Make the draws of speculative tree ``t``'s nodes in pre-order, as if each were
+    grown as it was speculatively: the generator's state after the subtree, most
+    likely (``_grow_subtrees`` checks it)."""
+    cdef const SpecNode* sn
+    cdef Node node
+    cdef Frame fr
+    cdef Py_ssize_t below, j
+    fs.top = 0
+    if not frames_push(fs, 0, -1, False, 0, t.nodes[0].n, n_known):
+        return
+    while fs.top > 0:
+        fs.top -= 1
+        fr = fs.items[fs.top]
+        sn = &t.nodes[fr.local]
+        init_node(&node, fr.start, fr.end, sn.depth, -1, False, sn.impurity, sn.weight)
+        if not grows(lim, &node):
+            continue
+        for j in range(sn.draws):
+            below = draw_by_mask(&sp.draw, fr.n_known, sn.constant)
+        if sn.feature >= 0:
+            push_children(fs, t, sn, -1, &fr, below)
 
 
-cdef int _pair_step(Splitter sp, NodeStore store, const Limits* lim, Node* node,
-                    const double* stats, double weight_root, double* child_stats) noexcept nogil:
-    """``_grow_from`` for a node of two samples, without its stack: the node, its
-    split, and its two children (leaves of one sample). Returns 0, or 1 when
-    memory ran out."""
+cdef struct Rounds:
+    # the replay's record of each subtree left to a thread (task k)
+    DrawSnap* start             # the draw at its root, as predicted
+    DrawSnap* predicted         # ... and after it, as predicted
+    DrawSnap* actual            # ... and after it, as its thread grew it
+    Node* roots                 # its root (its constants known: n_constant)
+    bint* done                  # written for good
+    bint* dirty                 # its columns sorted again somewhere below its root
+    bint* met                   # part of the tree (no top node above it grown afresh)
+    Py_ssize_t* segments        # its segment (start, end)
+    bint* top_dirty             # by top node: grown afresh (its columns partitioned)
+    Py_ssize_t n_tasks
+    DrawSnap top_saved          # a top node's draw kept (``_choose``)
+    Py_ssize_t* room            # the snapshots' arrays
+
+
+cdef int _walk_top(Splitter sp, const Limits* lim, const SpecTree* top_tree,
+                   SpecTree* trees, SpecTree* outs, Rounds* r, SpecTree* final_top,
+                   const DrawSnap* initial, Worker* main, bint serial,
+                   double weight_root) noexcept nogil:
+    """The serial part of a round: the top's nodes in pre-order with the draws the
+    serial grower makes (written into ``final_top``, each task as a leaf whose
+    ``task`` names it), each task's draw at its root (exact, if every task before
+    it was predicted right) and after it (predicted from its speculative tree, or
+    as grown once done), or with ``serial`` each task replayed here, from the
+    exact draw; a top node the serial grower grows otherwise is grown afresh in
+    ``final_top`` (``main``: the splitter's own scratch and marks), and the tasks
+    below it are not met. Returns 0, or 1 when memory ran out."""
+    cdef Frames fs, inner
+    cdef Frame fr
+    cdef Node node
     cdef SplitRecord split
-    cdef Node left, right
-    cdef Py_ssize_t node_id = store.add(node.parent, node.is_left, node.depth, node.impurity,
-                                        node.end - node.start, node.weight, stats)
-    cdef int found
-    if node_id < 0:
+    cdef const SpecNode* sn
+    cdef Py_ssize_t j, k, n_known, S = top_tree.n_stats
+    cdef double* child_stats = <double*> malloc(2 * max(S, 1) * sizeof(double))
+    cdef int verdict, rc = 0
+    fs.items, fs.top, fs.cap = NULL, 0, 0
+    inner.items, inner.top, inner.cap = NULL, 0, 0
+    snap_put(initial, &sp.draw)
+    final_top.count, final_top.n_sets = 0, 0
+    for k in range(r.n_tasks):
+        r.met[k] = False
+    if child_stats == NULL or not frames_push(&fs, 0, -1, False, 0, sp.n_samples, 0):
+        rc = 1
+    while rc == 0 and fs.top > 0:
+        fs.top -= 1
+        fr = fs.items[fs.top]
+        k = top_tree.nodes[fr.local].task
+        if k >= 0:
+            sn = &top_tree.nodes[fr.local]
+            init_node(&r.roots[k], fr.start, fr.end, sn.depth, -1, fr.is_left, sn.impurity,
+                      sn.weight)
+            r.roots[k].n_constant = fr.n_known
+            init_node(&node, fr.start, fr.end, sn.depth, fr.parent, fr.is_left, sn.impurity,
+                      sn.weight)
+            j = spec_add(final_top, &node, top_tree.stats + fr.local * S)
+            if j < 0:
+                rc = 1
+                break
+            final_top.nodes[j].task = k
+            r.met[k] = True
+            if not r.done[k] and serial:
+                snap_take(&r.start[k], &sp.draw)
+                rc = _run_task(sp, lim, &trees[k], &outs[k], main, r, k, weight_root)
+                r.done[k] = True
+                spec_free(&trees[k])
+            if r.done[k]:
+                snap_put(&r.actual[k], &sp.draw)
+            else:
+                snap_take(&r.start[k], &sp.draw)
+                _predict_draws(sp, lim, &trees[k], fr.n_known, &inner)
+                snap_take(&r.predicted[k], &sp.draw)
+            continue
+        # (the top's nodes are large and few: resplit on the splitter's own scratch)
+        verdict = _choose(sp, lim, top_tree, &fr, &sp.draw, &sp.scratch[0],
+                          sp.scratch[1].tmp_i, sp.goes_left, &r.top_saved, weight_root, &node,
+                          &split, child_stats, &n_known)
+        if verdict < 0:
+            rc = 1
+        elif verdict == 2:
+            # grown afresh here, serially, with the generator itself; the tasks
+            # below it are not the tree's, and their columns are overwritten
+            if top_tree.nodes[fr.local].feature >= 0 or r.top_dirty[fr.local]:
+                if sp.restore_segment(fr.start, fr.end) < 0:
+                    rc = 1
+                    break
+            r.top_dirty[fr.local] = True
+            for k in range(r.n_tasks):
+                if fr.start <= r.segments[2 * k] and r.segments[2 * k + 1] <= fr.end:
+                    r.dirty[k] = True
+            main.searched += 1
+            snap_take(&r.top_saved, &sp.draw)
+            snap_put(&r.top_saved, &main.draw)
+            rc = _exact_grow(sp, final_top, lim, main, &node, top_tree.stats + fr.local * S,
+                             weight_root)
+            snap_take(&r.top_saved, &main.draw)
+            snap_put(&r.top_saved, &sp.draw)
+        else:
+            j = spec_add(final_top, &node, top_tree.stats + fr.local * S)
+            if j < 0:
+                rc = 1
+            elif top_tree.nodes[fr.local].feature >= 0 and (
+                    not spec_set_split(final_top, j, &split) or not push_children(
+                        &fs, top_tree, &top_tree.nodes[fr.local], j, &fr, n_known)):
+                rc = 1
+    free(fs.items)
+    free(inner.items)
+    free(child_stats)
+    return rc
+
+
+cdef int _write_tree(NodeStore store, const SpecTree* final_top, SpecTree* outs,
+                     int n_threads) noexcept nogil:
+    """Write the top's nodes and each task's output into ``store`` in pre-order, a
+    task's nodes (pre-order themselves) in one block of ids, the blocks on
+    ``n_threads`` threads. Returns 0, or 1 when memory ran out."""
+    cdef Py_ssize_t i, n = final_top.count, total = 0, n_sets = 0
+    cdef Py_ssize_t* ids = <Py_ssize_t*> malloc(2 * max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* sets_at = ids + max(n, 1)
+    if ids == NULL:
         return 1
-    found = sp.split(node, stats, weight_root, &split, child_stats)
-    if found < 0:
+    # each item's first id and first category set: a top node one, a task its block
+    for i in range(n):
+        ids[i], sets_at[i] = total, n_sets
+        if final_top.nodes[i].task < 0:
+            total += 1
+            n_sets += final_top.nodes[i].cat >= 0
+        else:
+            total += outs[final_top.nodes[i].task].count
+            n_sets += outs[final_top.nodes[i].task].n_sets
+    if not store.reserve(total, n_sets):
+        free(ids)
         return 1
-    if found == 0 or below_min_decrease(split.improvement, lim.min_impurity_decrease):
-        return 0
-    if not store.set_split(node_id, &split):
-        return 1
-    children_of(node, node_id, &split, &left, &right)
-    if store.add(node_id, True, left.depth, left.impurity, left.end - left.start, left.weight,
-                 child_stats) < 0:
-        return 1
-    if store.add(node_id, False, right.depth, right.impurity, right.end - right.start,
-                 right.weight, child_stats + sp.n_stats) < 0:
-        return 1
+    for i in prange(n, nogil=True, num_threads=max(1, n_threads), schedule="dynamic"):
+        _write_item(store, final_top, outs, ids, sets_at, i)
+    store.mark_written(total, n_sets)
+    free(ids)
     return 0
+
+
+cdef void _write_item(NodeStore store, const SpecTree* final_top, SpecTree* outs,
+                      const Py_ssize_t* ids, const Py_ssize_t* sets_at,
+                      Py_ssize_t i) noexcept nogil:
+    """``_write_tree``'s item i: a top node (its children linked here), or a task's
+    block (its root linked by its parent's item; its output freed once written)."""
+    cdef const SpecNode* sn = &final_top.nodes[i]
+    cdef SpecTree* out
+    cdef const SpecNode* on
+    cdef SplitRecord split
+    cdef Py_ssize_t q, S = final_top.n_stats, base = ids[i]
+    if sn.task < 0:
+        if sn.feature >= 0:
+            spec_record(final_top, i, &split)
+        store.put(base, -1, False, sn.depth, sn.impurity, sn.n, sn.weight,
+                  final_top.stats + i * S, &split if sn.feature >= 0 else NULL, sets_at[i])
+        if sn.feature >= 0:
+            store.link(base, ids[sn.left], ids[sn.right])
+        return
+    out = &outs[sn.task]
+    for q in range(out.count):
+        on = &out.nodes[q]
+        if on.feature >= 0:
+            spec_record(out, q, &split)
+        store.put(base + q, base + on.parent if on.parent >= 0 else -1, on.is_left, on.depth,
+                  on.impurity, on.n, on.weight, out.stats + q * S,
+                  &split if on.feature >= 0 else NULL,
+                  sets_at[i] + on.cat if on.cat >= 0 else -1)
+    spec_free(out)
 
 
 # The speculative growth pays from this much work (samples x features) per thread,
@@ -734,17 +1097,20 @@ cdef int _pair_step(Splitter sp, NodeStore store, const Limits* lim, Node* node,
 cdef Py_ssize_t SUBTREE_WORK = 1 << 18
 cdef Py_ssize_t SUBTREE_SHARES = 8
 cdef Py_ssize_t SUBTREE_FITS = 0        # fits grown this way, nodes the replay
-cdef Py_ssize_t SUBTREE_SEARCHED = 0    # searched again, and nodes it split on another
-cdef Py_ssize_t SUBTREE_RESPLIT = 0     # feature in place (tests read them)
+cdef Py_ssize_t SUBTREE_SEARCHED = 0    # grew afresh, nodes it split on another
+cdef Py_ssize_t SUBTREE_RESPLIT = 0     # feature in place, and replays that met a
+cdef Py_ssize_t SUBTREE_ROUNDS = 0      # wrong prediction (tests read them)
 
 
 def subtree_tuning(Py_ssize_t work=-1, Py_ssize_t shares=-1):
     """Read, or set (values > 0), the speculative growth's thresholds: the least
     work (samples x features) per thread, and the subtrees per thread. Returns the
     previous values, the number of fits grown this way so far, of the nodes their
-    replays searched again and of those they split on another feature in place."""
+    replays grew afresh, of those they split on another feature in place, and of
+    the replays that met a wrong prediction of their draws."""
     global SUBTREE_WORK, SUBTREE_SHARES
-    old = (SUBTREE_WORK, SUBTREE_SHARES, SUBTREE_FITS, SUBTREE_SEARCHED, SUBTREE_RESPLIT)
+    old = (SUBTREE_WORK, SUBTREE_SHARES, SUBTREE_FITS, SUBTREE_SEARCHED, SUBTREE_RESPLIT,
+           SUBTREE_ROUNDS)
     if work > 0:
         SUBTREE_WORK = work
     if shares > 0:
@@ -752,9 +1118,171 @@ def subtree_tuning(Py_ssize_t work=-1, Py_ssize_t shares=-1):
     return old
 
 
+cdef bint _rounds_init(Rounds* r, Py_ssize_t n_tasks, Py_ssize_t n_top,
+                       Py_ssize_t d) noexcept nogil:
+    """Room for ``n_tasks`` tasks' records (all zero: none done), d features each."""
+    cdef Py_ssize_t k, m = max(n_tasks, 1), width = max(d, 1)
+    r.n_tasks = n_tasks
+    r.start = <DrawSnap*> calloc(m, sizeof(DrawSnap))
+    r.predicted = <DrawSnap*> calloc(m, sizeof(DrawSnap))
+    r.actual = <DrawSnap*> calloc(m, sizeof(DrawSnap))
+    r.roots = <Node*> calloc(m, sizeof(Node))
+    r.done = <bint*> calloc(m, sizeof(bint))
+    r.dirty = <bint*> calloc(m, sizeof(bint))
+    r.met = <bint*> calloc(m, sizeof(bint))
+    r.segments = <Py_ssize_t*> calloc(2 * m, sizeof(Py_ssize_t))
+    r.top_dirty = <bint*> calloc(max(n_top, 1), sizeof(bint))
+    # every snapshot's two arrays in one block: 3 snapshots a task, and the top's
+    r.room = <Py_ssize_t*> malloc((3 * m + 1) * 2 * width * sizeof(Py_ssize_t))
+    if r.start == NULL or r.predicted == NULL or r.actual == NULL or r.roots == NULL or \
+            r.done == NULL or r.dirty == NULL or r.room == NULL or r.met == NULL or \
+            r.segments == NULL or r.top_dirty == NULL:
+        return False
+    for k in range(m):
+        r.start[k].features = r.room + (6 * k) * width
+        r.start[k].constants = r.room + (6 * k + 1) * width
+        r.predicted[k].features = r.room + (6 * k + 2) * width
+        r.predicted[k].constants = r.room + (6 * k + 3) * width
+        r.actual[k].features = r.room + (6 * k + 4) * width
+        r.actual[k].constants = r.room + (6 * k + 5) * width
+    r.top_saved.features = r.room + (6 * m) * width
+    r.top_saved.constants = r.room + (6 * m + 1) * width
+    return True
+
+
+cdef void _rounds_free(Rounds* r) noexcept nogil:
+    free(r.start)
+    free(r.predicted)
+    free(r.actual)
+    free(r.roots)
+    free(r.done)
+    free(r.dirty)
+    free(r.met)
+    free(r.segments)
+    free(r.top_dirty)
+    free(r.room)
+
+
+cdef int _run_task(Splitter sp, const Limits* lim, const SpecTree* spec, SpecTree* out,
+                   Worker* w, Rounds* r, Py_ssize_t k, double weight_root) noexcept nogil:
+    """Task k on a thread: from its predicted draw, replayed (or, its columns sorted
+    again since its speculative growth, grown afresh), its draw after it kept."""
+    cdef Node root = r.roots[k]
+    cdef int rc
+    snap_put(&r.start[k], &w.draw)
+    out.count, out.n_sets = 0, 0
+    if r.dirty[k]:
+        w.searched += 1
+        if sp.restore_segment(root.start, root.end) < 0:
+            return 1
+        rc = _exact_grow(sp, out, lim, w, &root, spec.stats, weight_root)
+    else:
+        rc = _replay_task(sp, spec, out, lim, w, &root, weight_root)
+    snap_take(&r.actual[k], &w.draw)
+    return rc
+
+
+cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, const SpecTree* top_tree,
+                 SpecTree* trees, const Tasks* tasks, unsigned long long* marks,
+                 Py_ssize_t words, double weight_root, Py_ssize_t* counts) noexcept nogil:
+    """Write the speculative trees into ``store`` as the serial grower grows the tree,
+    in rounds: the top walked serially (``_walk_top``), then the tasks not yet done
+    on threads, each from its predicted draw; a task is done for good when every
+    task before it was predicted right (its draw at its root was the serial
+    grower's), so each round settles one task at least. ``counts``: nodes grown
+    afresh, split in place, and wrong predictions. Returns 0, or 1 when memory
+    ran out."""
+    cdef int T = sp.n_threads, tid, t, rc = 0
+    cdef Py_ssize_t d = sp.n_features, S = sp.n_stats, n_tasks = tasks.count, k, p, n_pending
+    cdef Py_ssize_t rounds = 0, mispredicted = 0
+    # a classifier's tied nodes grown afresh may well grow otherwise than their
+    # speculative copies (other children, pure or not): its draws would be
+    # mispredicted, so its tasks are replayed in order
+    cdef bint serial = sp.is_classifier
+    cdef Rounds r
+    cdef DrawSnap initial
+    cdef SpecTree final_top
+    cdef SpecTree* outs = <SpecTree*> calloc(max(n_tasks, 1), sizeof(SpecTree))
+    cdef Worker* workers = <Worker*> calloc(T + 1, sizeof(Worker))
+    cdef Py_ssize_t* pending = <Py_ssize_t*> malloc(max(n_tasks, 1) * sizeof(Py_ssize_t))
+    cdef int* task_rc = <int*> calloc(max(n_tasks, 1), sizeof(int))
+    memset(&r, 0, sizeof(Rounds))
+    final_top.nodes, final_top.stats, final_top.sets = NULL, NULL, NULL
+    initial.features = <Py_ssize_t*> malloc(max(d, 1) * sizeof(Py_ssize_t))
+    initial.constants = <Py_ssize_t*> malloc(max(d, 1) * sizeof(Py_ssize_t))
+    if outs == NULL or workers == NULL or pending == NULL or task_rc == NULL or \
+            initial.features == NULL or initial.constants == NULL or \
+            not _rounds_init(&r, n_tasks, top_tree.count, d) or not spec_init(&final_top, S):
+        rc = 1
+    # workers[T]: the walk's, on the splitter's own scratch and marks (and threads)
+    for t in range(T + 1):
+        if rc == 0 and not worker_init(&workers[t], &sp.draw, &sp.scratch[t % T],
+                                       marks + t * words if t < T else sp.goes_left,
+                                       1 if t < T else T):
+            rc = 1
+    for k in range(n_tasks):
+        if rc == 0 and not spec_init(&outs[k], S):
+            rc = 1
+        if rc == 0:
+            r.segments[2 * k] = tasks.nodes[k].start
+            r.segments[2 * k + 1] = tasks.nodes[k].end
+    if rc == 0:
+        snap_take(&initial, &sp.draw)
+    while rc == 0:
+        rc = _walk_top(sp, lim, top_tree, trees, outs, &r, &final_top, &initial, &workers[T],
+                       serial, weight_root)
+        if rc != 0:
+            break
+        n_pending = 0
+        for k in range(n_tasks):
+            if r.met[k] and not r.done[k]:
+                pending[n_pending] = k
+                n_pending += 1
+        if n_pending == 0:
+            break
+        rounds += 1
+        for p in prange(n_pending, num_threads=T, schedule="dynamic"):
+            tid = threadid()
+            task_rc[pending[p]] = _run_task(sp, lim, &trees[pending[p]], &outs[pending[p]],
+                                            &workers[tid], &r, pending[p], weight_root)
+        for p in range(n_pending):
+            rc |= task_rc[pending[p]]
+        # done for good: each task up to the first whose draw after it was mispredicted
+        for p in range(n_pending):
+            k = pending[p]
+            r.done[k] = True
+            spec_free(&trees[k])       # (done for good: never replayed again)
+            if not snap_equal(&r.actual[k], &r.predicted[k], d):
+                # the rest in order, from exact draws: a prediction gone wrong once
+                # is likely to go wrong again
+                serial = True
+                mispredicted += 1
+                break
+    if rc == 0:
+        rc = _write_tree(store, &final_top, outs, T)
+    counts[2] += mispredicted
+    if workers != NULL:
+        for t in range(T + 1):
+            counts[0] += workers[t].searched
+            counts[1] += workers[t].resplit
+            worker_free(&workers[t])
+    if outs != NULL:
+        for k in range(n_tasks):
+            spec_free(&outs[k])
+    spec_free(&final_top)
+    _rounds_free(&r)
+    free(initial.features)
+    free(initial.constants)
+    free(outs)
+    free(workers)
+    free(pending)
+    free(task_rc)
+    return rc
+
+
 cdef int _grow_subtrees(Splitter sp, NodeStore store, const Limits* lim) except -1:
     """Depth-first growth with subtrees on threads (see the section's comment)."""
-    global SUBTREE_FITS, SUBTREE_SEARCHED, SUBTREE_RESPLIT
+    global SUBTREE_FITS, SUBTREE_SEARCHED, SUBTREE_RESPLIT, SUBTREE_ROUNDS
     cdef int T = sp.n_threads, k, tid
     cdef Py_ssize_t S = sp.n_stats, N = sp.n_samples, d = sp.n_features, words = (N + 63) // 64
     cdef Py_ssize_t cutoff = max(N // (SUBTREE_SHARES * T), 2), n_tasks
@@ -768,8 +1296,9 @@ cdef int _grow_subtrees(Splitter sp, NodeStore store, const Limits* lim) except 
     cdef Tasks tasks
     cdef Node root
     cdef double weight_root
-    cdef Py_ssize_t searched = 0, resplit = 0
+    cdef Py_ssize_t counts[3]
     cdef int rc = 0
+    counts[0] = counts[1] = counts[2] = 0
     tasks.count, tasks.cap = 0, 16
     tasks.nodes = <Node*> malloc(tasks.cap * sizeof(Node))
     tasks.stats = <double*> malloc(tasks.cap * max(S, 1) * sizeof(double))
@@ -806,11 +1335,13 @@ cdef int _grow_subtrees(Splitter sp, NodeStore store, const Limits* lim) except 
             rc |= task_rc[k]
     if rc == 0:
         with nogil:
-            rc = _replay(sp, store, lim, &top_tree, trees, weight_root, &searched, &resplit)
+            rc = _replay(sp, store, lim, &top_tree, trees, &tasks, marks, words, weight_root,
+                         counts)
             sp.finish()
         SUBTREE_FITS += 1
-        SUBTREE_SEARCHED += searched
-        SUBTREE_RESPLIT += resplit
+        SUBTREE_SEARCHED += counts[0]
+        SUBTREE_RESPLIT += counts[1]
+        SUBTREE_ROUNDS += counts[2]
     if trees != NULL:
         for k in range(n_tasks):
             spec_free(&trees[k])

@@ -39,6 +39,15 @@ cdef class NodeStore:
                         double impurity, Py_ssize_t n, double weight,
                         const double* stats) noexcept nogil
     cdef bint set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil
+    cdef void _write_split(self, Py_ssize_t node_id, const SplitRecord* split,
+                           Py_ssize_t set_id) noexcept nogil
+    cdef bint reserve(self, Py_ssize_t n_nodes, Py_ssize_t n_sets) noexcept nogil
+    cdef void put(self, Py_ssize_t node_id, Py_ssize_t parent, bint is_left,
+                  Py_ssize_t depth, double impurity, Py_ssize_t n, double weight,
+                  const double* stats, const SplitRecord* split,
+                  Py_ssize_t set_id) noexcept nogil
+    cdef void link(self, Py_ssize_t node_id, Py_ssize_t left, Py_ssize_t right) noexcept nogil
+    cdef void mark_written(self, Py_ssize_t n_nodes, Py_ssize_t n_sets) noexcept nogil
     cdef void set_bounds(self, Py_ssize_t node_id, double lower, double upper) noexcept nogil
 
 

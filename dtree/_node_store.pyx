@@ -146,6 +146,68 @@ cdef class NodeStore:
         if self.count == self.capacity and not self._grow():
             return -1
         cdef Py_ssize_t node_id = self.count
+        self.put(node_id, parent, is_left, depth, impurity, n, weight, stats, NULL, -1)
+        self.count += 1
+        return node_id
+
+    cdef bint set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil:
+        """Record the split of a node; False when memory for a category set ran out."""
+        cdef unsigned long long* grown
+        cdef Py_ssize_t set_id = -1
+        if split.categorical:
+            if self.n_sets == self.sets_capacity:
+                grown = <unsigned long long*> realloc(
+                    self.cat_sets, 2 * self.sets_capacity * CAT_WORDS * sizeof(unsigned long long))
+                if grown == NULL:
+                    return False
+                self.cat_sets = grown
+                self.sets_capacity *= 2
+            set_id = self.n_sets
+            self.n_sets += 1
+        self._write_split(node_id, split, set_id)
+        return True
+
+    cdef void _write_split(self, Py_ssize_t node_id, const SplitRecord* split,
+                           Py_ssize_t set_id) noexcept nogil:
+        self.feature[node_id] = split.feature
+        self.threshold[node_id] = split.threshold
+        self.missing_left[node_id] = split.missing_left
+        if self.split_low != NULL:
+            # (X's float32 values: exact in float32)
+            self.split_low[node_id] = <float> split.low
+            self.split_high[node_id] = <float> split.high
+        if split.categorical:
+            memcpy(self.cat_sets + set_id * CAT_WORDS, split.cat_left,
+                   CAT_WORDS * sizeof(unsigned long long))
+            self.cat[node_id] = set_id
+
+    cdef bint reserve(self, Py_ssize_t n_nodes, Py_ssize_t n_sets) noexcept nogil:
+        """Room for ``n_nodes`` nodes and ``n_sets`` category sets in all, for
+        ``put``: False when memory ran out."""
+        cdef unsigned long long* grown
+        if n_nodes > self.capacity:
+            with gil:
+                try:
+                    self._allocate(n_nodes)
+                except MemoryError:
+                    return False
+        if n_sets > self.sets_capacity:
+            grown = <unsigned long long*> realloc(
+                self.cat_sets, n_sets * CAT_WORDS * sizeof(unsigned long long))
+            if grown == NULL:
+                return False
+            self.cat_sets = grown
+            self.sets_capacity = n_sets
+        return True
+
+    cdef void put(self, Py_ssize_t node_id, Py_ssize_t parent, bint is_left,
+                  Py_ssize_t depth, double impurity, Py_ssize_t n, double weight,
+                  const double* stats, const SplitRecord* split,
+                  Py_ssize_t set_id) noexcept nogil:
+        """Write node ``node_id`` (reserved, its split or NULL for a leaf, its
+        category set into row ``set_id`` if the split has one), as ``add`` and
+        ``set_split`` would: the growers' threads write their subtrees' blocks of
+        ids side by side (``mark_written`` counts them in at the end)."""
         self.left[node_id] = LEAF
         self.right[node_id] = LEAF
         self.feature[node_id] = -2
@@ -165,32 +227,19 @@ cdef class NodeStore:
                 self.left[parent] = node_id
             else:
                 self.right[parent] = node_id
-        self.count += 1
-        return node_id
+        if split != NULL:
+            self._write_split(node_id, split, set_id)
 
-    cdef bint set_split(self, Py_ssize_t node_id, const SplitRecord* split) noexcept nogil:
-        """Record the split of a node; False when memory for a category set ran out."""
-        cdef unsigned long long* grown
-        self.feature[node_id] = split.feature
-        self.threshold[node_id] = split.threshold
-        self.missing_left[node_id] = split.missing_left
-        if self.split_low != NULL:
-            # (X's float32 values: exact in float32)
-            self.split_low[node_id] = <float> split.low
-            self.split_high[node_id] = <float> split.high
-        if split.categorical:
-            if self.n_sets == self.sets_capacity:
-                grown = <unsigned long long*> realloc(
-                    self.cat_sets, 2 * self.sets_capacity * CAT_WORDS * sizeof(unsigned long long))
-                if grown == NULL:
-                    return False
-                self.cat_sets = grown
-                self.sets_capacity *= 2
-            memcpy(self.cat_sets + self.n_sets * CAT_WORDS, split.cat_left,
-                   CAT_WORDS * sizeof(unsigned long long))
-            self.cat[node_id] = self.n_sets
-            self.n_sets += 1
-        return True
+    cdef void link(self, Py_ssize_t node_id, Py_ssize_t left, Py_ssize_t right) noexcept nogil:
+        """Set a node's children (``put`` links a child to its parent only where
+        one thread writes both)."""
+        self.left[node_id] = left
+        self.right[node_id] = right
+
+    cdef void mark_written(self, Py_ssize_t n_nodes, Py_ssize_t n_sets) noexcept nogil:
+        """Count in the nodes and sets ``put`` wrote (ids below ``n_nodes``)."""
+        self.count = n_nodes
+        self.n_sets = n_sets
 
     cdef void set_bounds(self, Py_ssize_t node_id, double lower, double upper) noexcept nogil:
         if self.lower != NULL:

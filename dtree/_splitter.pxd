@@ -168,6 +168,11 @@ cdef class Splitter:
     cdef bint node_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                          double weight, double impurity, double weight_root,
                          SplitRecord* best, double* child_stats) noexcept nogil
+    cdef bint split_in(self, Scratch* s, unsigned long long* marks, const Py_ssize_t* visit,
+                       Py_ssize_t n_visit, int n_threads, Py_ssize_t start, Py_ssize_t end,
+                       const double* stats, double weight, double impurity,
+                       double weight_root, SplitRecord* best,
+                       double* child_stats) noexcept nogil
     cdef void _partition(self, Py_ssize_t start, Py_ssize_t end,
                          const SplitRecord* split) noexcept nogil
     cdef void _consider_multiway(self, Scratch* s, Py_ssize_t f, Py_ssize_t m, const double* stats,
@@ -175,7 +180,8 @@ cdef class Splitter:
                                  SplitRecord* best) noexcept nogil
     # internals of node_split and partition
     cdef _allocate_scratch(self, int n_threads, Py_ssize_t groups, list owned)
-    cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
+    cdef bint _split_pair(self, Scratch* s, const Py_ssize_t* visit, Py_ssize_t n_visit,
+                          Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil
     cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                                 double weight, SplitRecord* best) noexcept nogil
@@ -279,10 +285,14 @@ cdef class Splitter:
                         SplitRecord* per_feature, const Node* node, const double* stats,
                         double weight_root, SplitRecord* best, double* child_stats,
                         unsigned long long* constant, unsigned long long* tied) noexcept nogil
-    cdef bint _plain_pair(self, Py_ssize_t start) noexcept nogil
+    cdef bint splits_to_singles(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef Py_ssize_t segment_bytes(self, Py_ssize_t m) noexcept nogil
+    cdef void copy_segment(self, unsigned char* room, Py_ssize_t start, Py_ssize_t end,
+                           bint keep) noexcept nogil
     cdef int restore_segment(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
     cdef int restore_column(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil
-    cdef int resplit_on(self, Py_ssize_t f, const Node* node, const double* stats,
+    cdef int resplit_on(self, Scratch* s, int* left_ids, unsigned long long* marks,
+                        Py_ssize_t f, const Node* node, const double* stats,
                         double weight_root, const SplitRecord* made, SplitRecord* best,
                         double* child_stats) noexcept nogil
 

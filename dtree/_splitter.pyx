@@ -23,7 +23,8 @@ the drawn features by index instead, so their ties go to the smallest index.
 """
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, log, nextafterf
+from libc.float cimport DBL_EPSILON
+from libc.math cimport fabs, INFINITY, NAN, log, nextafterf
 from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
@@ -183,6 +184,7 @@ cdef enum:
     SMALL_OUTPUTS = 4   # squared error scans of at most this many outputs keep sums in locals
     AHEAD = 8           # row mode: rows fetched this far ahead of their use
     SEEN_CUTS = 4       # row mode: offered cuts a node's next cut is compared with (a power of 2)
+    SINGLES_MAX = 64    # the largest node ``splits_to_singles`` looks at
 
 
 cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const double* rows,
@@ -880,24 +882,36 @@ cdef class Splitter:
         is filled and ``child_stats`` holds the left then the right child's
         statistics (2 * n_stats values).
         """
+        return self.split_in(&self.scratch[0], self.goes_left, self.draw.visit,
+                             self.draw.n_visit, self.n_threads, start, end, stats, weight,
+                             impurity, weight_root, best, child_stats)
+
+    cdef bint split_in(self, Scratch* s, unsigned long long* marks, const Py_ssize_t* visit,
+                       Py_ssize_t n_visit, int n_threads, Py_ssize_t start, Py_ssize_t end,
+                       const double* stats, double weight, double impurity,
+                       double weight_root, SplitRecord* best,
+                       double* child_stats) noexcept nogil:
+        """``node_split`` with its means named: the scratch ``s``, the side marks,
+        the features to visit in order, and the threads of a large node's scan
+        (more than one: the splitter's own scratch, so the serial grower only). A
+        subtree's thread calls it with its own (``_grow``'s exact growth)."""
         cdef Py_ssize_t i
-        cdef Scratch* s = &self.scratch[0]
         clear_split(best, end)
         if self.quantile_criterion:
             self._rank_node(start, end)
 
-        if end - start == 2 and self._split_pair(start, stats, weight, best):
+        if end - start == 2 and self._split_pair(s, visit, n_visit, start, stats, weight, best):
             pass
-        elif self.n_threads > 1 and (end - start) * self.draw.n_visit >= PARALLEL_WORK:
+        elif n_threads > 1 and (end - start) * n_visit >= PARALLEL_WORK:
             self._scan_in_parallel(start, end, stats, weight, best)
         else:
-            for i in range(self.draw.n_visit):
-                self._scan(s, self.draw.visit[i], start, end, stats, weight, best)
+            for i in range(n_visit):
+                self._scan(s, visit[i], start, end, stats, weight, best)
 
         if best.feature < 0:
             return False
         best.proxy = best.num / best.den
-        self.finish_split(start, end, stats, weight, impurity, weight_root, best, child_stats)
+        self._finish(marks, start, end, stats, weight, impurity, weight_root, best, child_stats)
         if best.multiway:
             # the gain of the whole multiway split, not of its first cascade step
             best.improvement = (weight / weight_root) * (
@@ -1638,7 +1652,8 @@ cdef class Splitter:
                                      self.lower, self.upper, self.settings.min_samples_leaf,
                                      self.settings.min_weight_leaf, weight)
 
-    cdef bint _split_pair(self, Py_ssize_t start, const double* stats, double weight,
+    cdef bint _split_pair(self, Scratch* s, const Py_ssize_t* visit, Py_ssize_t n_visit,
+                          Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil:
         """A regression node of two samples: the scan's answer without scanning.
 
@@ -1657,17 +1672,17 @@ cdef class Splitter:
         if not pairs_decide(self.is_classifier, &self.settings, self.monotonic):
             return False
         pair_begin(&ps)
-        for i in range(self.draw.n_visit):
+        for i in range(n_visit):
             if ps.scored[0] and ps.scored[1]:
                 break
-            f = self.draw.visit[i]
+            f = visit[i]
             p = f * n + start
             if self.n_categories[f] > 0 or self.vals[p] != self.vals[p] or \
                     self.vals[p + 1] != self.vals[p + 1] or not pair_offer(
                         &ps, best, f, self.idx[p], self.idx[p + 1],
                         midpoint(self.vals[p], self.vals[p + 1]), self.criterion, self.sw,
                         self.yv_by_sample, stats, self.n_outputs, weight,
-                        self.scratch[0].count_left):
+                        s.count_left):
                 clear_split(best, start + 2)
                 return False
         return best.feature >= 0
@@ -1946,21 +1961,19 @@ cdef class Splitter:
         ``constant`` gets the node's constant features, ``tied`` the features
         whose best split ties the chosen one by the scans' rule (the replay's
         choice among them). Returns 1 with ``best`` and the children's statistics,
-        0 when no split is valid, 2 when a category feature ties another or the
-        node is a pair of regression samples (nothing marked: the replay must
-        search the node itself).
+        0 when no split is valid, 3 as 1 where the order of the scans decides
+        beyond "the first of the best" (a category feature tied, or a tie without
+        equal terms: the replay must search the node itself), 2 for a pair of
+        regression samples (left to the replay's search: nothing marked).
+        ``constant`` is set in every case.
         """
         cdef Py_ssize_t f, i, n_visit = 0, start = node.start, end = node.end
         cdef Py_ssize_t visit[64]
         cdef unsigned long long c = 0, t = 0
         cdef SplitRecord* r
+        cdef bint search = False
         constant[0] = 0
         tied[0] = 0
-        if end - start == 2 and pairs_decide(self.is_classifier, &self.settings, self.monotonic) \
-                and not self._plain_pair(start):
-            # the serial search of such a node (``_split_pair``) may stop at a
-            # missing value or a category column and decide by its own rule
-            return 2
         for f in range(self.n_features):
             if self.is_constant(f, start, end):
                 c |= (<unsigned long long> 1) << f
@@ -1968,7 +1981,11 @@ cdef class Splitter:
                 visit[n_visit] = f
                 n_visit += 1
         constant[0] = c
-        tied[0] = 0
+        if end - start == 2 and pairs_decide(self.is_classifier, &self.settings, self.monotonic):
+            # the serial search's own rule (``_split_pair``) settles a pair in a few
+            # features, where a scan of each costs d of them; its children are
+            # leaves, so the draws below it are known all the same
+            return 2
         clear_split(best, end)
         self._scan_each(s, n_threads if (end - start) * n_visit >= PARALLEL_WORK else 1, visit,
                         n_visit, start, end, stats, node.weight, per_feature)
@@ -1984,34 +2001,90 @@ cdef class Splitter:
                 # tied by the cross-multiplied test without equal terms: such ties
                 # need not be transitive, so the order of the scans may matter
                 # beyond "the first of the best"
-                return 2
+                search = True
+                break
             if self.n_categories[visit[i]] > 0 or self.n_categories[best.feature] > 0:
                 if visit[i] != best.feature:
                     # a category scan challenges without a tie key: which of
                     # them wins such a tie depends on the order beyond "the
                     # first of the best", so the replay searches the node again
-                    return 2
+                    search = True
+                    break
             if r.tie_key == best.tie_key:
                 t |= (<unsigned long long> 1) << visit[i]
         tied[0] = t
         best.proxy = best.num / best.den
+        # (split all the same where the replay must search: the subtree below
+        # tells it what the draws there will most likely be)
         self._finish(marks, start, end, stats, node.weight, node.impurity, weight_root, best,
                      child_stats)
-        return 1
+        return 3 if search else 1
 
-    cdef bint _plain_pair(self, Py_ssize_t start) noexcept nogil:
-        """Whether a node of two samples has unit weights, no category column and no
-        missing value: there ``_split_pair`` answers as the scans do, in any order
-        (with weights its tie keys may differ from theirs)."""
-        cdef Py_ssize_t f, p
-        if self.sw != NULL:
+    cdef bint splits_to_singles(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+        """Whether a small regression node [start, end) grown without limits splits
+        until every leaf holds one sample, meeting no constant feature: each
+        feature's values far enough apart (no two within ``tol``, none missing) and
+        the targets so far apart that any two of them make an impurity well above
+        a leaf's. Then its growth draws m - 1 times with no constant found,
+        whichever splits it takes. (A wrong answer would cost only time: the
+        replay checks the draws; see ``_grow``.)"""
+        cdef Py_ssize_t f, p, q, m = end - start
+        cdef const DTYPE_t* v
+        cdef double y[SINGLES_MAX]
+        cdef double t, largest = 0.0
+        if m > SINGLES_MAX or self.is_classifier or self.n_outputs != 1 or \
+                self.sw != NULL or not is_squared_error(self.criterion):
             return False
         for f in range(self.n_features):
-            p = f * self.n_samples + start
-            if self.n_categories[f] > 0 or self.vals[p] != self.vals[p] or \
-                    self.vals[p + 1] != self.vals[p + 1]:
+            v = self.vals + f * self.n_samples
+            if self.n_categories[f] > 0 or v[end - 1] != v[end - 1]:
+                return False
+            for p in range(start, end - 1):
+                if not v[p + 1] > <DTYPE_t>(v[p] + self.tol):
+                    return False
+        # the targets in order (insertion: a few of them)
+        for p in range(m):
+            t = self.yval[start + p]
+            q = p
+            while q > 0 and y[q - 1] > t:
+                y[q] = y[q - 1]
+                q -= 1
+            y[q] = t
+            largest = max(largest, fabs(t))
+        # two targets g apart give a variance of at least g^2 / (2 m) in any node
+        # holding both; the impurity's rounding is of the order of its squares'
+        for p in range(m - 1):
+            t = y[p + 1] - y[p]
+            if not t * t > 2.0 * m * 1e4 * DBL_EPSILON * (1.0 + largest * largest):
                 return False
         return True
+
+    cdef Py_ssize_t segment_bytes(self, Py_ssize_t m) noexcept nogil:
+        """Bytes ``copy_segment`` needs for a segment of m positions."""
+        return self.n_features * m * (sizeof(DTYPE_t) + sizeof(int) + self.n_outputs * (
+            sizeof(class_t) if self.is_classifier else sizeof(double)))
+
+    cdef void copy_segment(self, unsigned char* room, Py_ssize_t start, Py_ssize_t end,
+                           bint keep) noexcept nogil:
+        """Every column's segment [start, end) (values, ids, targets) into ``room``
+        (``keep``), or back from it: a subtree's thread grows a node afresh and
+        then leaves the columns as the speculative growth left them."""
+        cdef Py_ssize_t f, m = end - start, K = self.n_outputs, at
+        cdef Py_ssize_t y_size = K * (sizeof(class_t) if self.is_classifier else sizeof(double))
+        cdef unsigned char* y
+        for f in range(self.n_features):
+            at = f * self.n_samples + start
+            y = (<unsigned char*> self.ycode) + at * y_size if self.is_classifier else \
+                (<unsigned char*> self.yval) + at * y_size
+            if keep:
+                memcpy(room, self.vals + at, m * sizeof(DTYPE_t))
+                memcpy(room + m * sizeof(DTYPE_t), self.idx + at, m * sizeof(int))
+                memcpy(room + m * (sizeof(DTYPE_t) + sizeof(int)), y, m * y_size)
+            else:
+                memcpy(self.vals + at, room, m * sizeof(DTYPE_t))
+                memcpy(self.idx + at, room + m * sizeof(DTYPE_t), m * sizeof(int))
+                memcpy(y, room + m * (sizeof(DTYPE_t) + sizeof(int)), m * y_size)
+            room += m * (sizeof(DTYPE_t) + sizeof(int) + y_size)
 
     cdef int restore_segment(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
         """Sort the segment [start, end) of every column again as the presort left
@@ -2051,16 +2124,16 @@ cdef class Splitter:
             free(keys)
         return 0
 
-    cdef int resplit_on(self, Py_ssize_t f, const Node* node, const double* stats,
+    cdef int resplit_on(self, Scratch* s, int* left_ids, unsigned long long* marks,
+                        Py_ssize_t f, const Node* node, const double* stats,
                         double weight_root, const SplitRecord* made, SplitRecord* best,
                         double* child_stats) noexcept nogil:
         """Feature f's best split of a node grown below already, if it sends left the
         same samples as ``made`` (the node's split) does: 1 with ``best`` and the
         children's statistics, 0 when it sends others, -1 when memory ran out.
         The columns are left as they were (the replay's cheap answer to a tie gone
-        another way: the subtree below stays). Needs two threads' scratch."""
-        cdef Scratch* s = &self.scratch[0]
-        cdef int* left_ids = self.scratch[1].tmp_i
+        another way: the subtree below stays). ``s``, ``left_ids`` (room for the
+        node's samples) and ``marks`` are the calling thread's."""
         cdef Py_ssize_t start = node.start, end = node.end, m = end - start, q, K = self.n_outputs
         cdef Py_ssize_t at = f * self.n_samples + start, n_left = 0
         cdef Py_ssize_t made_at = made.feature * self.n_samples + start
@@ -2083,12 +2156,12 @@ cdef class Splitter:
         self._scan(s, f, start, end, stats, node.weight, best)
         if best.feature == f:
             best.proxy = best.num / best.den
-            self._finish(self.goes_left, start, end, stats, node.weight, node.impurity,
+            self._finish(marks, start, end, stats, node.weight, node.impurity,
                          weight_root, best, child_stats)
             same = best.pos - start == n_left
             q = 0
             while same and q < n_left:
-                same = bit_is_set(self.goes_left, left_ids[q])
+                same = bit_is_set(marks, left_ids[q])
                 q += 1
         memcpy(self.vals + at, s.tmp_v, m * sizeof(DTYPE_t))
         memcpy(self.idx + at, s.tmp_i, m * sizeof(int))

@@ -173,3 +173,50 @@ def test_extreme_weights(scale):
             lambda **kw: dtree.DecisionTreeClassifier(random_state=1, **kw), X, y, w)
         assert fits == 1
         assert_same_tree(one, two)
+
+
+def _wrong_predictions():
+    return subtree_tuning()[5]
+
+
+def test_small_regression_nodes_are_grown_once_and_their_draws_predicted():
+    # distinct features and targets: a small node splits down to single samples
+    # whichever way it goes, so the replay grows it whole and the walk knows its
+    # draws beforehand; no task meets a wrong prediction
+    X, rng = _data("continuous", 7)
+    y = X[:, 0] + np.sin(3 * X[:, 1]) + rng.normal(size=N)
+    wrong = _wrong_predictions()
+    one, two, fits, grown = _one_and_two_threads(
+        lambda **kw: dtree.DecisionTreeRegressor(random_state=2, **kw), X, y)
+    assert fits == 1 and grown > 100
+    assert _wrong_predictions() == wrong
+    assert_same_tree(one, two)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_wrong_prediction_leaves_the_rest_to_exact_draws(seed):
+    # rounded features tie at every size of node: a tie grown otherwise than its
+    # speculative copy changes the draws after it, so the tasks after it are
+    # replayed in order (their columns as the speculative growth left them)
+    X, rng = _data("rounded", seed)
+    y = X[:, 0] * 2 + X[:, 1] ** 2 + rng.normal(size=N) * 0.1
+    wrong = _wrong_predictions()
+    one, two, fits, _ = _one_and_two_threads(
+        lambda **kw: dtree.DecisionTreeRegressor(random_state=11, **kw), X, y)
+    assert fits == 1
+    assert _wrong_predictions() > wrong
+    assert_same_tree(one, two)
+
+
+def test_regression_with_a_category_column_on_threads():
+    # category sets written by the tasks' blocks side by side
+    pd = pytest.importorskip("pandas")
+    X, rng = _data("continuous", 9)
+    frame = pd.DataFrame(X, columns=[f"c{i}" for i in range(X.shape[1])])
+    frame["group"] = pd.Categorical(rng.choice(list("abcdefghij"), N))
+    y = X[:, 0] + frame["group"].isin(["a", "c", "f"]) * 2.0 + rng.normal(size=N)
+    one, two, fits, _ = _one_and_two_threads(
+        lambda **kw: dtree.DecisionTreeRegressor(random_state=6, **kw), frame, y)
+    assert fits == 1
+    assert np.asarray(two.tree_.categorical_set).max() > 0
+    assert_same_tree(one, two)
