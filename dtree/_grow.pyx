@@ -928,9 +928,7 @@ cdef struct Rounds:
     DrawSnap* actual            # ... and after it, as its thread grew it
     Node* roots                 # its root (its constants known: n_constant)
     bint* done                  # written for good
-    bint* dirty                 # its columns sorted again somewhere below its root
     bint* met                   # part of the tree (no top node above it grown afresh)
-    Py_ssize_t* segments        # its segment (start, end)
     bint* top_dirty             # by top node: grown afresh (its columns partitioned)
     Py_ssize_t n_tasks
     DrawSnap top_saved          # a top node's draw kept (``_choose``)
@@ -994,23 +992,30 @@ cdef int _walk_top(Splitter sp, const Limits* lim, const SpecTree* top_tree,
                 _predict_draws(sp, lim, &trees[k], fr.n_known, &inner)
                 snap_take(&r.predicted[k], &sp.draw)
             continue
-        # (the top's nodes are large and few: resplit on the splitter's own scratch)
-        verdict = _choose(sp, lim, top_tree, &fr, &sp.draw, &sp.scratch[0],
-                          sp.scratch[1].tmp_i, sp.goes_left, &r.top_saved, weight_root, &node,
-                          &split, child_stats, &n_known)
+        if r.top_dirty[fr.local]:
+            # grown afresh in an earlier round: its speculative subtree's columns
+            # are gone, so it is grown afresh again, whatever its draw says now
+            sn = &top_tree.nodes[fr.local]
+            init_node(&node, fr.start, fr.end, sn.depth, fr.parent, fr.is_left, sn.impurity,
+                      sn.weight)
+            node.n_constant = fr.n_known
+            verdict = 2
+        else:
+            # (the top's nodes are large and few: resplit on the splitter's own scratch)
+            verdict = _choose(sp, lim, top_tree, &fr, &sp.draw, &sp.scratch[0],
+                              sp.scratch[1].tmp_i, sp.goes_left, &r.top_saved, weight_root,
+                              &node, &split, child_stats, &n_known)
         if verdict < 0:
             rc = 1
         elif verdict == 2:
             # grown afresh here, serially, with the generator itself; the tasks
-            # below it are not the tree's, and their columns are overwritten
+            # below it are not the tree's (not met), and their columns are
+            # overwritten: in a later round it is grown afresh again
             if top_tree.nodes[fr.local].feature >= 0 or r.top_dirty[fr.local]:
                 if sp.restore_segment(fr.start, fr.end) < 0:
                     rc = 1
                     break
             r.top_dirty[fr.local] = True
-            for k in range(r.n_tasks):
-                if fr.start <= r.segments[2 * k] and r.segments[2 * k + 1] <= fr.end:
-                    r.dirty[k] = True
             main.searched += 1
             snap_take(&r.top_saved, &sp.draw)
             snap_put(&r.top_saved, &main.draw)
@@ -1128,15 +1133,12 @@ cdef bint _rounds_init(Rounds* r, Py_ssize_t n_tasks, Py_ssize_t n_top,
     r.actual = <DrawSnap*> calloc(m, sizeof(DrawSnap))
     r.roots = <Node*> calloc(m, sizeof(Node))
     r.done = <bint*> calloc(m, sizeof(bint))
-    r.dirty = <bint*> calloc(m, sizeof(bint))
     r.met = <bint*> calloc(m, sizeof(bint))
-    r.segments = <Py_ssize_t*> calloc(2 * m, sizeof(Py_ssize_t))
     r.top_dirty = <bint*> calloc(max(n_top, 1), sizeof(bint))
     # every snapshot's two arrays in one block: 3 snapshots a task, and the top's
     r.room = <Py_ssize_t*> malloc((3 * m + 1) * 2 * width * sizeof(Py_ssize_t))
     if r.start == NULL or r.predicted == NULL or r.actual == NULL or r.roots == NULL or \
-            r.done == NULL or r.dirty == NULL or r.room == NULL or r.met == NULL or \
-            r.segments == NULL or r.top_dirty == NULL:
+            r.done == NULL or r.room == NULL or r.met == NULL or r.top_dirty == NULL:
         return False
     for k in range(m):
         r.start[k].features = r.room + (6 * k) * width
@@ -1156,28 +1158,20 @@ cdef void _rounds_free(Rounds* r) noexcept nogil:
     free(r.actual)
     free(r.roots)
     free(r.done)
-    free(r.dirty)
     free(r.met)
-    free(r.segments)
     free(r.top_dirty)
     free(r.room)
 
 
 cdef int _run_task(Splitter sp, const Limits* lim, const SpecTree* spec, SpecTree* out,
                    Worker* w, Rounds* r, Py_ssize_t k, double weight_root) noexcept nogil:
-    """Task k on a thread: from its predicted draw, replayed (or, its columns sorted
-    again since its speculative growth, grown afresh), its draw after it kept."""
+    """Task k replayed from its predicted draw (``r.start[k]``), its draw after it
+    kept (``r.actual[k]``)."""
     cdef Node root = r.roots[k]
     cdef int rc
     snap_put(&r.start[k], &w.draw)
     out.count, out.n_sets = 0, 0
-    if r.dirty[k]:
-        w.searched += 1
-        if sp.restore_segment(root.start, root.end) < 0:
-            return 1
-        rc = _exact_grow(sp, out, lim, w, &root, spec.stats, weight_root)
-    else:
-        rc = _replay_task(sp, spec, out, lim, w, &root, weight_root)
+    rc = _replay_task(sp, spec, out, lim, w, &root, weight_root)
     snap_take(&r.actual[k], &w.draw)
     return rc
 
@@ -1223,9 +1217,6 @@ cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, const SpecTree
     for k in range(n_tasks):
         if rc == 0 and not spec_init(&outs[k], S):
             rc = 1
-        if rc == 0:
-            r.segments[2 * k] = tasks.nodes[k].start
-            r.segments[2 * k + 1] = tasks.nodes[k].end
     if rc == 0:
         snap_take(&initial, &sp.draw)
     while rc == 0:

@@ -183,8 +183,10 @@ cdef class Splitter:
     cdef bint _split_pair(self, Scratch* s, const Py_ssize_t* visit, Py_ssize_t n_visit,
                           Py_ssize_t start, const double* stats, double weight,
                           SplitRecord* best) noexcept nogil
-    cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
-                                double weight, SplitRecord* best) noexcept nogil
+    cdef void _scan_in_parallel(self, const Py_ssize_t* visit, Py_ssize_t n_visit,
+                                int n_threads, Py_ssize_t start, Py_ssize_t end,
+                                const double* stats, double weight,
+                                SplitRecord* best) noexcept nogil
     cdef void _scan_each(self, Scratch* s, int n_threads, const Py_ssize_t* visit,
                          Py_ssize_t n_visit, Py_ssize_t start, Py_ssize_t end,
                          const double* stats, double weight,

@@ -68,6 +68,13 @@ cdef inline double regression_key(int crit, double sl, double wl, double total,
     return sklearn_score(crit, &sl, &sr, 1, 1, wl, weight - wl)
 
 
+cdef inline bint within_rounding(const SplitRecord* r, const SplitRecord* best) noexcept nogil:
+    # a score the cross-multiplied test sets apart from the best by a margin its
+    # rounding could make (generously: a million units in the last place)
+    cdef double lhs = r.num * best.den, rhs = best.num * r.den
+    return fabs(lhs - rhs) <= 1e-10 * max(fabs(lhs), fabs(rhs))
+
+
 cdef inline Py_ssize_t known_end(const DTYPE_t* v, Py_ssize_t start,
                                  Py_ssize_t end) noexcept nogil:
     # the end of a segment's numbers: missing values (NaN) sort last
@@ -903,7 +910,7 @@ cdef class Splitter:
         if end - start == 2 and self._split_pair(s, visit, n_visit, start, stats, weight, best):
             pass
         elif n_threads > 1 and (end - start) * n_visit >= PARALLEL_WORK:
-            self._scan_in_parallel(start, end, stats, weight, best)
+            self._scan_in_parallel(visit, n_visit, n_threads, start, end, stats, weight, best)
         else:
             for i in range(n_visit):
                 self._scan(s, visit[i], start, end, stats, weight, best)
@@ -1687,9 +1694,13 @@ cdef class Splitter:
                 return False
         return best.feature >= 0
 
-    cdef void _scan_in_parallel(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
-                                double weight, SplitRecord* best) noexcept nogil:
-        """Every visited feature's best split on its own thread, then the best of them.
+    cdef void _scan_in_parallel(self, const Py_ssize_t* visit, Py_ssize_t n_visit,
+                                int n_threads, Py_ssize_t start, Py_ssize_t end,
+                                const double* stats, double weight,
+                                SplitRecord* best) noexcept nogil:
+        """Every feature of ``visit``'s best split on its own thread (on the
+        splitter's own scratch: the caller's threads are these), then the best of
+        them.
 
         Each feature's scan starts from an empty record, and the records are
         compared in visiting order with the same rule as the serial scan, so
@@ -1697,9 +1708,9 @@ cdef class Splitter:
         """
         cdef Py_ssize_t i
         cdef SplitRecord* per_feature = self.feature_best
-        self._scan_each(self.scratch, self.n_threads, self.draw.visit, self.draw.n_visit, start,
-                        end, stats, weight, per_feature)
-        for i in range(self.draw.n_visit):
+        self._scan_each(self.scratch, n_threads, visit, n_visit, start, end, stats, weight,
+                        per_feature)
+        for i in range(n_visit):
             keep_better(best, &per_feature[i])
 
     cdef void _scan_each(self, Scratch* s, int n_threads, const Py_ssize_t* visit,
@@ -1995,7 +2006,16 @@ cdef class Splitter:
             return 0
         for i in range(n_visit):
             r = &per_feature[i]
-            if r.feature < 0 or compare_score(r.num, r.den, best) != 0:
+            if r.feature < 0:
+                continue
+            if compare_score(r.num, r.den, best) != 0:
+                if within_rounding(r, best):
+                    # below the best by no more than rounding: the serial scan,
+                    # comparing each cut with the best so far, may go another way
+                    # (a node whose targets differ by rounding alone compares
+                    # nothing but noise)
+                    search = True
+                    break
                 continue
             if r.num != best.num or r.den != best.den or r.tie_key != r.tie_key:
                 # tied by the cross-multiplied test without equal terms: such ties

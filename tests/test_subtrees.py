@@ -220,3 +220,77 @@ def test_regression_with_a_category_column_on_threads():
     assert fits == 1
     assert np.asarray(two.tree_.categorical_set).max() > 0
     assert_same_tree(one, two)
+
+
+def test_a_top_node_grown_afresh_scans_its_large_nodes_in_its_own_draw_order():
+    # four balanced binary columns tie exactly at the top: the walk grows a top
+    # node afresh, on both threads, and its large nodes' parallel scans must take
+    # the walk's own draw (not the one the splitter drew last)
+    import itertools
+    rng = np.random.default_rng(0)
+    combos = np.repeat(np.array(list(itertools.product([0, 1], repeat=4)), float), 1000,
+                       axis=0)
+    X = np.c_[combos, rng.normal(size=(len(combos), 6))].astype(np.float32)
+    y = combos.sum(axis=1)
+    for seed in range(6):
+        grown = subtree_tuning()[3]
+        one, two, fits, _ = _one_and_two_threads(
+            lambda **kw: dtree.DecisionTreeRegressor(random_state=seed, **kw), X, y)
+        assert fits == 1 and subtree_tuning()[3] > grown
+        assert_same_tree(one, two)
+
+
+def _exact_ties_at_a_top_node(seed):
+    # the right half's binary columns tie exactly (two features, equal sums of
+    # integer targets); the left half's rounded ones mispredict the draws
+    import itertools
+    rng = np.random.default_rng(seed)
+    half, q = N // 2, N // 8
+    left = np.round(rng.normal(size=(half, 6)), 1)
+    y_left = 2 * left[:, 0] + left[:, 1] ** 2 + rng.normal(size=half) * 0.1
+    x_left = rng.integers(0, 2, size=(half, 2)).astype(float)
+    block = np.round(rng.normal(size=(q, 6)), 1)
+    k = np.clip(np.round(2 * block[:, 0]) + 4, 0, 8)
+    rows, ys, xs = [], [], []
+    for a, b in itertools.product([0, 1], repeat=2):
+        rows.append(block if (a, b) != (1, 0) else block[rng.permutation(q)])
+        ys.append(10 * (a + b) + k)
+        xs.append(np.tile([a, b], (q, 1)))
+    side = np.r_[np.zeros(half), np.ones(half)]
+    X = np.c_[side, np.r_[x_left, np.vstack(xs)], np.r_[left, np.vstack(rows)]]
+    return X.astype(np.float32), np.r_[y_left - 50, np.concatenate(ys) + 50]
+
+
+def test_a_top_node_grown_afresh_in_one_round_is_grown_afresh_in_the_next():
+    # a round's walk, on a predicted draw, grows a top node afresh; a wrong
+    # prediction before it sends the walk round again, where the exact draw may
+    # keep the node's speculative split: its speculative subtree's columns are
+    # gone by then, so it is grown afresh again
+    for seed in range(8):
+        X, y = _exact_ties_at_a_top_node(seed % 4)
+        one, two, fits, _ = _one_and_two_threads(
+            lambda **kw: dtree.DecisionTreeRegressor(random_state=seed, **kw), X, y)
+        assert fits == 1
+        assert_same_tree(one, two)
+
+
+def test_scores_apart_by_rounding_alone_are_searched_in_order():
+    # large targets repeated many times: a node of equal targets keeps an impurity
+    # of rounding residue, and its cuts compare nothing but noise, which the
+    # serial scan's order decides
+    import itertools
+    rng = np.random.default_rng(3)
+    right = np.arange(N) >= N // 2
+    binary = np.zeros((N, 2))
+    binary[right] = np.repeat(np.array(list(itertools.product([0, 1], repeat=2)), float),
+                              right.sum() // 4, axis=0)
+    binary[~right] = rng.integers(0, 2, size=((~right).sum(), 2))
+    noise = np.round(rng.normal(size=(N, 6)), 1)
+    y = np.where(right, 100 + 10 * binary.sum(axis=1) + noise[:, 0],
+                 2 * noise[:, 0] + noise[:, 1] ** 2 + rng.normal(size=N) * 0.1)
+    X = np.c_[right, binary, noise].astype(np.float32)
+    for seed in range(6):
+        one, two, fits, _ = _one_and_two_threads(
+            lambda **kw: dtree.DecisionTreeRegressor(random_state=seed, **kw), X, y)
+        assert fits == 1
+        assert_same_tree(one, two)
