@@ -1200,11 +1200,12 @@ cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, const SpecTree
     cdef Worker* workers = <Worker*> calloc(T + 1, sizeof(Worker))
     cdef Py_ssize_t* pending = <Py_ssize_t*> malloc(max(n_tasks, 1) * sizeof(Py_ssize_t))
     cdef int* task_rc = <int*> calloc(max(n_tasks, 1), sizeof(int))
+    cdef int* stopped = <int*> calloc(1, sizeof(int))     # shared: a task ended mispredicted
     memset(&r, 0, sizeof(Rounds))
     final_top.nodes, final_top.stats, final_top.sets = NULL, NULL, NULL
     initial.features = <Py_ssize_t*> malloc(max(d, 1) * sizeof(Py_ssize_t))
     initial.constants = <Py_ssize_t*> malloc(max(d, 1) * sizeof(Py_ssize_t))
-    if outs == NULL or workers == NULL or pending == NULL or task_rc == NULL or \
+    if outs == NULL or workers == NULL or pending == NULL or task_rc == NULL or stopped == NULL or \
             initial.features == NULL or initial.constants == NULL or \
             not _rounds_init(&r, n_tasks, top_tree.count, d) or not spec_init(&final_top, S):
         rc = 1
@@ -1232,15 +1233,27 @@ cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, const SpecTree
         if n_pending == 0:
             break
         rounds += 1
+        stopped[0] = 0
         for p in prange(n_pending, num_threads=T, schedule="dynamic"):
             tid = threadid()
-            task_rc[pending[p]] = _run_task(sp, lim, &trees[pending[p]], &outs[pending[p]],
-                                            &workers[tid], &r, pending[p], weight_root)
+            task_rc[pending[p]] = -1        # (not run)
+            # a task after a wrong prediction would be replayed again: tasks are
+            # handed out in order, so once one ends mispredicted, those not yet
+            # begun come after it and wait for the round in order
+            if stopped[0] == 0:
+                task_rc[pending[p]] = _run_task(sp, lim, &trees[pending[p]],
+                                                &outs[pending[p]], &workers[tid], &r,
+                                                pending[p], weight_root)
+                if not snap_equal(&r.actual[pending[p]], &r.predicted[pending[p]], d):
+                    stopped[0] = 1
         for p in range(n_pending):
-            rc |= task_rc[pending[p]]
+            rc |= task_rc[pending[p]] > 0
         # done for good: each task up to the first whose draw after it was mispredicted
         for p in range(n_pending):
             k = pending[p]
+            if task_rc[k] < 0:
+                serial = True
+                break
             r.done[k] = True
             spec_free(&trees[k])       # (done for good: never replayed again)
             if not snap_equal(&r.actual[k], &r.predicted[k], d):
@@ -1268,6 +1281,7 @@ cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, const SpecTree
     free(workers)
     free(pending)
     free(task_rc)
+    free(stopped)
     return rc
 
 
