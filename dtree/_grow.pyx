@@ -1104,7 +1104,7 @@ cdef Py_ssize_t SUBTREE_SHARES = 8
 cdef Py_ssize_t SUBTREE_FITS = 0        # fits grown this way, nodes the replay
 cdef Py_ssize_t SUBTREE_SEARCHED = 0    # grew afresh, nodes it split on another
 cdef Py_ssize_t SUBTREE_RESPLIT = 0     # feature in place, and replays that met a
-cdef Py_ssize_t SUBTREE_ROUNDS = 0      # wrong prediction (tests read them)
+cdef Py_ssize_t SUBTREE_WRONG = 0        # wrong prediction (tests read them)
 
 
 def subtree_tuning(Py_ssize_t work=-1, Py_ssize_t shares=-1):
@@ -1115,7 +1115,7 @@ def subtree_tuning(Py_ssize_t work=-1, Py_ssize_t shares=-1):
     the replays that met a wrong prediction of their draws."""
     global SUBTREE_WORK, SUBTREE_SHARES
     old = (SUBTREE_WORK, SUBTREE_SHARES, SUBTREE_FITS, SUBTREE_SEARCHED, SUBTREE_RESPLIT,
-           SUBTREE_ROUNDS)
+           SUBTREE_WRONG)
     if work > 0:
         SUBTREE_WORK = work
     if shares > 0:
@@ -1188,7 +1188,7 @@ cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, const SpecTree
     ran out."""
     cdef int T = sp.n_threads, tid, t, rc = 0
     cdef Py_ssize_t d = sp.n_features, S = sp.n_stats, n_tasks = tasks.count, k, p, n_pending
-    cdef Py_ssize_t rounds = 0, mispredicted = 0
+    cdef Py_ssize_t mispredicted = 0
     # a classifier's tied nodes grown afresh may well grow otherwise than their
     # speculative copies (other children, pure or not): its draws would be
     # mispredicted, so its tasks are replayed in order
@@ -1232,7 +1232,6 @@ cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, const SpecTree
                 n_pending += 1
         if n_pending == 0:
             break
-        rounds += 1
         stopped[0] = 0
         for p in prange(n_pending, num_threads=T, schedule="dynamic"):
             tid = threadid()
@@ -1287,7 +1286,7 @@ cdef int _replay(Splitter sp, NodeStore store, const Limits* lim, const SpecTree
 
 cdef int _grow_subtrees(Splitter sp, NodeStore store, const Limits* lim) except -1:
     """Depth-first growth with subtrees on threads (see the section's comment)."""
-    global SUBTREE_FITS, SUBTREE_SEARCHED, SUBTREE_RESPLIT, SUBTREE_ROUNDS
+    global SUBTREE_FITS, SUBTREE_SEARCHED, SUBTREE_RESPLIT, SUBTREE_WRONG
     cdef int T = sp.n_threads, k, tid
     cdef Py_ssize_t S = sp.n_stats, N = sp.n_samples, d = sp.n_features, words = (N + 63) // 64
     cdef Py_ssize_t cutoff = max(N // (SUBTREE_SHARES * T), 2), n_tasks
@@ -1346,7 +1345,7 @@ cdef int _grow_subtrees(Splitter sp, NodeStore store, const Limits* lim) except 
         SUBTREE_FITS += 1
         SUBTREE_SEARCHED += counts[0]
         SUBTREE_RESPLIT += counts[1]
-        SUBTREE_ROUNDS += counts[2]
+        SUBTREE_WRONG += counts[2]
     if trees != NULL:
         for k in range(n_tasks):
             spec_free(&trees[k])
