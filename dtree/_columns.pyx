@@ -3,7 +3,8 @@
 
 Predict reads X by rows, and a DataFrame holds it by columns: category codes
 (float32, from ``_input.categorical``), a pandas categorical's own integer codes
-with a table of what each stands for, and numbers of any numeric dtype.
+with a table of what each stands for, Arrow strings looked up in their fitted
+categories' table (``_text_codes.ArrowColumn``), and numbers of any numeric dtype.
 ``put_columns`` writes them into the matrix a block of rows at a time, every
 column of the block before the next block: the block's rows stay in the core's
 cache while each column's values land in them, where writing whole columns one
@@ -20,6 +21,8 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+from ._text_codes cimport ArrowColumn
 
 cnp.import_array()
 
@@ -130,32 +133,50 @@ def put_columns(list columns, float[:, ::1] out, int n_threads=1):
     ----------
     columns : list
         One entry per column of ``out``, as long as ``out``: a 1-D array of a
-        dtype ``readable`` accepts (any stride), its values converted; or a
-        pair (codes, table) of a signed integer array and a float32 array, the
-        column's values ``table[codes + 1]`` (code -1 reads ``table[0]``).
+        dtype ``readable`` accepts (any stride), its values converted; a pair
+        (codes, table) of a signed integer array and a float32 array, the
+        column's values ``table[codes + 1]`` (code -1 reads ``table[0]``); or an
+        ``ArrowColumn``, its codes (NaN: null; -1: no category).
     out : C-contiguous float32 matrix
     n_threads : int
         Threads sharing the blocks.
+
+    Returns
+    -------
+    ndarray of int64
+        Per column of ``out``: for an ``ArrowColumn``, how many of its rows got -1,
+        or -1 when its buffers are inconsistent (its column of ``out`` then holds
+        nothing to trust); 0 for the others.
 
     Raises
     ------
     ValueError
         For an entry of another kind or length, or a code outside its table.
     """
-    cdef Py_ssize_t n = out.shape[0], d = out.shape[1], j, step, n_blocks, b, start, m
+    cdef Py_ssize_t n = out.shape[0], d = out.shape[1], j, step, n_blocks, b, start, m, got
     cdef Py_ssize_t bad = 0
     if len(columns) != d:
         raise ValueError("one column of as many rows per column of the matrix")
     sources, tables = [], []
-    for entry in columns:
+    texts = np.zeros(max(d, 1), dtype=np.intp)      # (an ArrowColumn's address)
+    cdef Py_ssize_t[::1] text_of = texts
+    for j, entry in enumerate(columns):
+        if isinstance(entry, ArrowColumn):
+            if (<ArrowColumn> entry).n_rows != n:
+                raise ValueError("one column of as many rows per column of the matrix")
+            text_of[j] = <Py_ssize_t> <void*> entry
+            sources.append(np.zeros(0, dtype=np.float32))
+            tables.append(None)
+            continue
         pair = _codes_and_table(entry)
         source, table = pair if pair is not None else (entry, None)
         if not readable(source) or source.shape[0] != n:
             raise ValueError("one column of as many rows per column of the matrix")
         sources.append(source)
         tables.append(table)
+    status = np.zeros(d, dtype=np.int64)
     if n == 0 or d == 0:
-        return
+        return status
     bases = np.array([c.ctypes.data for c in sources], dtype=np.intp)
     strides = np.array([c.strides[0] for c in sources], dtype=np.intp)
     kinds = np.array([KINDS.index(c.dtype) for c in sources], dtype=np.int32)
@@ -167,15 +188,23 @@ def put_columns(list columns, float[:, ::1] out, int n_threads=1):
     cdef float* first = &out[0, 0]
     step = max(64, BLOCK_BYTES // (4 * d))
     n_blocks = (n + step - 1) // step
-    # (``sources`` and ``tables`` hold every array until the call returns)
-    # (blocks as the threads come free: a thread the machine holds back delays
-    # only its own block)
+    # each block's count of -1 codes per text column, -1 for inconsistent buffers
+    # (summed once the blocks are done)
+    counts = np.zeros((int(n_blocks), int(d)) if texts.any() else (1, 1), dtype=np.int64)
+    cdef int64_t[:, ::1] count = counts
+    # (``columns``, ``sources`` and ``tables`` hold every array until the call
+    # returns; blocks as the threads come free: a thread the machine holds back
+    # delays only its own block)
     for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
                     schedule="dynamic", chunksize=4):
         start = b * step
         m = min(step, n - start)
         for j in range(d):
-            if size_of[j] > 0:
+            if text_of[j] != 0:
+                got = (<ArrowColumn> <void*> text_of[j]).put_rows(start, m, first + start * d + j,
+                                                                  d)
+                count[b, j] = got
+            elif size_of[j] > 0:
                 bad += _put_codes(kind_of[j], <const char*> base_of[j] + start * stride_of[j],
                                   stride_of[j], <const float*> table_of[j], size_of[j],
                                   first + start * d + j, d, m)
@@ -184,3 +213,6 @@ def put_columns(list columns, float[:, ::1] out, int n_threads=1):
                      stride_of[j], first + start * d + j, d, m)
     if bad:
         raise ValueError(f"{bad} codes lie outside their column's table")
+    if texts.any():
+        status = np.where((counts < 0).any(axis=0), -1, counts.sum(axis=0))
+    return status

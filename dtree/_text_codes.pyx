@@ -4,9 +4,10 @@ columns).
 
 One table per fitted column (``TextCategories``) serves two readers:
 
-- ``arrow_codes`` reads an Arrow string array's buffers in place (pandas' ``str``
-  columns and pyarrow's strings), blocks of values on threads: no Python string
-  is made;
+- ``ArrowColumn`` reads an Arrow string column's buffers in place (pandas' ``str``
+  columns and pyarrow's strings): no Python string is made. ``_columns.put_columns``
+  lays its codes straight into predict's matrix, block by block with the other
+  columns (``ArrowColumn.put_rows``); ``ArrowColumn.codes`` makes a column of them;
 - ``object_codes`` reads an array of Python objects through a cache on the
   object's address, since a column read from a file holds one object per
   distinct text (pandas' CSV reader shares them) and a repeated object then
@@ -44,7 +45,8 @@ ctypedef fused offset_t:
 
 cdef enum:
     CACHE_SLOTS = 4096      # object addresses remembered by object_codes (a power of 2)
-    ARROW_BLOCK = 1 << 15   # Arrow values per block of arrow_batch's threads
+    KEY_BYTES = 24          # a text's bytes compared as words (Key)
+    ARROW_BLOCK = 1 << 15   # Arrow values per block of ArrowColumn.codes' threads
 
 
 # MASKS[k]: the low k bytes of a word (k = 8: all of it)
@@ -54,65 +56,99 @@ for _k in range(8):
 MASKS[8] = ~(<uint64_t> 0)
 
 
-cdef inline uint64_t text_words(const unsigned char* s, Py_ssize_t n,
-                                uint64_t* last) noexcept nogil:
-    """A text's first eight bytes (returned) and last eight (``last``), zero-padded
-    when shorter: together every byte of a text up to 16 long, and one hash's
-    worth of any text, with no branch on its length. Eight bytes from ``s`` and
-    from ``s + n - 8`` must be readable."""
-    cdef uint64_t mask = MASKS[n if n < 8 else 8], first
-    memcpy(&first, s, 8)
-    memcpy(last, s + (n if n > 8 else 8) - 8, 8)
-    last[0] &= mask
-    return first & mask
+cdef inline Py_ssize_t _clamp8(Py_ssize_t k) noexcept nogil:
+    # (compiled without branches)
+    return 0 if k < 0 else (8 if k > 8 else k)
 
 
-cdef inline uint64_t words_hash(uint64_t first, uint64_t last, Py_ssize_t n) noexcept nogil:
+cdef inline void text_key(const unsigned char* s, Py_ssize_t n, Key* key) noexcept nogil:
+    """The key of the text s[:n], with no branch on its length up to KEY_BYTES
+    (KEY_BYTES bytes from ``s`` must be readable)."""
+    memcpy(key, s, KEY_BYTES)
+    key.w0 &= MASKS[_clamp8(n)]
+    key.w1 &= MASKS[_clamp8(n - 8)]
+    key.w2 &= MASKS[_clamp8(n - 16)]
+    key.end = 0
+    if n > KEY_BYTES:
+        memcpy(&key.end, s + n - 8, 8)
+
+
+cdef inline uint64_t key_hash(const Key* key, Py_ssize_t n, uint64_t salt) noexcept nogil:
     # the table takes a product's top bits, which every input bit reaches; a poor
     # spread costs longer probes, never a wrong code (every probe compares the text)
-    return ((first ^ (last * 0xC2B2AE3D27D4EB4FULL) ^ <uint64_t> n) *
-            0x9E3779B97F4A7C15ULL)
-
-
-cdef struct Slot:
-    # one category in the open-addressing table: what a probe compares, in one
-    # place (code -1: an empty slot)
-    uint64_t first                      # its text_words
-    uint64_t last
-    int64_t start                       # its bytes in key_data
-    int32_t length
-    int32_t code
-
-
-cdef struct Table:
-    const unsigned char* key_data       # the categories' bytes, then 8 zero bytes
-    const Slot* slot                    # by hash
-    uint64_t mask
-    int shift                           # a hash's slot: its top bits
+    return (key.w0 ^ (key.w1 * 0xC2B2AE3D27D4EB4FULL) ^ (key.w2 * 0x165667B19E3779F9ULL)
+            ^ (key.end * 0x27D4EB2F165667C5ULL) ^ <uint64_t> n) * salt
 
 
 cdef inline int table_find(const Table* t, const unsigned char* s, Py_ssize_t n) noexcept nogil:
-    """The code of the text s[:n], -1 when it is no category (eight bytes from s
-    readable: see ``text_words``)."""
-    cdef uint64_t last, first = text_words(s, n, &last)
-    cdef uint64_t h = words_hash(first, last, n) >> t.shift
+    """The code of the text s[:n], -1 when it is no category (KEY_BYTES bytes from
+    s readable: see ``text_key``)."""
+    cdef Key key
+    text_key(s, n, &key)
+    return key_find(t, &key, s, n)
+
+
+cdef inline uint64_t _word_ending(const unsigned char* end, Py_ssize_t count) noexcept nogil:
+    # the ``count`` (0-8) bytes before ``end`` as a zero-padded word, read as the
+    # eight bytes before ``end`` (a shift of 64 reads as none: the mask clears it)
+    cdef uint64_t word
+    memcpy(&word, end - 8, 8)
+    return (word >> ((8 * (8 - count)) & 63)) & MASKS[count]
+
+
+cdef inline void text_key_within(const unsigned char* s, Py_ssize_t n, Key* key) noexcept nogil:
+    """``text_key`` of a text of at least eight bytes (8 <= n < KEY_BYTES) read
+    within it: whole words from its start, its last word as the eight bytes ending
+    where it ends (a Python string's characters may have nothing after them)."""
+    memcpy(&key.w0, s, 8)
+    key.end = 0
+    if n >= 16:
+        memcpy(&key.w1, s + 8, 8)
+        key.w2 = _word_ending(s + n, n - 16)
+    else:
+        key.w1 = _word_ending(s + n, n - 8)
+        key.w2 = 0
+
+
+cdef inline int key_find(const Table* t, const Key* key, const unsigned char* s,
+                         Py_ssize_t n) noexcept nogil:
+    """The code of the text s[:n] whose key is ``key``, -1 when it is no category.
+    A category's text usually sits in the slot its hash names (the table's salt is
+    chosen so), so one comparison, with no branch on the text's length, answers it."""
+    cdef uint64_t h = key_hash(key, n, t.salt) >> t.shift
     cdef const Slot* e
     while True:
         e = t.slot + h
+        if ((e.key.w0 ^ key.w0) | (e.key.w1 ^ key.w1) | (e.key.w2 ^ key.w2) |
+                <uint64_t> (e.length ^ n)) == 0 and \
+                (n <= KEY_BYTES or memcmp(t.key_data + e.start + KEY_BYTES, s + KEY_BYTES,
+                                          n - KEY_BYTES) == 0):
+            return e.code
         if e.code < 0:
             return -1
-        if e.first == first and e.last == last and e.length == n and \
-                (n <= 16 or memcmp(t.key_data + e.start + 8, s + 8, n - 16) == 0):
-            return e.code
         h = (h + 1) & t.mask
+
+
+cdef uint64_t _next_salt(uint64_t* state) noexcept:
+    # splitmix64: a fixed sequence of odd multipliers, so a table is the same
+    # whenever its categories are
+    state[0] += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return (z ^ (z >> 31)) | 1
+
+
+cdef enum:
+    SALT_TRIES = 24         # multipliers tried per table size for a one-probe table
+    ONE_PROBE_SLOTS = 1024  # the largest table grown for one (48 KiB: a core's cache
+                            # holds it; a larger one would cost more in misses than
+                            # the probes it saves)
 
 
 cdef class TextCategories:
     """The categories of one text column: their UTF-8 bytes in an open-addressing
     table, and a dictionary from each to its code (its position in ``categories``)."""
-    cdef object _owned                  # numpy arrays owning the table's memory
-    cdef Table t
-    cdef readonly dict lookup
 
     def __cinit__(self, categories):
         encoded = [str(text).encode("utf-8", "surrogatepass") for text in categories]
@@ -120,202 +156,266 @@ cdef class TextCategories:
         n = len(encoded)
         if any(len(e) >= 2 ** 31 for e in encoded):
             raise ValueError("a category's text is longer than 2**31 bytes")
-        size = 16
-        while size < 8 * n:
-            size *= 2
         starts = np.zeros(n + 1, dtype=np.int64)
         starts[1:] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
-        keys = np.frombuffer(b"".join(encoded) + bytes(8), dtype=np.uint8)
-        slots = np.zeros(size * sizeof(Slot), dtype=np.uint8)
+        keys = np.frombuffer(b"".join(encoded) + bytes(KEY_BYTES), dtype=np.uint8)
         cdef const unsigned char[::1] kv = keys
         cdef const int64_t[::1] sv = starts
+        hashes = np.zeros(n, dtype=np.uint64)
+        cdef uint64_t[::1] hv = hashes
+        cdef Key key
+        cdef uint64_t salt = 0, state = 0, m, h
+        cdef Py_ssize_t c, least = 16, size, tries
+        cdef int shift
+        while least < 4 * n:
+            least *= 2
+        # a size and multiplier under which every category has a slot of its own
+        # (a known text is then found by its first probe, no branch mispredicted);
+        # the least size with the first multiplier if none is found, as for more
+        # than a few dozen categories (a quarter full, few probes miss then)
+        size, found = least, False
+        while not found and size <= ONE_PROBE_SLOTS:
+            shift = _shift_for(size)
+            for tries in range(SALT_TRIES):
+                salt = _next_salt(&state)
+                for c in range(n):
+                    text_key(&kv[0] + sv[c], sv[c + 1] - sv[c], &key)
+                    hv[c] = key_hash(&key, sv[c + 1] - sv[c], salt) >> shift
+                if np.unique(hashes).shape[0] == n:
+                    found = True
+                    break
+            if not found:
+                size *= 2
+        if not found:
+            size, state = least, 0
+            salt = _next_salt(&state)
+        shift = _shift_for(size)
+        m = size - 1
+        slots = np.zeros(size * sizeof(Slot), dtype=np.uint8)
         cdef unsigned char[::1] slot_bytes = slots
         cdef Slot* table = <Slot*> &slot_bytes[0]
-        cdef uint64_t m = size - 1, h, last, first
-        cdef Py_ssize_t c, length
-        cdef int shift = 64
         for c in range(size):
             table[c].code = -1
-        while (<uint64_t> 1) << (64 - shift) < <uint64_t> size:
-            shift -= 1
+            table[c].length = -1
         for c in range(n):
-            length = sv[c + 1] - sv[c]
-            first = text_words(&kv[0] + sv[c], length, &last)
-            h = words_hash(first, last, length) >> shift
+            text_key(&kv[0] + sv[c], sv[c + 1] - sv[c], &key)
+            h = key_hash(&key, sv[c + 1] - sv[c], salt) >> shift
             while table[h].code >= 0:
                 h = (h + 1) & m
-            table[h].first = first
-            table[h].last = last
+            table[h].key = key
             table[h].start = sv[c]
-            table[h].length = <int32_t> length
+            table[h].length = <int32_t> (sv[c + 1] - sv[c])
             table[h].code = <int32_t> c
         self._owned = (keys, starts, slots)
         self.t.key_data = &kv[0]
         self.t.slot = table
         self.t.mask = m
+        self.t.salt = salt
         self.t.shift = shift
 
+    @property
+    def one_probe(self):
+        """Whether every category sits in the slot its hash names."""
+        cdef Key key
+        cdef Py_ssize_t s, n
+        cdef const Slot* e
+        for s in range(<Py_ssize_t> self.t.mask + 1):
+            e = self.t.slot + s
+            if e.code >= 0:
+                n = e.length
+                if (key_hash(&e.key, n, self.t.salt) >> self.t.shift) != <uint64_t> s:
+                    return False
+        return True
 
-cdef int _arrow_loop(const Table* t, const offset_t* offsets,
-                     const unsigned char* data, Py_ssize_t data_size,
-                     const unsigned char* validity, Py_ssize_t offset, Py_ssize_t length,
-                     float* out) noexcept nogil:
-    # 0, or -1 when the offsets point outside the data (never read there)
-    cdef Py_ssize_t i, k
+
+cdef int _shift_for(Py_ssize_t size) noexcept:
+    # the shift leaving a 64-bit hash's top log2(size) bits
+    cdef int shift = 64
+    while (<uint64_t> 1) << (64 - shift) < <uint64_t> size:
+        shift -= 1
+    return shift
+
+
+cdef Py_ssize_t _arrow_loop(const Table* t, const offset_t* offsets,
+                            const unsigned char* data, Py_ssize_t data_size,
+                            const unsigned char* validity, Py_ssize_t offset,
+                            Py_ssize_t length, float* out, Py_ssize_t step) noexcept nogil:
+    # out[i * step] = the code of value offset + i (NaN: null; -1: no category).
+    # Returns how many got -1, or -1 when the offsets point outside the data
+    # (never read there)
+    cdef Py_ssize_t i, k, unmatched = 0
     cdef offset_t a, b
     cdef const unsigned char* text
-    cdef unsigned char tail[8]
+    cdef unsigned char tail[KEY_BYTES]
+    cdef int code
     for i in range(length):
         k = offset + i
         if validity != NULL and not (validity[k >> 3] >> (k & 7)) & 1:
-            out[i] = NAN
+            out[i * step] = NAN
             continue
         a = offsets[k]
         b = offsets[k + 1]
         if a < 0 or b < a or b > data_size:
             return -1
         text = data + a
-        if b - a < 8 and a + 8 > data_size:
+        if b - a < KEY_BYTES and a + KEY_BYTES > data_size:
             # a short text at the very end of the buffer: read from a padded copy
-            memset(tail, 0, 8)
+            memset(tail, 0, KEY_BYTES)
             memcpy(tail, data + a, b - a)
             text = tail
         # (one call: the compiler inlines it)
-        out[i] = <float> table_find(t, text, b - a)
-    return 0
+        code = table_find(t, text, b - a)
+        unmatched += code < 0
+        out[i * step] = <float> code
+    return unmatched
 
 
-cdef struct ArrowTask:
-    # one Arrow string array's buffers, checked (``_arrow_task``), and its output
-    const Table* t
-    const void* offsets
-    int wide                            # int64 offsets (large_string), else int32
-    const unsigned char* data
-    Py_ssize_t data_size
-    const unsigned char* validity       # NULL: no nulls
-    Py_ssize_t offset, length
-    float* out
-
-
-def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset,
-                Py_ssize_t length, float[::1] out, int n_threads=1):
-    """Codes of an Arrow string array from its buffers, into ``out`` (NaN: null;
-    -1: no category).
-
-    Parameters
-    ----------
-    table : TextCategories
-    offsets : ndarray of int32 or int64
-        The value offsets buffer (``string`` or ``large_string``).
-    data : ndarray of uint8
-        The characters buffer.
-    validity : ndarray of uint8 or None
-        The validity bitmap (None: no nulls).
-    offset, length : int
-        The array's slice of the buffers.
-    out : ndarray of float32, ``length`` long
-    n_threads : int
-        Threads sharing blocks of ``ARROW_BLOCK`` values.
-
-    Returns
-    -------
-    bool
-        False when the buffers are inconsistent (nothing to trust in ``out``).
-    """
-    return arrow_batch([(table, offsets, data, validity, offset, length, out)], n_threads)[0]
-
-
-def arrow_batch(list arrays, int n_threads=1):
-    """``arrow_codes`` for several arrays (tuples of its arguments but ``n_threads``)
-    in one parallel region: their blocks of ``ARROW_BLOCK`` values shared out as
-    the threads come free (a region per array, each waiting for its slowest
-    thread, made predict several times slower on a busy machine). Returns a list
-    of bools, one per array (False: its buffers are inconsistent)."""
-    cdef Py_ssize_t n = len(arrays), k, b, n_blocks = 0, start
-    ok = [True] * n
-    owned = []      # the arrays' buffers, held until the region ends
-    tasks_bytes = np.zeros(max(n, 1) * sizeof(ArrowTask), dtype=np.uint8)
-    cdef unsigned char[::1] task_raw = tasks_bytes
-    cdef ArrowTask* tasks = <ArrowTask*> &task_raw[0]
-    for k in range(n):
-        ok[k] = _arrow_task(arrays[k], &tasks[k], owned)
-        if ok[k]:
-            n_blocks += (tasks[k].length + ARROW_BLOCK - 1) // ARROW_BLOCK
-    # each block's array and first value
-    where = np.zeros((max(n_blocks, 1), 2), dtype=np.intp)
-    cdef Py_ssize_t[:, ::1] at = where
-    b = 0
-    for k in range(n):
-        if ok[k]:
-            for start in range(0, tasks[k].length, ARROW_BLOCK):
-                at[b, 0], at[b, 1] = k, start
-                b += 1
-    failed = np.zeros(max(n, 1), dtype=np.int32)
-    cdef int[::1] bad = failed
-    cdef const ArrowTask* task
-    for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
-                    schedule="dynamic"):
-        task = &tasks[at[b, 0]]
-        start = at[b, 1]
-        if _task_block(task, start, min(<Py_ssize_t> ARROW_BLOCK, task.length - start)) != 0:
-            bad[at[b, 0]] = 1       # (every block of the array writes the same 1)
-    return [bool(ok[k]) and not failed[k] for k in range(n)]
-
-
-cdef int _task_block(const ArrowTask* task, Py_ssize_t start, Py_ssize_t m) noexcept nogil:
-    if task.wide:
-        return _arrow_loop(task.t, <const int64_t*> task.offsets, task.data, task.data_size,
-                           task.validity, task.offset + start, m, task.out + start)
-    return _arrow_loop(task.t, <const int32_t*> task.offsets, task.data, task.data_size,
-                       task.validity, task.offset + start, m, task.out + start)
-
-
-cdef bint _arrow_task(tuple array, ArrowTask* task, list owned):
-    """Check one array's buffers and describe it in ``task`` (False: inconsistent)."""
-    cdef TextCategories table
-    table, offsets, data, validity, offset, length, out = array
+cdef bint _check_chunk(tuple chunk, ArrowChunk* c, list owned) except -1:
+    """Check one Arrow string array's buffers (offsets, data, validity, offset,
+    length) and describe them in ``c`` (False: inconsistent, never to be read)."""
+    offsets, data, validity, offset, length = chunk
     cdef const int32_t[::1] o32
     cdef const int64_t[::1] o64
     cdef const unsigned char[::1] dv = data
     cdef const unsigned char[::1] vv
-    cdef float[::1] ov = out
-    owned.append((table, offsets, data, validity, out))
-    task.t = &table.t
-    task.length = length
-    task.offset = offset
-    task.validity = NULL
-    task.data = &dv[0] if dv.shape[0] > 0 else <const unsigned char*> ""
-    task.data_size = dv.shape[0]
-    if offset < 0 or length < 0 or ov.shape[0] != length or \
+    owned.append((offsets, data, validity))
+    c.offset = offset
+    c.validity = NULL
+    c.data = &dv[0] if dv.shape[0] > 0 else <const unsigned char*> ""
+    c.data_size = dv.shape[0]
+    c.offsets = NULL
+    c.wide = 0
+    if offset < 0 or length < 0 or offsets.ndim != 1 or \
             offsets.shape[0] < offset + length + 1:
         return False
     if validity is not None:
         vv = validity
         if vv.shape[0] * 8 < offset + length:
             return False
-        task.validity = &vv[0] if vv.shape[0] > 0 else NULL
-    if length == 0:
-        task.out = NULL
-        return True
-    task.out = &ov[0]
+        c.validity = &vv[0] if vv.shape[0] > 0 else NULL
     if offsets.dtype == np.int32:
         o32 = offsets
-        task.offsets, task.wide = &o32[0], 0
+        c.offsets = &o32[0]
     elif offsets.dtype == np.int64:
         o64 = offsets
-        task.offsets, task.wide = &o64[0], 1
+        c.offsets, c.wide = &o64[0], 1
     else:
         return False
     return True
 
 
+cdef class ArrowColumn:
+    """A column of Arrow strings (its chunks' buffers, read in place: no Python
+    string is made) and the table of its fitted categories.
+
+    Parameters
+    ----------
+    table : TextCategories
+    chunks : list of tuples (offsets, data, validity, offset, length)
+        Each chunk's value offsets (int32 for ``string``, int64 for
+        ``large_string``), characters (uint8), validity bitmap (uint8, or None: no
+        nulls), first value in those buffers and number of values, in row order.
+    """
+
+    def __cinit__(self, TextCategories table, list chunks):
+        cdef Py_ssize_t k, n = len(chunks)
+        owned = [table]
+        room = np.zeros(max(n, 1) * sizeof(ArrowChunk), dtype=np.uint8)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        cdef unsigned char[::1] raw = room
+        cdef int64_t[::1] sv = starts
+        cdef ArrowChunk* c = <ArrowChunk*> &raw[0]
+        self.consistent = True
+        for k in range(n):
+            self.consistent &= _check_chunk(chunks[k], &c[k], owned)
+            sv[k + 1] = sv[k] + max(0, <Py_ssize_t> chunks[k][4])
+        owned += [room, starts]
+        self._owned = owned
+        self.t = &table.t
+        self.chunks = c
+        self.starts = &sv[0]
+        self.n_chunks = n
+        self.n_rows = sv[n]
+
+    cdef Py_ssize_t put_rows(self, Py_ssize_t start, Py_ssize_t m, float* out,
+                             Py_ssize_t step) noexcept nogil:
+        """Codes of rows [start, start + m) into out[0], out[step], ... (NaN: null;
+        -1: no category): how many got -1, or -1 when the column's buffers are
+        inconsistent (nothing written)."""
+        cdef Py_ssize_t k = 0, lo, hi, got, unmatched = 0
+        cdef const ArrowChunk* c
+        if not self.consistent:
+            return -1
+        while k < self.n_chunks and self.starts[k + 1] <= start:
+            k += 1
+        while m > 0 and k < self.n_chunks:
+            c = &self.chunks[k]
+            lo = start - self.starts[k]
+            hi = min(self.starts[k + 1] - self.starts[k], lo + m)
+            if c.wide:
+                got = _arrow_loop(self.t, <const int64_t*> c.offsets, c.data, c.data_size,
+                                  c.validity, c.offset + lo, hi - lo, out, step)
+            else:
+                got = _arrow_loop(self.t, <const int32_t*> c.offsets, c.data, c.data_size,
+                                  c.validity, c.offset + lo, hi - lo, out, step)
+            if got < 0:
+                return -1
+            unmatched += got
+            out += (hi - lo) * step
+            m -= hi - lo
+            start += hi - lo
+            k += 1
+        return unmatched
+
+    def codes(self, int n_threads=1):
+        """The column's codes, float32 (NaN: null; -1: no category), blocks of rows
+        on ``n_threads``; None when its buffers are inconsistent."""
+        cdef Py_ssize_t n = self.n_rows, b, n_blocks = (n + ARROW_BLOCK - 1) // ARROW_BLOCK
+        cdef int bad = 0
+        out = np.empty(n, dtype=np.float32)
+        cdef float[::1] ov = out
+        if not self.consistent:
+            return None
+        for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
+                        schedule="dynamic"):
+            # (a sum: prange makes a variable only assigned private to each thread)
+            bad += self.put_rows(b * ARROW_BLOCK,
+                                 min(<Py_ssize_t> ARROW_BLOCK, n - b * ARROW_BLOCK),
+                                 &ov[b * ARROW_BLOCK], 1) < 0
+        return None if bad else out
+
+
+def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset,
+                Py_ssize_t length, float[::1] out, int n_threads=1):
+    """Codes of one Arrow string array from its buffers, into ``out`` (NaN: null;
+    -1: no category); False when the buffers are inconsistent (nothing to trust in
+    ``out``). See ``ArrowColumn``."""
+    if out.shape[0] != length:
+        return False
+    codes = ArrowColumn(table, [(offsets, data, validity, offset, length)]).codes(n_threads)
+    if codes is None:
+        return False
+    np.asarray(out)[:] = codes
+    return True
+
+
 cdef inline int _ascii_find(const Table* t, const unsigned char* text, Py_ssize_t n) noexcept:
+    # a Python string's characters, of which perhaps nothing after them is readable:
+    # read within them (``text_key_within``), a short one from a zero-padded copy
+    cdef Key key
     cdef unsigned char tail[8]
+    if n >= KEY_BYTES:
+        return table_find(t, text, n)
     if n < 8:
         memset(tail, 0, 8)
         memcpy(tail, text, n)
-        return table_find(t, tail, n)
-    return table_find(t, text, n)
+        memcpy(&key.w0, tail, 8)
+        key.w1 = 0
+        key.w2 = 0
+        key.end = 0
+    else:
+        text_key_within(text, n, &key)
+    return key_find(t, &key, text, n)
 
 
 def object_codes(TextCategories table, cnp.ndarray values, float[::1] out):
@@ -348,7 +448,7 @@ def object_codes(TextCategories table, cnp.ndarray values, float[::1] out):
             if PyUnicode_IS_COMPACT_ASCII(obj):
                 # ASCII text is its own UTF-8: the table reads its characters in
                 # place (no hash of the string object; a short one from a copy,
-                # as the table reads eight bytes)
+                # as the table reads KEY_BYTES bytes)
                 code = <float> _ascii_find(&table.t, <const unsigned char*> PyUnicode_DATA(obj),
                                            PyUnicode_GET_LENGTH(obj))
             else:

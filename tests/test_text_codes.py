@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from dtree._input import categorical as cat
-from dtree._text_codes import TextCategories, arrow_batch, arrow_codes, object_codes
+from dtree._columns import put_columns
+from dtree._text_codes import ArrowColumn, TextCategories, arrow_codes, object_codes
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
@@ -201,30 +202,72 @@ def test_a_fitted_columns_table_is_built_once_and_goes_with_its_categories():
     assert cat.text_table(["a", "b"]) is not None       # (a list: built, not kept)
 
 
+def _chunk(values, large):
+    arr = pa.array(values, type=pa.large_string() if large else pa.string())
+    validity, offsets, data = arr.buffers()
+    return (np.frombuffer(offsets, dtype=np.int64 if large else np.int32),
+            np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8),
+            None if validity is None else np.frombuffer(validity, dtype=np.uint8), 0, len(arr))
+
+
+def _raw(values):
+    # the raw reader's codes: NaN for a null, -1 for text that is no category
+    return np.array([np.nan if v is None else CATEGORIES.index(v) if v in CATEGORIES else -1
+                     for v in values], dtype=np.float32)
+
+
 @pytest.mark.parametrize("n_threads", [1, 2])
-def test_several_arrays_in_one_region_each_get_their_codes_and_their_verdict(n_threads):
+def test_arrow_columns_are_laid_into_the_rows_with_their_verdicts(n_threads):
+    # text columns of several chunks (blocks of rows straddle them), beside numbers,
+    # each with its count of unmatched values; a column whose offsets point past its
+    # data is reported, whichever block meets it
     rng = np.random.default_rng(5)
-    arrays, expected = [], []
-    for k, n in enumerate([70000, 5, 0, 40000]):
+    n = 9000
+    columns, expected = [], []
+    for k in range(3):
         values = _values(rng, n)
-        arr = pa.array(values, type=pa.string() if k % 2 else pa.large_string())
-        validity, offsets, data = arr.buffers()
-        width = np.int32 if k % 2 else np.int64
-        out = np.full(n, -7.0, dtype=np.float32)
-        arrays.append((TextCategories(CATEGORIES), np.frombuffer(offsets, dtype=width),
-                       np.frombuffer(data, dtype=np.uint8) if data is not None
-                       else np.zeros(0, dtype=np.uint8),
-                       None if validity is None else np.frombuffer(validity, dtype=np.uint8),
-                       0, n, out))
-        # (the raw reader: NaN for a null, -1 for text that is no category)
-        expected.append(np.array([np.nan if v is None else CATEGORIES.index(v)
-                                  if v in CATEGORIES else -1 for v in values],
-                                 dtype=np.float32))
-    # a fifth array whose offsets point past its data, in a block of its own
-    bad = np.arange(0, 2 * 40001, 2, dtype=np.int64)
-    bad[39000] = 10 ** 9
-    arrays.append((TextCategories(CATEGORIES), bad, np.frombuffer(b"ab" * 40000, np.uint8),
-                   None, 0, 40000, np.empty(40000, dtype=np.float32)))
-    assert arrow_batch(arrays, n_threads) == [True, True, True, True, False]
-    for array, want in zip(arrays, expected):
-        _same(array[-1], want)
+        cuts = [0, 1, 700, 5000, n] if k != 1 else [0, n]
+        chunks = [_chunk(values[a:b], large=k % 2 == 0) for a, b in zip(cuts, cuts[1:])]
+        columns.append(ArrowColumn(TextCategories(CATEGORIES), chunks))
+        expected.append(_raw(values))
+    numbers = rng.normal(size=n)
+    columns.insert(1, numbers)
+    expected.insert(1, numbers.astype(np.float32))
+    bad = np.arange(0, 2 * n + 1, 2, dtype=np.int64)
+    bad[7001] = 10 ** 9
+    columns.append(ArrowColumn(TextCategories(CATEGORIES),
+                               [(bad, np.frombuffer(b"ab" * n, np.uint8), None, 0, n)]))
+    out = np.full((n, 5), -7.0, dtype=np.float32)
+    status = put_columns(columns, out, n_threads)
+    for j in (0, 2, 3):
+        _same(out[:, j], expected[j])
+        assert status[j] == (expected[j] == -1).sum() > 0
+    np.testing.assert_array_equal(out[:, 1], expected[1])
+    assert status[1] == 0 and status[4] == -1
+
+
+def test_an_arrow_column_of_another_length_is_refused():
+    column = ArrowColumn(TextCategories(CATEGORIES), [_chunk(["a", "b"], large=False)])
+    with pytest.raises(ValueError, match="as many rows"):
+        put_columns([column], np.empty((3, 1), dtype=np.float32))
+
+
+def test_a_category_is_found_in_the_slot_its_hash_names():
+    # the table's multiplier is chosen so: a known text costs one comparison
+    assert TextCategories(CATEGORIES).one_probe
+    assert TextCategories(["x%d" % i for i in range(40)]).one_probe
+    # long texts alike in their first KEY_BYTES bytes: their ends are hashed too
+    assert TextCategories(["https://example.org/some/long/path/%d" % i
+                           for i in range(40)]).one_probe
+
+
+def test_many_categories_are_found_in_a_table_of_bounded_size():
+    # thousands of categories: no one-probe table is sought (its size would grow
+    # with their square); every text is still found, every other refused
+    texts = ["category %d" % i for i in range(5000)]
+    table = TextCategories(texts)
+    values = np.array(texts + ["category %d" % i for i in range(5000, 6000)], dtype=object)
+    out = np.empty(len(values), dtype=np.float32)
+    object_codes(table, values, out)
+    np.testing.assert_array_equal(out[:5000], np.arange(5000))
+    assert (out[5000:] == -1).all()

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from .._text_codes import TextCategories, arrow_batch, object_codes
+from .._text_codes import ArrowColumn, TextCategories, object_codes
 
 MAX_CATEGORIES = 1024
 
@@ -280,58 +280,41 @@ def text_table(categories):
     return table
 
 
-def encode_frame_column(column, categories, handle_unknown, label, n_threads=1,
-                        arrow=None):
+def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
     """Codes of a pandas DataFrame's column (a Series) under text categories, looked
-    up in C (``_text_codes``: Arrow strings read in place, Python strings through a
-    dictionary); None where this does not apply (no Series, categories not all
-    text), for ``encode`` to do. Nulls are missing (NaN); values not matched
-    exactly (unknown categories, numbers in a text column, NaN) are looked up by
-    ``encode`` itself, so the codes are ``encode``'s. Arrow strings are read on
-    ``n_threads``, unless ``arrow`` holds their codes already
-    (``arrow_columns_codes``)."""
+    up in C (``_text_codes``: Arrow strings read in place, on ``n_threads``; Python
+    strings through a dictionary); None where this does not apply (no Series,
+    categories not all text), for ``encode`` to do. Nulls are missing (NaN);
+    values not matched exactly (unknown categories, numbers in a text column, NaN)
+    are looked up by ``encode`` itself (``settle_unmatched``), so the codes are
+    ``encode``'s."""
     table = None if column is None else text_table(categories)
     if table is None:
         return None
-    out = arrow if arrow is not None else _arrow_codes(column, table, n_threads)
+    arrow = arrow_column(column, table)
+    out = None if arrow is None else arrow.codes(n_threads)
     if out is None and str(column.dtype) == "category":
         out = _category_codes(column, table)
     if out is None:
         out = _exact_text_codes(column.to_numpy(dtype=object), table)
+    settle_unmatched(out, column, categories, handle_unknown, label)
+    return out
+
+
+def settle_unmatched(out, column, categories, handle_unknown, label):
+    """Where the C readers left -1 in ``out`` (a column's codes, any stride: no exact
+    match), ``encode``'s general rule for those rows of the Series ``column``."""
     rows = np.flatnonzero(out < 0)
     if rows.size:
         # unknown categories, or values of another kind: encode's rule
         out[rows] = encode(column.iloc[rows].to_numpy(dtype=object, na_value=None),
                            categories, handle_unknown, label)
-    return out
 
 
-def _arrow_codes(column, table, n_threads=1):
-    """float32 codes (NaN: missing; -1: unmatched) of a pandas column held by Arrow
-    strings, read from Arrow's buffers (no Python strings made); None otherwise."""
-    return arrow_columns_codes([(column, table)], n_threads)[0]
-
-
-def arrow_columns_codes(pairs, n_threads=1):
-    """``_arrow_codes`` of several (column, table) pairs, every array read in one
-    parallel region (``_text_codes.arrow_batch``): a list, None where a column is
-    not held by Arrow strings or its buffers are inconsistent."""
-    outs, arrays, owner = [], [], []
-    for k, (column, table) in enumerate(pairs):
-        prepared = _arrow_arrays(column, table)
-        outs.append(None if prepared is None else prepared[0])
-        if prepared is not None:
-            arrays.extend(prepared[1])
-            owner.extend([k] * len(prepared[1]))
-    for k, ok in zip(owner, arrow_batch(arrays, n_threads) if arrays else []):
-        if not ok:
-            outs[k] = None
-    return outs
-
-
-def _arrow_arrays(column, table):
-    """(out, arrays): a pandas column's Arrow string chunks as ``arrow_batch`` takes
-    them, writing into ``out``; None when the column is not held so."""
+def arrow_column(column, table):
+    """A pandas column held by Arrow strings as an ``ArrowColumn`` under ``table``
+    (its buffers read in place); None when it is held otherwise. Its buffers are
+    checked: ``consistent`` says whether they may be read."""
     to_arrow = getattr(column.array, "__arrow_array__", None)
     if to_arrow is None or column.dtype == object:
         return None
@@ -342,21 +325,20 @@ def _arrow_arrays(column, table):
     except Exception:       # another Arrow layout or version: the general path
         return None
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
-    out = np.empty(len(column), dtype=np.float32)
-    arrays, at = [], 0
+    parts = []
     for chunk in chunks:
         if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
             return None
         validity, offsets, data = chunk.buffers()
         width = np.int32 if pa.types.is_string(chunk.type) else np.int64
-        arrays.append((table, np.frombuffer(offsets, dtype=width),
-                       np.frombuffer(data, dtype=np.uint8) if data is not None
-                       else np.zeros(0, dtype=np.uint8),
-                       None if validity is None or chunk.null_count == 0
-                       else np.frombuffer(validity, dtype=np.uint8),
-                       chunk.offset, len(chunk), out[at:at + len(chunk)]))
-        at += len(chunk)
-    return (out, arrays) if at == len(column) else None
+        parts.append((np.frombuffer(offsets, dtype=width),
+                      np.frombuffer(data, dtype=np.uint8) if data is not None
+                      else np.zeros(0, dtype=np.uint8),
+                      None if validity is None or chunk.null_count == 0
+                      else np.frombuffer(validity, dtype=np.uint8),
+                      chunk.offset, len(chunk)))
+    arrow = ArrowColumn(table, parts)
+    return arrow if arrow.n_rows == len(column) else None
 
 
 def _category_codes(column, table):

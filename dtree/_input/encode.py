@@ -195,8 +195,7 @@ def _encoded_rows(est, X, mask, categories, names):
     jobs = getattr(est, "n_jobs", 1)
     threads = n_threads(jobs) if jobs is not None and n_rows >= PARALLEL_ROWS else 1
     series = _frame_columns(X)
-    arrow = _arrow_text(series, mask, categories, threads)
-    columns = []
+    columns, arrow = [], {}
     for j in range(mask.shape[0]):
         label = val.column_label(j, names)
         column = None if series is None else series[j]
@@ -204,31 +203,32 @@ def _encoded_rows(est, X, mask, categories, names):
             codes = None
             if column is not None and str(column.dtype) == "category":
                 codes = cat.category_lookup(column, categories[j])
+            elif column is not None and cat.text_table(categories[j]) is not None:
+                # Arrow strings: looked up as they are laid into the rows
+                codes = cat.arrow_column(column, cat.text_table(categories[j]))
+                codes = arrow[j] = codes if codes is not None and codes.consistent else None
             if codes is None:
                 codes = cat.encode_frame_column(column, categories[j], est.handle_unknown,
-                                                label, 1, arrow.get(j))
+                                                label)
             columns.append(codes if codes is not None else cat.encode(
                 cat.column_values(X, j), categories[j], est.handle_unknown, label))
             continue
         values = None if column is None else column.to_numpy()
         columns.append(values if readable(values) else _numeric_column(X, j, label, column))
     out = np.empty((n_rows, mask.shape[0]), dtype=np.float32)
-    put_columns(columns, out, threads)
+    status = put_columns(columns, out, threads)
+    for j, column in arrow.items():
+        if column is None:
+            continue
+        label = val.column_label(j, names)
+        if status[j] < 0:
+            # buffers that do not hold together: read by the general path
+            out[:, j] = cat.encode(cat.column_values(X, j), categories[j],
+                                   est.handle_unknown, label)
+        elif status[j] > 0:
+            cat.settle_unmatched(out[:, j], series[j], categories[j], est.handle_unknown,
+                                 label)
     return out
-
-
-def _arrow_text(series, mask, categories, threads):
-    """The codes of every categorical column held by Arrow strings, {j: codes}, read
-    in one parallel region: a region per column, each waiting for its slowest
-    thread, made predict on threads several times slower than on one on a busy
-    machine."""
-    if series is None:
-        return {}
-    pairs = [(j, cat.text_table(categories[j])) for j in np.flatnonzero(mask)
-             if str(series[j].dtype) != "category"]
-    pairs = [(j, table) for j, table in pairs if table is not None]
-    codes = cat.arrow_columns_codes([(series[j], table) for j, table in pairs], threads)
-    return {j: out for (j, _), out in zip(pairs, codes) if out is not None}
 
 
 def _frame_columns(X):
