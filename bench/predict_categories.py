@@ -7,9 +7,12 @@ Fits a depth-8 classifier on adult (8 text columns of 14, held as ``--dtype``:
 pandas' Arrow strings as loaded, pandas categoricals, or Python strings), then
 times, best of 5,
 predict on adult repeated ``--copies`` times (488,420 rows for 10), the encoding
-alone (``encode_predict_X``) and the routing alone (``tree_.apply`` on the
-encoded matrix), and prints the encoding's share of predict, and the time of
-predict on one row (a one-row DataFrame, best of 200).
+alone (``encode_predict_X``: every column laid into predict's matrix), the
+numbers alone laid into it (``_columns.put_columns`` of the numeric columns, with
+the text columns' places left: what a frame of numbers costs too), and the
+routing alone (``tree_.apply`` on the encoded matrix); prints the encoding's share
+of predict, the categories' own share (the encoding less the numbers' layout),
+and the time of predict on one row (a one-row DataFrame, best of 200).
 """
 import argparse
 import time
@@ -33,9 +36,12 @@ def main(argv=None):
                         help="the model's n_jobs (default None: predict encodes on one "
                              "thread and routes on every core)")
     args = parser.parse_args(argv)
+    import numpy as np
     import pandas as pd
 
     import dtree
+    from dtree._columns import put_columns
+    from dtree._plan.machine import n_threads
     from dtree._input.encode import encode_predict_X
     from dtree.datasets import load_Xy
 
@@ -51,11 +57,20 @@ def main(argv=None):
     predict = best_of(lambda: model.predict(big))
     # (as predict encodes: the values are checked while they are routed)
     encode = best_of(lambda: encode_predict_X(model, big, check_values=False))
+    # the numbers alone, each text column's place filled from a constant column
+    # (a zero stride: no memory read)
+    blank = np.broadcast_to(np.float32(0), len(big))
+    numbers = [blank if model.categorical_features_[j] else big.iloc[:, j].to_numpy()
+               for j in range(big.shape[1])]
+    matrix = np.empty((len(big), big.shape[1]), dtype=np.float32)
+    threads = 1 if args.n_jobs is None else n_threads(args.n_jobs)
+    layout = best_of(lambda: put_columns(numbers, matrix, threads))
     route = best_of(lambda: model.tree_.apply(encoded))
     one = X.iloc[:1]
     one_row = best_of(lambda: model.predict(one), repeat=200)
     print(f"{len(big)} rows ({args.dtype}, n_jobs={args.n_jobs}): predict {predict:.3f} s, encoding {encode:.3f} s, "
-          f"routing {route:.3f} s; encoding is {encode / predict:.0%} of predict; one row "
+          f"routing {route:.3f} s; encoding is {encode / predict:.0%} of predict; numbers laid "
+          f"{layout:.3f} s, categories {(encode - layout) / predict:.0%} of predict; one row "
           f"{one_row * 1e6:.0f} us")
 
 
