@@ -1,4 +1,9 @@
 """n_jobs: the same tree and predictions for any number of threads."""
+import os
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
 
@@ -193,3 +198,58 @@ def test_useful_threads_follow_the_work():
     assert useful_threads(8, 10 ** 6, 10, by_default=True) == 8
     assert useful_threads(8, 150_000, 10, by_default=True) == 1
     assert useful_threads(8, 210_000, 10, by_default=True) == 2
+
+
+def _fake_proc(tmp_path, runnable, states):
+    tmp_path.mkdir()
+    (tmp_path / "loadavg").write_text(f"1.50 1.20 0.90 {runnable}/412 9999\n")
+    for tid, state in enumerate(states, start=100):
+        task = tmp_path / "self" / "task" / str(tid)
+        task.mkdir(parents=True)
+        # a command with spaces and a parenthesis: the state follows its last ')'
+        (task / "stat").write_text(f"{tid} (python (x) y) {state} 1 2 3 4\n")
+    return str(tmp_path)
+
+
+def test_busy_cores_are_the_runnable_threads_less_this_processs_own(tmp_path):
+    from dtree._plan.machine import busy_cores
+    assert busy_cores(_fake_proc(tmp_path / "a", 5, "RRS")) == 3
+    assert busy_cores(_fake_proc(tmp_path / "b", 2, "RR")) == 0
+    # (counted at different moments: never below none)
+    assert busy_cores(_fake_proc(tmp_path / "c", 1, "RRR")) == 0
+    # a system that does not say: none
+    assert busy_cores(str(tmp_path / "missing")) == 0
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="Linux's /proc tells")
+def test_busy_cores_see_another_process_at_work():
+    from dtree._plan.machine import busy_cores
+    child = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        seen = 0
+        for _ in range(200):
+            seen = max(seen, busy_cores())
+            if seen:
+                break
+            time.sleep(0.01)
+        assert seen >= 1
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_the_default_fit_leaves_busy_cores_alone(monkeypatch):
+    """A large default fit takes no more threads than the cores other work leaves
+    free (a thread sharing its core arrives late at every large node); n_jobs set
+    is taken as asked."""
+    from dtree._plan import plan
+    X = np.zeros((10 ** 6, 10), dtype=np.float32)
+    monkeypatch.setattr(plan, "n_threads", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    monkeypatch.setattr(plan, "available_cores", lambda: 8)
+    monkeypatch.setattr(plan, "busy_cores", lambda: 0)
+    assert plan._fit_threads(None, X, 10) == 8
+    monkeypatch.setattr(plan, "busy_cores", lambda: 5)
+    assert plan._fit_threads(None, X, 10) == 3
+    assert plan._fit_threads(4, X, 10) == 4
+    monkeypatch.setattr(plan, "busy_cores", lambda: 12)
+    assert plan._fit_threads(None, X, 10) == 1

@@ -24,6 +24,28 @@ def available_cores():
         return max(1, os.cpu_count() or 1)
 
 
+def busy_cores(proc="/proc"):
+    """Cores other work keeps busy at this moment: the threads the kernel counts as
+    runnable (``/proc/loadavg``'s fourth field, the calling thread included) less
+    this process's own (``/proc/self/task``); 0 where the system does not say (not
+    Linux)."""
+    try:
+        with open(os.path.join(proc, "loadavg")) as f:
+            runnable = int(f.read().split()[3].partition("/")[0])
+        own = 0
+        tasks = os.path.join(proc, "self", "task")
+        for tid in os.listdir(tasks):
+            try:
+                with open(os.path.join(tasks, tid, "stat")) as f:
+                    # the state comes after the command, which sits in parentheses
+                    own += f.read().rpartition(")")[2].split()[0] == "R"
+            except OSError:     # (a thread that ended meanwhile)
+                continue
+    except (OSError, ValueError, IndexError):
+        return 0
+    return max(0, runnable - own)
+
+
 def n_threads(n_jobs):
     """Threads for fit and predict from ``n_jobs``.
 
