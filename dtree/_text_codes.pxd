@@ -9,7 +9,7 @@ cdef struct Key:
     # text up to KEY_BYTES long (most categories' texts), and the start of a longer
     # one, whose rest is compared in memory
     uint64_t w0, w1, w2
-    uint64_t end        # a longer text's last eight bytes (0 for others): hashed, so
+    uint64_t end        # a hash of a longer text's bytes past KEY_BYTES (0 for others):
                         # long texts that start alike spread over the table
 
 

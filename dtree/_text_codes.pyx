@@ -70,7 +70,24 @@ cdef inline void text_key(const unsigned char* s, Py_ssize_t n, Key* key) noexce
     key.w2 &= MASKS[_clamp8(n - 16)]
     key.end = 0
     if n > KEY_BYTES:
-        memcpy(&key.end, s + n - 8, 8)
+        key.end = _rest_hash(s + KEY_BYTES, n - KEY_BYTES, s + n)
+
+
+cdef inline uint64_t _rest_hash(const unsigned char* p, Py_ssize_t m,
+                               const unsigned char* end) noexcept nogil:
+    # every byte of a long text past its first KEY_BYTES (m > 0 of them, at p), word
+    # by word, the last word as the eight bytes before ``end`` (within the text):
+    # long texts alike at both ends but not in between still spread
+    cdef uint64_t h = 0, word
+    cdef Py_ssize_t i = 0
+    while i + 8 <= m:
+        memcpy(&word, p + i, 8)
+        h = (h ^ word) * 0x9E3779B97F4A7C15ULL
+        i += 8
+    if i < m:
+        memcpy(&word, end - 8, 8)
+        h = (h ^ word) * 0x9E3779B97F4A7C15ULL
+    return h
 
 
 cdef inline uint64_t key_hash(const Key* key, Py_ssize_t n, uint64_t salt) noexcept nogil:
@@ -258,7 +275,7 @@ cdef Py_ssize_t _arrow_loop(const Table* t, const offset_t* offsets,
         if a < 0 or b < a or b > data_size:
             return -1
         text = data + a
-        if b - a < KEY_BYTES and a + KEY_BYTES > data_size:
+        if b - a < KEY_BYTES and <Py_ssize_t> a + KEY_BYTES > data_size:
             # a short text at the very end of the buffer: read from a padded copy
             memset(tail, 0, KEY_BYTES)
             memcpy(tail, data + a, b - a)
@@ -344,10 +361,19 @@ cdef class ArrowColumn:
         inconsistent (nothing written)."""
         cdef Py_ssize_t k = 0, lo, hi, got, unmatched = 0
         cdef const ArrowChunk* c
+        cdef Py_ssize_t hi_k = self.n_chunks
         if not self.consistent:
             return -1
+        # the chunk holding row ``start``: the last whose first row is at most it
+        # (a binary search: a column may come in many small chunks)
+        while hi_k - k > 1:
+            lo = (k + hi_k) // 2
+            if self.starts[lo] <= start:
+                k = lo
+            else:
+                hi_k = lo
         while k < self.n_chunks and self.starts[k + 1] <= start:
-            k += 1
+            k += 1      # (past empty chunks)
         while m > 0 and k < self.n_chunks:
             c = &self.chunks[k]
             lo = start - self.starts[k]

@@ -259,6 +259,25 @@ def test_a_category_is_found_in_the_slot_its_hash_names():
     # long texts alike in their first KEY_BYTES bytes: their ends are hashed too
     assert TextCategories(["https://example.org/some/long/path/%d" % i
                            for i in range(40)]).one_probe
+    # alike in their first 24 bytes and their last 8: every byte between is hashed
+    assert TextCategories(["https://shop.example.com/item/%04d/index.html" % i
+                           for i in range(40)]).one_probe
+
+
+def test_many_small_chunks_and_empty_ones_are_read_in_order():
+    # a column in thousands of chunks (some empty): each block finds its first
+    # chunk by a search, and every row its code
+    rng = np.random.default_rng(6)
+    values = _values(rng, 6000)
+    cuts = np.sort(np.concatenate([[0, 6000], rng.integers(0, 6000, 3000)]))
+    chunks = [_chunk(values[a:b], large=k % 3 == 0) for k, (a, b) in
+              enumerate(zip(cuts, cuts[1:]))]
+    column = ArrowColumn(TextCategories(CATEGORIES), chunks)
+    assert column.n_rows == 6000
+    _same(column.codes(), _raw(values))
+    out = np.empty((6000, 2), dtype=np.float32)
+    put_columns([np.zeros(6000), column], out)
+    _same(out[:, 1], _raw(values))
 
 
 def test_many_categories_are_found_in_a_table_of_bounded_size():
