@@ -290,3 +290,19 @@ def test_many_categories_are_found_in_a_table_of_bounded_size():
     object_codes(table, values, out)
     np.testing.assert_array_equal(out[:5000], np.arange(5000))
     assert (out[5000:] == -1).all()
+
+
+def test_an_unknown_category_is_named_in_the_first_column_that_holds_one():
+    # an Arrow column before an object column, both with a category unseen at fit:
+    # predict names the first, as apply does
+    import dtree
+
+    train = pd.DataFrame({"a": pd.Series(["x", "y"] * 20, dtype="str"),
+                          "b": pd.Series(["p", "q"] * 20, dtype=object)})
+    model = dtree.DecisionTreeClassifier(categorical_features=["a", "b"],
+                                         handle_unknown="error").fit(train, np.arange(40) % 2)
+    test = pd.DataFrame({"a": pd.Series(["NEW_A"], dtype="str"),
+                         "b": pd.Series(["NEW_B"], dtype=object)})
+    for method in (model.apply, model.predict, model.predict_proba):
+        with pytest.raises(ValueError, match="'NEW_A', unseen at fit"):
+            method(test)

@@ -203,8 +203,11 @@ def _encoded_rows(est, X, mask, categories, names):
             codes = None
             if column is not None and str(column.dtype) == "category":
                 codes = cat.category_lookup(column, categories[j])
-            elif column is not None and cat.text_table(categories[j]) is not None:
-                # Arrow strings: looked up as they are laid into the rows
+            elif column is not None and est.handle_unknown == "missing" and \
+                    cat.text_table(categories[j]) is not None:
+                # Arrow strings: looked up as they are laid into the rows (their
+                # unmatched values settled after, which raises nothing when unknown
+                # categories are missing: any error is still the first column's)
                 codes = cat.arrow_column(column, cat.text_table(categories[j]))
                 codes = arrow[j] = codes if codes is not None and codes.consistent else None
             if codes is None:
