@@ -35,7 +35,7 @@ from ._common cimport dtree_prefetch
 from ._common cimport draw_category_cut, draw_end, draw_next, draw_numeric_cut, draw_take
 from ._common cimport float_key, keep_better, keep_random_cut, key_float
 from ._common cimport keep_doubles, lowest_bit, midpoint, partition_ids, partition_segment
-from ._common cimport payload_t, put_bit, RADIX_SIZE, radix_sort_keys, rand_int, record_candidate
+from ._common cimport payload_t, put_bit, RADIX_BITS, RADIX_SIZE, radix_sort_keys, rand_int, record_candidate
 from ._common cimport scan_cut, SearchSettings, set_bit, tiny_weight, wins
 from ._criterion cimport add_outputs, add_sample, below_count, binary_scan, check_criterion
 from ._criterion cimport clf_move, clf_move_count, clf_proxy, clf_rest_acc, clf_side_acc, clogc
@@ -420,17 +420,77 @@ cdef int _compare_keys(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
+cdef enum:
+    PACKED_SORT = 8192      # from this many samples a column sorts as packed pairs
+
+
 cdef void radix_argsort_column(const DTYPE_t[:, :] X, Py_ssize_t f, DTYPE_t* vals_out,
-                               int* idx_out, unsigned int* keys_a, unsigned int* keys_b,
-                               int* idx_a, int* idx_b, Py_ssize_t* hist) noexcept nogil:
-    """Stable argsort of column f of X (``radix_sort_keys``): the sorted values to
-    ``vals_out``, the sample order to ``idx_out``; equal values keep ascending
-    sample order, so the layout is reproducible."""
+                               int* idx_out, unsigned long long* pairs_a,
+                               unsigned long long* pairs_b, Py_ssize_t* hist) noexcept nogil:
+    """Stable argsort of column f of X: the sorted values to ``vals_out``, the sample
+    order to ``idx_out``; equal values keep ascending sample order, so the layout
+    is reproducible. ``pairs_a``/``pairs_b``: room for n pairs each (n keys and n
+    ids fit in one); ``hist``: 3 * RADIX_SIZE counts.
+
+    A short column goes by ``radix_sort_keys``. A long one sorts (key, id) packed in
+    one 64-bit word (``_packed_passes``): a pass then scatters one stream per
+    bucket, not two, and the key's first pass is read from X as the pairs are made
+    (at 4e6 rows this halved the presort, which memory bounds)."""
     cdef Py_ssize_t n = X.shape[0], i
+    cdef unsigned int* keys_a = <unsigned int*> pairs_a
+    cdef int* idx_a = <int*> (keys_a + n)
+    cdef unsigned int* keys_b = <unsigned int*> pairs_b
+    cdef int* idx_b = <int*> (keys_b + n)
+    cdef unsigned long long* pairs
+    if n < PACKED_SORT:
+        for i in range(n):
+            keys_a[i] = float_key(X[i, f])
+            idx_a[i] = <int>i
+        radix_sort_keys(keys_a, idx_a, n, keys_b, idx_b, hist, vals_out, idx_out)
+        return
+    pairs = _packed_passes(X, f, pairs_a, pairs_b, hist)
     for i in range(n):
-        keys_a[i] = float_key(X[i, f])
-        idx_a[i] = <int>i
-    radix_sort_keys(keys_a, idx_a, n, keys_b, idx_b, hist, vals_out, idx_out)
+        vals_out[i] = key_float(<unsigned int> (pairs[i] >> 32))
+        idx_out[i] = <int> (pairs[i] & 0xFFFFFFFFULL)
+
+
+cdef unsigned long long* _packed_passes(const DTYPE_t[:, :] X, Py_ssize_t f,
+                                        unsigned long long* a, unsigned long long* b,
+                                        Py_ssize_t* hist) noexcept nogil:
+    """LSD radix sort of column f's (``float_key`` << 32 | sample id) pairs, three
+    stable passes of RADIX_BITS bits of the key (a digit every key shares is
+    skipped); returns the buffer holding them sorted (``a`` or ``b``)."""
+    cdef Py_ssize_t n = X.shape[0], i, digit, bucket, total, count, shift
+    cdef unsigned long long pair
+    cdef unsigned long long* t
+    cdef unsigned int key
+    cdef Py_ssize_t* h
+    memset(hist, 0, 3 * RADIX_SIZE * sizeof(Py_ssize_t))
+    for i in range(n):
+        key = float_key(X[i, f])
+        a[i] = ((<unsigned long long> key) << 32) | <unsigned int> i
+        hist[key & (RADIX_SIZE - 1)] += 1
+        hist[RADIX_SIZE + ((key >> RADIX_BITS) & (RADIX_SIZE - 1))] += 1
+        hist[2 * RADIX_SIZE + (key >> (2 * RADIX_BITS))] += 1
+    for digit in range(3):
+        shift = 32 + digit * RADIX_BITS
+        h = hist + digit * RADIX_SIZE
+        if h[(a[0] >> shift) & (RADIX_SIZE - 1)] == n:
+            continue
+        total = 0
+        for bucket in range(RADIX_SIZE):
+            count = h[bucket]
+            h[bucket] = total
+            total += count
+        for i in range(n):
+            pair = a[i]
+            bucket = (pair >> shift) & (RADIX_SIZE - 1)
+            b[h[bucket]] = pair
+            h[bucket] += 1
+        t = a
+        a = b
+        b = t
+    return a
 
 
 cdef class Splitter:
@@ -2766,24 +2826,23 @@ def _presort(X, vals, idx, int n_threads=1):
     cdef const DTYPE_t[:, :] Xv = X
     cdef DTYPE_t[:, ::1] vv = vals
     cdef int[:, ::1] iv = idx
-    keys = np.empty((T, 2, max(n, 1)), dtype=np.uint32)
-    order = np.empty((T, 2, max(n, 1)), dtype=np.int32)
+    # per thread: room for two buffers of n (key, id) pairs, and the digits' counts
+    pairs = np.empty((T, 2, max(n, 1)), dtype=np.uint64)
     hist = np.empty((T, 3 * RADIX_SIZE), dtype=np.intp)
-    cdef unsigned int[:, :, ::1] kv = keys
-    cdef int[:, :, ::1] ov = order
+    cdef unsigned long long[:, :, ::1] pv = pairs
     cdef Py_ssize_t[:, ::1] hv = hist
     if n == 0:
         return
     if T == 1:
         with nogil:
             for f in range(d):
-                radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &kv[0, 0, 0],
-                                     &kv[0, 1, 0], &ov[0, 0, 0], &ov[0, 1, 0], &hv[0, 0])
+                radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &pv[0, 0, 0], &pv[0, 1, 0],
+                                     &hv[0, 0])
         return
     for f in prange(d, nogil=True, num_threads=T, schedule="dynamic"):
         t = threadid()
-        radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &kv[t, 0, 0], &kv[t, 1, 0],
-                             &ov[t, 0, 0], &ov[t, 1, 0], &hv[t, 0])
+        radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &pv[t, 0, 0], &pv[t, 1, 0],
+                             &hv[t, 0])
 
 
 def best_split(X, y, sample_weight=None, *, n_classes=0, criterion=0,
