@@ -424,19 +424,19 @@ cdef enum:
     PACKED_SORT = 8192      # from this many samples a column sorts as packed pairs
 
 
-cdef void radix_argsort_column(const DTYPE_t[:, :] X, Py_ssize_t f, DTYPE_t* vals_out,
+cdef void radix_argsort_column(const DTYPE_t* column, Py_ssize_t n, DTYPE_t* vals_out,
                                int* idx_out, unsigned long long* pairs_a,
                                unsigned long long* pairs_b, Py_ssize_t* hist) noexcept nogil:
-    """Stable argsort of column f of X: the sorted values to ``vals_out``, the sample
-    order to ``idx_out``; equal values keep ascending sample order, so the layout
-    is reproducible. ``pairs_a``/``pairs_b``: room for n pairs each (n keys and n
-    ids fit in one); ``hist``: 3 * RADIX_SIZE counts.
+    """Stable argsort of a contiguous column of n values (``vals_out`` may be the
+    column itself): the sorted values to ``vals_out``, the sample order to
+    ``idx_out``; equal values keep ascending sample order, so the layout is
+    reproducible. ``pairs_a``/``pairs_b``: room for n pairs each (n keys and n ids
+    fit in one); ``hist``: 3 * RADIX_SIZE counts.
 
     A short column goes by ``radix_sort_keys``. A long one sorts (key, id) packed in
     one 64-bit word (``_packed_passes``): a pass then scatters one stream per
-    bucket, not two, and the key's first pass is read from X as the pairs are made
-    (at 4e6 rows this halved the presort, which memory bounds)."""
-    cdef Py_ssize_t n = X.shape[0], i
+    bucket, not two (at 4e6 rows the presort took two thirds of the time)."""
+    cdef Py_ssize_t i
     cdef unsigned int* keys_a = <unsigned int*> pairs_a
     cdef int* idx_a = <int*> (keys_a + n)
     cdef unsigned int* keys_b = <unsigned int*> pairs_b
@@ -444,30 +444,30 @@ cdef void radix_argsort_column(const DTYPE_t[:, :] X, Py_ssize_t f, DTYPE_t* val
     cdef unsigned long long* pairs
     if n < PACKED_SORT:
         for i in range(n):
-            keys_a[i] = float_key(X[i, f])
+            keys_a[i] = float_key(column[i])
             idx_a[i] = <int>i
         radix_sort_keys(keys_a, idx_a, n, keys_b, idx_b, hist, vals_out, idx_out)
         return
-    pairs = _packed_passes(X, f, pairs_a, pairs_b, hist)
+    pairs = _packed_passes(column, n, pairs_a, pairs_b, hist)
     for i in range(n):
         vals_out[i] = key_float(<unsigned int> (pairs[i] >> 32))
         idx_out[i] = <int> (pairs[i] & 0xFFFFFFFFULL)
 
 
-cdef unsigned long long* _packed_passes(const DTYPE_t[:, :] X, Py_ssize_t f,
+cdef unsigned long long* _packed_passes(const DTYPE_t* column, Py_ssize_t n,
                                         unsigned long long* a, unsigned long long* b,
                                         Py_ssize_t* hist) noexcept nogil:
-    """LSD radix sort of column f's (``float_key`` << 32 | sample id) pairs, three
+    """LSD radix sort of a column's (``float_key`` << 32 | sample id) pairs, three
     stable passes of RADIX_BITS bits of the key (a digit every key shares is
     skipped); returns the buffer holding them sorted (``a`` or ``b``)."""
-    cdef Py_ssize_t n = X.shape[0], i, digit, bucket, total, count, shift
+    cdef Py_ssize_t i, digit, bucket, total, count, shift
     cdef unsigned long long pair
     cdef unsigned long long* t
     cdef unsigned int key
     cdef Py_ssize_t* h
     memset(hist, 0, 3 * RADIX_SIZE * sizeof(Py_ssize_t))
     for i in range(n):
-        key = float_key(X[i, f])
+        key = float_key(column[i])
         a[i] = ((<unsigned long long> key) << 32) | <unsigned int> i
         hist[key & (RADIX_SIZE - 1)] += 1
         hist[RADIX_SIZE + ((key >> RADIX_BITS) & (RADIX_SIZE - 1))] += 1
@@ -2819,9 +2819,18 @@ def _targets_by_position(const double[::1] y, const int[:, ::1] idx, double[:, :
             out[f, p] = y[idx[f, p]]
 
 
+cdef enum:
+    TRANSPOSE_ROWS = 512    # rows per block as X's columns are laid into vals
+
+
 def _presort(X, vals, idx, int n_threads=1):
-    """Sort every column of X (n, d) into rows of vals and idx (d, n)."""
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f
+    """Sort every column of X (n, d) into rows of vals and idx (d, n).
+
+    X's columns are first laid into vals in one pass over X's rows (a block of rows
+    at a time), then each row of vals is sorted in place: reading each column
+    straight from a row-major X would read all of X once per column."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], f, b, start, m, i
+    cdef Py_ssize_t n_blocks = (n + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS
     cdef int t, T = max(1, min(n_threads, d))
     cdef const DTYPE_t[:, :] Xv = X
     cdef DTYPE_t[:, ::1] vv = vals
@@ -2833,15 +2842,22 @@ def _presort(X, vals, idx, int n_threads=1):
     cdef Py_ssize_t[:, ::1] hv = hist
     if n == 0:
         return
+    for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
+                    schedule="static"):
+        start = b * TRANSPOSE_ROWS
+        m = min(<Py_ssize_t> TRANSPOSE_ROWS, n - start)
+        for f in range(d):
+            for i in range(m):
+                vv[f, start + i] = Xv[start + i, f]
     if T == 1:
         with nogil:
             for f in range(d):
-                radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &pv[0, 0, 0], &pv[0, 1, 0],
-                                     &hv[0, 0])
+                radix_argsort_column(&vv[f, 0], n, &vv[f, 0], &iv[f, 0], &pv[0, 0, 0],
+                                     &pv[0, 1, 0], &hv[0, 0])
         return
     for f in prange(d, nogil=True, num_threads=T, schedule="dynamic"):
         t = threadid()
-        radix_argsort_column(Xv, f, &vv[f, 0], &iv[f, 0], &pv[t, 0, 0], &pv[t, 1, 0],
+        radix_argsort_column(&vv[f, 0], n, &vv[f, 0], &iv[f, 0], &pv[t, 0, 0], &pv[t, 1, 0],
                              &hv[t, 0])
 
 
