@@ -200,7 +200,7 @@ def cmd_fit(args):
     if args.target not in columns:
         raise CLIError(f"target column {args.target!r} is not in {args.data} "
                        f"(columns: {header})")
-    y = columns[args.target]
+    y = _complete_target(columns[args.target], args.target, args.data)
     task = args.task
     if task == "auto":
         task = "regression" if _is_numeric(y) and np.unique(y).shape[0] > 20 else \
@@ -372,7 +372,7 @@ def cmd_eval(args):
                                       encoding=args.encoding)
     if args.target not in columns:
         raise CLIError(f"target column {args.target!r} is not in {args.data}")
-    y = columns[args.target]
+    y = _complete_target(columns[args.target], args.target, args.data)
     frame = X
     if hasattr(model, "classes_"):
         y = np.asarray(y).astype(model.classes_.dtype) if model.classes_.dtype.kind == "U" \
@@ -403,6 +403,26 @@ def confusion_text(y, pred, classes):
         lines.append(f"{len(unseen)} label(s) of the data were unseen at fit: "
                      + ", ".join(map(str, unseen)))
     return "\n".join(lines) + "\n"
+
+
+def _complete_target(y, target, data):
+    """The target column, refused when a row has none (an empty cell, NaN): a
+    missing label would otherwise read as a class of its own ('nan')."""
+    values = np.asarray(y)
+    if values.dtype.kind == "f":
+        missing = np.isnan(values)
+    elif values.dtype.kind == "O":
+        missing = np.array([v is None or v == "" or (isinstance(v, float) and v != v)
+                            for v in values], dtype=bool)
+    else:
+        missing = np.zeros(values.shape[0], dtype=bool)
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        shown = ", ".join(str(r + 1) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
+        raise CLIError(f"target column {target!r} of {data} is empty in {rows.size} of "
+                       f"{values.shape[0]} data rows ({shown}): every row needs a target "
+                       "(drop those rows, or fill them in)")
+    return y
 
 
 def _numeric_target(y, target, data):

@@ -389,3 +389,24 @@ def test_the_dtree_console_script_is_declared_and_runs():
     with pytest.raises(SystemExit) as stop:
         main(["--version"])
     assert stop.value.code == 0
+
+
+def test_a_target_with_empty_cells_is_refused_not_learnt_as_a_class(tmp_path):
+    # an empty label once read as a class of its own ('nan'); an empty number
+    # reached the estimator's unnamed "Input y contains NaN"
+    labels = tmp_path / "labels.csv"
+    labels.write_text("a,b,t\n1,2,yes\n2,3,no\n3,4,\n4,5,yes\n5,6,no\n6,7,\n")
+    numbers = tmp_path / "numbers.csv"
+    numbers.write_text("a,b,t\n1,2,1.5\n2,3,\n3,4,2.5\n")
+    model = tmp_path / "m.dtree"
+    for data, task in ((labels, "auto"), (numbers, "regression")):
+        out = run("fit", data, "--target", "t", "--task", task, "-o", model, check=False)
+        assert out.returncode == 2 and not model.exists(), out.stderr
+        assert "target column 't'" in out.stderr and data.name in out.stderr
+    assert "empty in 2 of 6 data rows (3, 6)" in \
+        run("fit", labels, "--target", "t", "-o", model, check=False).stderr
+    good = tmp_path / "good.csv"
+    good.write_text("a,b,t\n1,2,yes\n2,3,no\n4,5,yes\n5,6,no\n")
+    run("fit", good, "--target", "t", "-o", model)
+    out = run("eval", model, labels, "--target", "t", check=False)
+    assert out.returncode == 2 and "empty in 2 of 6 data rows" in out.stderr
