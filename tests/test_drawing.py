@@ -165,6 +165,9 @@ def test_exporters_come_from_dtree_as_from_sklearn_tree():
         dtree.export_graphviz(clf.tree_)
     with pytest.raises(ValueError, match="All feature names must be strings"):
         dtree.plot_tree(clf, feature_names=[1])
+    # the parameter, the entry and its kind named too
+    with pytest.raises(ValueError, match=r"feature_names\[1\] is 2 \(int\)"):
+        dtree.export_graphviz(clf, feature_names=["a", 2])
 
 
 @pytest.mark.timeout(300)

@@ -78,8 +78,12 @@ class _NodeLabels:
         n_features = tree.n_features
         if feature_names is not None:
             feature_names = list_of_names(feature_names, "feature_names")
-            if not all(isinstance(name, str) for name in feature_names):
-                raise ValueError("All feature names must be strings.")
+            odd = [k for k, name in enumerate(feature_names) if not isinstance(name, str)]
+            if odd:
+                # (scikit-learn's words first, which its export tests match)
+                raise ValueError(f"All feature names must be strings. feature_names[{odd[0]}] "
+                                 f"is {feature_names[odd[0]]!r} "
+                                 f"({type(feature_names[odd[0]]).__name__}).")
         elif getattr(decision_tree, "feature_names_in_", None) is not None:
             # the columns' names, as export_text shows them
             feature_names = [str(name) for name in decision_tree.feature_names_in_]
