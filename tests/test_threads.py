@@ -242,14 +242,20 @@ def test_the_default_fit_leaves_busy_cores_alone(monkeypatch):
     """A large default fit takes no more threads than the cores other work leaves
     free (a thread sharing its core arrives late at every large node); n_jobs set
     is taken as asked."""
-    from dtree._plan import plan
+    from dtree._plan import machine, plan
     X = np.zeros((10 ** 6, 10), dtype=np.float32)
     monkeypatch.setattr(plan, "n_threads", lambda n_jobs: 8 if n_jobs is None else n_jobs)
-    monkeypatch.setattr(plan, "available_cores", lambda: 8)
-    monkeypatch.setattr(plan, "busy_cores", lambda: 0)
+    monkeypatch.setattr(machine, "available_cores", lambda: 8)
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(machine, "busy_cores", lambda: 0)
     assert plan._fit_threads(None, X, 10) == 8
-    monkeypatch.setattr(plan, "busy_cores", lambda: 5)
+    monkeypatch.setattr(machine, "busy_cores", lambda: 5)
     assert plan._fit_threads(None, X, 10) == 3
     assert plan._fit_threads(4, X, 10) == 4
-    monkeypatch.setattr(plan, "busy_cores", lambda: 12)
+    monkeypatch.setattr(machine, "busy_cores", lambda: 12)
     assert plan._fit_threads(None, X, 10) == 1
+    # held to 8 of a machine's 64 cores, whose load it sees whole: its share of it
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(machine, "busy_cores", lambda: 40)
+    assert machine.free_cores() == 3
+    assert plan._fit_threads(None, X, 10) == 3

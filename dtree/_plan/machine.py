@@ -46,6 +46,16 @@ def busy_cores(proc="/proc"):
     return max(0, runnable - own)
 
 
+def free_cores():
+    """Cores this process may run on that other work leaves free at this moment, at
+    least one: its cores less its share of the machine's busy ones
+    (``busy_cores``, taken as spread evenly over the machine's cores: a process
+    held to some of them still sees every core's load)."""
+    cores = available_cores()
+    machine = max(os.cpu_count() or cores, cores)
+    return max(1, int(cores - busy_cores() * cores / machine))
+
+
 def n_threads(n_jobs):
     """Threads for fit and predict from ``n_jobs``.
 

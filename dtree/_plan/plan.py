@@ -23,7 +23,7 @@ import numpy as np
 from . import registry
 from .constraints import InvalidParameterError, is_int
 from .._openmp import useful_threads
-from .machine import available_cores, busy_cores, n_threads, physical_memory
+from .machine import free_cores, n_threads, physical_memory
 
 # The largest integer any builder receives: sizes are clamped to the data, and
 # this bounds what is left (a depth, a count of threads) well inside C's ssize_t.
@@ -376,7 +376,7 @@ def _fit_threads(n_jobs, X, n_features):
         return threads
     threads = useful_threads(threads, X.shape[0], n_features, by_default=n_jobs is None)
     if n_jobs is None and threads > 1:
-        threads = max(1, min(threads, available_cores() - busy_cores()))
+        threads = min(threads, free_cores())
     return threads
 
 
