@@ -259,3 +259,37 @@ def test_the_default_fit_leaves_busy_cores_alone(monkeypatch):
     monkeypatch.setattr(machine, "busy_cores", lambda: 40)
     assert machine.free_cores() == 3
     assert plan._fit_threads(None, X, 10) == 3
+
+
+def test_the_default_predict_leaves_busy_cores_alone(monkeypatch):
+    """A large batch at the default n_jobs is encoded and routed on no more threads
+    than the cores other work leaves free; a small one never asks; n_jobs set is
+    taken as asked."""
+    pd = pytest.importorskip("pandas")
+    from dtree._estimators import base
+    from dtree._input import encode
+    from dtree._route import PARALLEL_ROWS
+    X, y = _problem(7, n=2_000)
+    clf = DecisionTreeClassifier(max_depth=4).fit(X, y)
+    monkeypatch.setattr(base, "n_threads", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    monkeypatch.setattr(encode, "n_threads", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    for module in (base, encode):
+        monkeypatch.setattr(module, "free_cores", lambda: 3)
+    assert clf._n_threads(PARALLEL_ROWS) == 3
+    assert clf._n_threads(10) == 8          # (too few rows for threads: not asked)
+    assert DecisionTreeClassifier(n_jobs=5)._n_threads(PARALLEL_ROWS) == 5
+    # the encoding of a DataFrame's columns: the same threads
+    laid = []
+    put = encode.put_columns
+    monkeypatch.setattr(encode, "put_columns",
+                        lambda columns, out, threads: laid.append(threads) or
+                        put(columns, out, threads))
+    frame = pd.DataFrame(np.resize(X, (PARALLEL_ROWS, X.shape[1])),
+                         columns=[f"x{j}" for j in range(X.shape[1])])
+    frame["x0"] = pd.Series(np.where(frame["x0"] > 0, "a", "b"), dtype="str")
+    cat = DecisionTreeClassifier(max_depth=4).fit(frame.iloc[:2000], y)
+    assert cat.categorical_features_[0]
+    cat.predict(frame)
+    assert laid[-1] == 3
+    cat.set_params(n_jobs=2).predict(frame)
+    assert laid[-1] == 2

@@ -20,7 +20,7 @@ from .._fit.pruning import RISKS, alpha_of_cp, cost_complexity_path, prune_ccp
 from .._model.fitted import Fitted, install, one_fit
 from .._model.multiway import kway_shape
 from .._plan.constraints import Interval, validate_params
-from .._plan.machine import n_threads
+from .._plan.machine import free_cores, n_threads
 from .._route import PARALLEL_ROWS
 from .._plan.plan import choose, make_plan
 from .analyst import AnalystMixin
@@ -95,9 +95,16 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         data = self._training_data(choices, X, y, sample_weight)
         return make_plan(self, choices, data), data
 
-    def _n_threads(self):
-        """Threads for fit and predict from ``n_jobs`` (None: one per available core)."""
-        return n_threads(getattr(self, "n_jobs", 1))
+    def _n_threads(self, n_rows=0):
+        """Threads for predict from ``n_jobs`` (None: one per available core, and for
+        a batch of ``n_rows`` large enough for threads, no more than the cores other
+        work leaves free: a thread sharing its core with another process made the
+        default's predict slower than one thread)."""
+        jobs = getattr(self, "n_jobs", 1)
+        threads = n_threads(jobs)
+        if jobs is None and threads > 1 and n_rows >= PARALLEL_ROWS:
+            threads = min(threads, free_cores())
+        return threads
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Effective alphas and total leaf risks of the minimal cost-complexity pruning.
@@ -213,12 +220,13 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         over X instead of two."""
         tree = self.tree_
         if not tree.routes_plainly():
-            return table.take(tree.apply(self._validate_X_predict(X), self._n_threads()))
+            X = self._validate_X_predict(X)
+            return table.take(tree.apply(X, self._n_threads(X.shape[0])))
         rows = encode_predict_X(self, X, check_values=False)
         if not isinstance(rows, np.ndarray):        # sparse rows, checked as read
             return table.take(tree.apply(rows, self._n_threads()))
         # (a batch too small for threads skips asking how many there are)
-        threads = self._n_threads() if rows.shape[0] >= PARALLEL_ROWS else 1
+        threads = self._n_threads(rows.shape[0]) if rows.shape[0] >= PARALLEL_ROWS else 1
         out, unusual = tree.lookup(rows, table, threads)
         # NaN in a category column is a missing category, always allowed: only
         # non-finite numbers need the full check (which raises or allows them)
@@ -231,7 +239,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
     @one_fit
     def apply(self, X):
         X = self._validate_X_predict(X)
-        return self.tree_.apply(X, self._n_threads())
+        return self.tree_.apply(X, self._n_threads(X.shape[0]))
 
     @documented("Nodes each sample passes through.",
                 "scipy.sparse.csr_matrix of shape (n_samples, n_nodes)\n"

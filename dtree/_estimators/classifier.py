@@ -304,7 +304,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
             # routing met NaN or infinity): a small batch pays no second pass
             proba = self.tree_.value.take(self._at_leaves(X, self.tree_.node_ids), axis=0)
         else:
-            proba = self.tree_.leaf_values(self._validate_X_predict(X), self._n_threads())
+            X = self._validate_X_predict(X)
+            proba = self.tree_.leaf_values(X, self._n_threads(X.shape[0]))
         if self.n_outputs_ == 1:
             return proba[:, 0, :]
         return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
@@ -338,7 +339,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
         if self.tree_.mixes_leaves(X):
             proba = self.tree_.leaf_values(X)[:, 0, :]
             return self.classes_.take(np.argmax(proba, axis=1))
-        leaves = self.tree_.apply(X, self._n_threads())
+        leaves = self.tree_.apply(X, self._n_threads(X.shape[0]))
         out = np.empty((X.shape[0], self.n_outputs_), dtype=_common_dtype(self.classes_))
         for k, classes in enumerate(self.classes_):
             out[:, k] = classes.take(node_class[:, k].take(leaves))

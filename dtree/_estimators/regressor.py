@@ -104,8 +104,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         values = self.tree_.value[:, :, 0]
         if self.n_outputs_ == 1:
             return self._at_leaves(X, np.ascontiguousarray(values[:, 0]))
-        leaves = self.tree_.apply(self._validate_X_predict(X), self._n_threads())
-        return values.take(leaves, axis=0)
+        X = self._validate_X_predict(X)
+        return values.take(self.tree_.apply(X, self._n_threads(X.shape[0])), axis=0)
 
     def _score(self, y, pred, sw):
         # R^2; with several outputs the mean of theirs (scikit-learn's "uniform_average")

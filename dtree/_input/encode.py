@@ -15,7 +15,7 @@ import numpy as np
 from . import categorical as cat
 from . import validation as val
 from .._columns import put_columns, readable
-from .._plan.machine import n_threads
+from .._plan.machine import free_cores, n_threads
 from .._route import PARALLEL_ROWS
 from .frames import as_known_frame, is_polars, polars_to_array
 
@@ -188,12 +188,14 @@ def _encoded_rows(est, X, mask, categories, names):
     ``check_values=False``): category codes (NaN if missing) and numbers, each
     column read as it is held and laid into the rows by ``_columns``."""
     n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
-    # predict's threads where the batch is large enough for them, and n_jobs asks
-    # for them: the default's (None) encode on one, as on a busy machine their two
-    # parallel regions more made predict slower than on one thread (adult x10 under
+    # predict's threads where the batch is large enough for them; the default's
+    # (None) no more than the cores other work leaves free, as on a busy machine
+    # their parallel region made predict slower than one thread (adult x10 under
     # load: 0.091-0.095 s against 0.072-0.074, medians of 15)
     jobs = getattr(est, "n_jobs", 1)
-    threads = n_threads(jobs) if jobs is not None and n_rows >= PARALLEL_ROWS else 1
+    threads = 1
+    if n_rows >= PARALLEL_ROWS:
+        threads = n_threads(jobs) if jobs is not None else min(n_threads(None), free_cores())
     series = _frame_columns(X)
     columns, arrow = [], {}
     for j in range(mask.shape[0]):
