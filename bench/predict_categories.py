@@ -41,7 +41,7 @@ def main(argv=None):
 
     import dtree
     from dtree._columns import put_columns
-    from dtree._plan.machine import free_cores, n_threads
+    from dtree._plan.machine import n_threads, spare_threads
     from dtree._input.encode import encode_predict_X
     from dtree.datasets import load_Xy
 
@@ -64,8 +64,7 @@ def main(argv=None):
                for j in range(big.shape[1])]
     matrix = np.empty((len(big), big.shape[1]), dtype=np.float32)
     # (as predict lays them: the default on the cores other work leaves free)
-    threads = min(n_threads(None), free_cores()) if args.n_jobs is None else \
-        n_threads(args.n_jobs)
+    threads = spare_threads(n_threads(args.n_jobs), args.n_jobs)
     layout = best_of(lambda: put_columns(numbers, matrix, threads))
     route = best_of(lambda: model.tree_.apply(encoded))
     one = X.iloc[:1]

@@ -20,7 +20,7 @@ from .._fit.pruning import RISKS, alpha_of_cp, cost_complexity_path, prune_ccp
 from .._model.fitted import Fitted, install, one_fit
 from .._model.multiway import kway_shape
 from .._plan.constraints import Interval, validate_params
-from .._plan.machine import free_cores, n_threads
+from .._plan.machine import n_threads, spare_threads
 from .._route import PARALLEL_ROWS
 from .._plan.plan import choose, make_plan
 from .analyst import AnalystMixin
@@ -102,9 +102,7 @@ class BaseDecisionTree(AnalystMixin, ParamsMixin):
         default's predict slower than one thread)."""
         jobs = getattr(self, "n_jobs", 1)
         threads = n_threads(jobs)
-        if jobs is None and threads > 1 and n_rows >= PARALLEL_ROWS:
-            threads = min(threads, free_cores())
-        return threads
+        return spare_threads(threads, jobs) if n_rows >= PARALLEL_ROWS else threads
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Effective alphas and total leaf risks of the minimal cost-complexity pruning.

@@ -15,7 +15,7 @@ import numpy as np
 from . import categorical as cat
 from . import validation as val
 from .._columns import put_columns, readable
-from .._plan.machine import free_cores, n_threads
+from .._plan.machine import n_threads, spare_threads
 from .._route import PARALLEL_ROWS
 from .frames import as_known_frame, is_polars, polars_to_array
 
@@ -193,9 +193,7 @@ def _encoded_rows(est, X, mask, categories, names):
     # their parallel region made predict slower than one thread (adult x10 under
     # load: 0.091-0.095 s against 0.072-0.074, medians of 15)
     jobs = getattr(est, "n_jobs", 1)
-    threads = 1
-    if n_rows >= PARALLEL_ROWS:
-        threads = n_threads(jobs) if jobs is not None else min(n_threads(None), free_cores())
+    threads = spare_threads(n_threads(jobs), jobs) if n_rows >= PARALLEL_ROWS else 1
     series = _frame_columns(X)
     columns, arrow = [], {}
     for j in range(mask.shape[0]):

@@ -56,6 +56,16 @@ def free_cores():
     return max(1, int(cores - busy_cores() * cores / machine))
 
 
+def spare_threads(threads, n_jobs):
+    """``threads`` for work large enough for them: for the default ``n_jobs`` (None),
+    no more than ``free_cores()`` (a thread that shares its core with another
+    process arrives late at every parallel region, and made the default slower
+    than one thread on a busy machine); as asked otherwise."""
+    if n_jobs is not None or threads <= 1:
+        return threads
+    return min(threads, free_cores())
+
+
 def n_threads(n_jobs):
     """Threads for fit and predict from ``n_jobs``.
 

@@ -23,7 +23,7 @@ import numpy as np
 from . import registry
 from .constraints import InvalidParameterError, is_int
 from .._openmp import useful_threads
-from .machine import free_cores, n_threads, physical_memory
+from .machine import n_threads, physical_memory, spare_threads
 
 # The largest integer any builder receives: sizes are clamped to the data, and
 # this bounds what is left (a depth, a count of threads) well inside C's ssize_t.
@@ -374,10 +374,8 @@ def _fit_threads(n_jobs, X, n_features):
     threads = n_threads(n_jobs)
     if X is None:
         return threads
-    threads = useful_threads(threads, X.shape[0], n_features, by_default=n_jobs is None)
-    if n_jobs is None and threads > 1:
-        threads = min(threads, free_cores())
-    return threads
+    return spare_threads(useful_threads(threads, X.shape[0], n_features,
+                                        by_default=n_jobs is None), n_jobs)
 
 
 def _column_label(j, names):
