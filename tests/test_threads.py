@@ -298,3 +298,18 @@ def test_the_default_predict_leaves_busy_cores_alone(monkeypatch):
     assert laid[-1] == 3
     cat.set_params(n_jobs=2).predict(frame)
     assert laid[-1] == 2
+
+
+def test_the_default_forest_predict_leaves_busy_cores_alone(monkeypatch):
+    from dtree import RandomForestClassifier
+    from dtree._forest import base as forest_base
+    from dtree._plan import machine
+    from dtree._route import PARALLEL_ROWS
+    X, y = _problem(8, n=500)
+    forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    monkeypatch.setattr(forest_base, "n_threads", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    monkeypatch.setattr(machine, "free_cores", lambda: 2)
+    big, small = np.zeros((PARALLEL_ROWS, 1)), np.zeros((10, 1))
+    assert forest._predict_threads(big) == 2
+    assert forest._predict_threads(small) == 8     # (too few rows for threads: not asked)
+    assert forest.set_params(n_jobs=4)._predict_threads(big) == 4

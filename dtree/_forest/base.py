@@ -27,8 +27,9 @@ from .._model.fitted import Fitted, install
 from .._model.leaf_table import offer_table
 from .._model.tree import Tree
 from .._plan.constraints import validate_params
-from .._plan.machine import n_threads, physical_memory
+from .._plan.machine import n_threads, physical_memory, spare_threads
 from .._plan.plan import choose, make_plan
+from .._route import PARALLEL_ROWS
 from .._splitter import ColumnOrder
 from .._estimators.params import ParamsMixin, documented
 from . import draws
@@ -293,7 +294,14 @@ class BaseForest(ParamsMixin):
         if layout is None or layout.n_trees != len(trees):
             layout = ForestLayout(trees)
             self.__dict__["_layout"] = layout
-        return forest_leaf_values(trees, X, n_threads(self.n_jobs), layout)
+        return forest_leaf_values(trees, X, self._predict_threads(X), layout)
+
+    def _predict_threads(self, X):
+        """Threads for predicting validated X: ``n_jobs``'s, the default's no more than
+        the cores other work leaves free for a batch large enough for threads (a
+        thread sharing its core made the default slower than one thread)."""
+        threads = n_threads(self.n_jobs)
+        return spare_threads(threads, self.n_jobs) if X.shape[0] >= PARALLEL_ROWS else threads
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -309,7 +317,7 @@ class BaseForest(ParamsMixin):
                 'ndarray of shape (n_samples, n_estimators)')
     def apply(self, X):
         X = self._validate_X_predict(X)
-        threads = n_threads(self.n_jobs)
+        threads = self._predict_threads(X)
         return np.stack([t.tree_.apply(X, threads) for t in self.estimators_], axis=1)
 
     @documented('Nodes each sample passes through, in every tree.',
