@@ -53,6 +53,22 @@ from ._route cimport numeric_side, side
 from ._subsets cimport Groups, SubsetRules, order_groups, record_category_split, search_subsets
 
 
+cdef extern from "_partition_simd.h" nogil:
+    # the stable partition on vector lanes (AVX2 / AVX-512, chosen at run time);
+    # -1 where none runs, the scalar partition_segment then does the work
+    enum: DTREE_PARTITION_SLACK
+    int dtree_simd_level()
+    int dtree_simd_set_level(int level)
+    Py_ssize_t dtree_partition_u16(DTYPE_t* v, int* ix, class_t* y,
+                                   const unsigned long long* goes_left, DTYPE_t* tmp_v,
+                                   int* tmp_i, class_t* tmp_y, Py_ssize_t start,
+                                   Py_ssize_t end)
+    Py_ssize_t dtree_partition_f64(DTYPE_t* v, int* ix, double* y,
+                                   const unsigned long long* goes_left, DTYPE_t* tmp_v,
+                                   int* tmp_i, double* tmp_y, Py_ssize_t start,
+                                   Py_ssize_t end)
+
+
 cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
                             bint missing_left, const DTYPE_t* v, Py_ssize_t p,
                             Py_ssize_t end_known) noexcept nogil:
@@ -102,8 +118,16 @@ cdef inline void partition_rows(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
                                 int* tmp_i, payload_t* tmp_y, Py_ssize_t start,
                                 Py_ssize_t end) noexcept nogil:
     """``partition_segment`` called with a literal row length for 1-4 targets, so
-    the compiler moves each row in one piece instead of looping over it."""
+    the compiler moves each row in one piece instead of looping over it; one
+    target moves on vector lanes where the machine has them (the same result).
+    The scratch has room for ``end - start + DTREE_PARTITION_SLACK`` entries."""
     if K == 1:
+        if payload_t is class_t:
+            if dtree_partition_u16(v, ix, y, goes_left, tmp_v, tmp_i, tmp_y, start, end) >= 0:
+                return
+        else:
+            if dtree_partition_f64(v, ix, y, goes_left, tmp_v, tmp_i, tmp_y, start, end) >= 0:
+                return
         partition_segment(v, ix, y, 1, goes_left, tmp_v, tmp_i, tmp_y, start, end)
     elif K == 2:
         partition_segment(v, ix, y, 2, goes_left, tmp_v, tmp_i, tmp_y, start, end)
@@ -647,7 +671,7 @@ cdef class Splitter:
         self.best_v = NULL
         cdef DTYPE_t[::1] best_v_view
         if self.sample_mode:
-            best_v = np.empty(max(n, 1), dtype=np.float32)
+            best_v = np.empty(max(n, 1) + DTREE_PARTITION_SLACK, dtype=np.float32)
             best_v_view = best_v
             self.best_v = &best_v_view[0]
             owned.append(best_v)
@@ -756,9 +780,10 @@ cdef class Splitter:
         group_real = np.zeros((n_threads, 2, groups), dtype=np.float64)  # weight, key
         group_index = np.zeros((n_threads, 2, groups), dtype=np.intp)   # count, order
         group_code = np.zeros((n_threads, groups), dtype=np.int32)
-        tmp_v = np.empty((n_threads, max(n, 1)), dtype=np.float32)
-        tmp_i = np.empty((n_threads, max(n, 1)), dtype=np.int32)
-        tmp_y = np.empty((n_threads, max(n * self.n_outputs, 1)),
+        # (the vector partition writes whole vectors past a right part's end)
+        tmp_v = np.empty((n_threads, max(n, 1) + DTREE_PARTITION_SLACK), dtype=np.float32)
+        tmp_i = np.empty((n_threads, max(n, 1) + DTREE_PARTITION_SLACK), dtype=np.int32)
+        tmp_y = np.empty((n_threads, max(n * self.n_outputs, 1) + DTREE_PARTITION_SLACK),
                          dtype=np.uint16 if self.is_classifier else np.float64)
         best = np.zeros(max(self.n_features, 1) * sizeof(SplitRecord), dtype=np.uint8)
         # quantile criteria, per thread (``sequence_losses``): room for a Fenwick
@@ -2821,6 +2846,47 @@ def _targets_by_position(const double[::1] y, const int[:, ::1] idx, double[:, :
 
 cdef enum:
     TRANSPOSE_ROWS = 512    # rows per block as X's columns are laid into vals
+
+
+def simd_level():
+    """The vector instructions the exact partition uses here: 0 none (the scalar
+    kernel), 1 AVX2, 2 AVX-512 (the machine's best unless the environment
+    variable DTREE_SIMD, read once, names a lower level)."""
+    return dtree_simd_level()
+
+
+def _stable_partition(DTYPE_t[::1] v, int[::1] ix, y, const unsigned long long[::1] goes_left,
+                      Py_ssize_t start, Py_ssize_t end, int level):
+    """Test hook: partition ``v``, ``ix`` and ``y`` (uint16 codes or float64
+    targets, one per entry) over [start, end) by the sides in ``goes_left``, in
+    place, with the kernel of ``level`` (at most the machine's); returns the
+    level that ran."""
+    cdef Py_ssize_t n = v.shape[0]
+    if not (0 <= start <= end <= n and ix.shape[0] == n and y.shape[0] == n):
+        raise ValueError("start, end and the arrays' lengths disagree")
+    if goes_left.shape[0] == 0 or goes_left.shape[0] * 64 < n or (n and (np.min(ix) < 0 or np.max(ix) >= n)):
+        raise ValueError("every sample id needs a bit in goes_left")
+    cdef DTYPE_t[::1] tv = np.empty(n + DTREE_PARTITION_SLACK, dtype=np.float32)
+    cdef int[::1] ti = np.empty(n + DTREE_PARTITION_SLACK, dtype=np.int32)
+    cdef class_t[::1] yc, tyc
+    cdef double[::1] yv, tyv
+    cdef int before = dtree_simd_level(), used = dtree_simd_set_level(level)
+    cdef DTYPE_t* pv = &v[0] if n else NULL
+    cdef int* pi = &ix[0] if n else NULL
+    try:
+        if y.dtype == np.uint16:
+            yc = y
+            tyc = np.empty(n + DTREE_PARTITION_SLACK, dtype=np.uint16)
+            partition_rows(pv, pi, &yc[0] if n else <class_t*> NULL, 1, &goes_left[0],
+                           &tv[0], &ti[0], &tyc[0], start, end)
+        else:
+            yv = y
+            tyv = np.empty(n + DTREE_PARTITION_SLACK, dtype=np.float64)
+            partition_rows(pv, pi, &yv[0] if n else <double*> NULL, 1, &goes_left[0],
+                           &tv[0], &ti[0], &tyv[0], start, end)
+    finally:
+        dtree_simd_set_level(before)
+    return used
 
 
 def _presort(X, vals, idx, int n_threads=1):

@@ -68,8 +68,11 @@ def test_workflows_are_valid_yaml_with_the_right_steps():
 
 def test_sdist_manifest_ships_sources_and_tests():
     manifest = (ROOT / "MANIFEST.in").read_text()
-    for needed in ("*.pyx", "*.pxd", "LICENSE", "README.md", "recursive-include tests"):
+    for needed in ("*.pyx", "*.pxd", "*.h", "LICENSE", "README.md", "recursive-include tests"):
         assert needed in manifest
+    # every C header a kernel includes ships beside it (an sdist without one fails to build)
+    for header in (ROOT / "dtree").glob("*.h"):
+        assert any(header.name in pyx.read_text() for pyx in (ROOT / "dtree").glob("*.pyx"))
     assert "exclude dtree/*.c" in manifest
 
 

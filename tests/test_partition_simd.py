@@ -1,0 +1,118 @@
+"""The exact splitter's stable partition on vector lanes (``_partition_simd.h``):
+entry for entry the scalar kernel's result at every instruction-set level this
+machine has, nothing written outside the segment, and the same trees with the
+vector kernels switched off (``DTREE_SIMD=0``)."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dtree import _splitter
+
+LEVELS = range(_splitter.simd_level() + 1)
+
+
+def _case(rng, n, density):
+    v = rng.random(n).astype(np.float32)
+    ix = rng.integers(0, n, n).astype(np.int32) if n else np.zeros(0, np.int32)
+    bits = (rng.random(64 * ((n + 63) // 64 + 1)) < density)
+    goes_left = np.packbits(bits, bitorder="little").view(np.uint64).copy()
+    return v, ix, goes_left
+
+
+def _expected(v, ix, y, goes_left, start, end):
+    """The stable partition by definition: left entries, then right, in order."""
+    left = np.array([(goes_left[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
+                     for i in ix[start:end]], dtype=bool)
+    out = []
+    for a in (v, ix, y):
+        seg = a[start:end]
+        a = a.copy()
+        a[start:end] = np.concatenate([seg[left], seg[~left]])
+        out.append(a)
+    return out
+
+
+@pytest.mark.parametrize("payload", ["codes", "targets"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_partitions_as_defined(level, payload):
+    rng = np.random.default_rng(level * 7 + len(payload))
+    for trial in range(400):
+        n = int(rng.integers(0, 80)) if trial < 300 else int(rng.integers(80, 3000))
+        density = [0.0, 1.0, 0.5, 0.1, 0.9][trial % 5]
+        v, ix, goes_left = _case(rng, n, density)
+        y = rng.integers(0, 2**16, n).astype(np.uint16) if payload == "codes" \
+            else rng.standard_normal(n)
+        start = int(rng.integers(0, n + 1))
+        end = int(rng.integers(start, n + 1))
+        want = _expected(v, ix, y, goes_left, start, end)
+        got = [v.copy(), ix.copy(), y.copy()]
+        assert _splitter._stable_partition(*got, goes_left, start, end, level) == level
+        for a, b in zip(got, want):
+            # (outside [start, end) nothing may change: the vector stores stay inside)
+            np.testing.assert_array_equal(a, b)
+
+
+def test_the_machine_level_is_reported_and_bounded():
+    assert _splitter.simd_level() in (0, 1, 2)
+    v, ix, goes_left = _case(np.random.default_rng(0), 40, 0.5)
+    # a level above the machine's runs the machine's best
+    assert _splitter._stable_partition(v, ix, np.zeros(40, np.uint16), goes_left, 0, 40,
+                                       9) == _splitter.simd_level()
+
+
+def test_hook_refuses_inconsistent_arrays():
+    v, ix, goes_left = _case(np.random.default_rng(0), 40, 0.5)
+    with pytest.raises(ValueError, match="lengths"):
+        _splitter._stable_partition(v, ix, np.zeros(40, np.uint16), goes_left, 0, 41, 0)
+    with pytest.raises(ValueError, match="bit"):
+        _splitter._stable_partition(v, ix, np.zeros(40, np.uint16), goes_left[:0], 0, 40, 0)
+
+
+FIT = """
+import json, sys, zlib
+import numpy as np
+import dtree
+from dtree import _splitter
+rng = np.random.RandomState(0)
+X = rng.rand(3000, 6).astype(np.float32)
+X[:, 5] = np.round(X[:, 5] * 4)                       # ties
+X[rng.rand(3000) < 0.1, 2] = np.nan                    # missing values go either way
+y = (X[:, 0] + X[:, 1] * X[:, 3] + 0.3 * rng.rand(3000) > 1).astype(int)
+t = X[:, 0] + np.sin(6 * X[:, 1]) + 0.2 * rng.rand(3000)
+w = rng.randint(0, 4, 3000).astype(float)
+out = {"level": _splitter.simd_level()}
+for name, est, target, weight in [
+        ("class", dtree.DecisionTreeClassifier(random_state=0), y, None),
+        ("class weighted", dtree.DecisionTreeClassifier(random_state=0, n_jobs=2), y, w),
+        ("regression", dtree.DecisionTreeRegressor(random_state=0), t, None),
+        ("forest", dtree.RandomForestRegressor(n_estimators=3, random_state=0), t, None)]:
+    est.fit(X, target, sample_weight=weight)
+    trees = getattr(est, "estimators_", [est])
+    out[name] = [zlib.crc32(b"".join(np.ascontiguousarray(getattr(e.tree_, a)).tobytes()
+                                     for a in ("feature", "threshold", "value",
+                                               "children_left")))
+                 for e in trees]
+print(json.dumps(out))
+"""
+
+
+def _fit_in(env_level):
+    env = dict(os.environ)
+    env.pop("DTREE_SIMD", None)
+    if env_level is not None:
+        env["DTREE_SIMD"] = env_level
+    run = subprocess.run([sys.executable, "-c", FIT], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_the_same_trees_with_and_without_vector_kernels():
+    scalar, best = _fit_in("0"), _fit_in(None)
+    assert scalar.pop("level") == 0
+    assert best.pop("level") == _splitter.simd_level()
+    assert scalar == best
