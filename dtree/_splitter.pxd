@@ -53,6 +53,22 @@ cdef struct Scratch:
                                     # tracker's bitset)
 
 
+cdef struct CutScan:
+    # one scan of a sorted segment (binary Gini or one regression output): what
+    # every cut's test needs, and the best-so-far's tie key not computed yet
+    # (keys are needed on ties only, so a record costs no division)
+    const DTYPE_t* v
+    Py_ssize_t f, start, end_known, n_node, min_leaf
+    Py_ssize_t first_left       # start less the missing values scanned first
+    bint missing_left, pending
+    double min_wleaf, tiny, weight, lower, upper
+    double total              # the node's class-1 weight (Gini) or sum of w*y
+    double pending_x, pending_wl
+    DTYPE_t tol
+    signed char mono
+    int crit
+
+
 cdef class Splitter:
     # --- problem ---
     cdef readonly Py_ssize_t n_samples    # N
@@ -164,6 +180,9 @@ cdef class Splitter:
     cdef Py_ssize_t draw_features(self, Py_ssize_t start, Py_ssize_t end,
                                   Py_ssize_t n_known) noexcept nogil
     cdef bint is_constant(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end) noexcept nogil
+    cdef void _begin_scan(self, CutScan* g, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                          Py_ssize_t n_missing, bint missing_left, double total,
+                          double weight) noexcept nogil
     cdef void _sort_visit(self) noexcept nogil
     cdef bint node_split(self, Py_ssize_t start, Py_ssize_t end, const double* stats,
                          double weight, double impurity, double weight_root,

@@ -53,12 +53,21 @@ from ._route cimport numeric_side, side
 from ._subsets cimport Groups, SubsetRules, order_groups, record_category_split, search_subsets
 
 
-cdef extern from "_partition_simd.h" nogil:
+cdef extern from "_vector_kernels.h" nogil:
     # the stable partition on vector lanes (AVX2 / AVX-512, chosen at run time);
     # -1 where none runs, the scalar partition_segment then does the work
     enum: DTREE_PARTITION_SLACK
     int dtree_simd_level()
     int dtree_simd_set_level(int level)
+    void dtree_simd_init()
+    bint filtered_scans "dtree_filtered_scans"()
+    Py_ssize_t cut_scores "dtree_cut_scores"(
+        int kind, const double* cw, const double* cx, const DTYPE_t* v, DTYPE_t tol,
+        double weight, double total, double min_wleaf, double tiny, double* score,
+        Py_ssize_t lo, Py_ssize_t hi, double* top)
+    double cut_score "dtree_cut_score"(
+        int kind, double wl, double x, const DTYPE_t* v, DTYPE_t tol, double weight,
+        double total, double min_wleaf, double tiny)
     Py_ssize_t dtree_partition_u16(DTYPE_t* v, int* ix, class_t* y,
                                    const unsigned long long* goes_left, DTYPE_t* tmp_v,
                                    int* tmp_i, class_t* tmp_y, Py_ssize_t start,
@@ -67,6 +76,9 @@ cdef extern from "_partition_simd.h" nogil:
                                    const unsigned long long* goes_left, DTYPE_t* tmp_v,
                                    int* tmp_i, double* tmp_y, Py_ssize_t start,
                                    Py_ssize_t end)
+
+
+dtree_simd_init()     # (once, before any thread partitions)
 
 
 cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
@@ -515,6 +527,161 @@ cdef unsigned long long* _packed_passes(const DTYPE_t* column, Py_ssize_t n,
         a = b
         b = t
     return a
+
+
+# ------------------------------------------------- one-output scans, cut by cut or filtered
+cdef enum:
+    SCAN_BLOCK = 256          # cuts a filtered scan sums, scores and filters at a time
+    FILTERED_SCAN_MIN = 8     # shorter segments are scanned cut by cut
+    SCORES_GINI = 0           # (dtree_cut_scores' kinds)
+    SCORES_MSE = 1
+
+
+cdef inline double cut_key(const CutScan* g, bint gini, double wl, double x) noexcept nogil:
+    # a cut's tie key (scikit-learn's own score) from its left weight and sum x
+    if gini:
+        return gini_binary_key(x, wl, g.total, g.weight)
+    return regression_key(g.crit, x, wl, g.total, g.weight)
+
+
+cdef inline void offer_cut(CutScan* g, SplitRecord* best, bint gini, Py_ssize_t p, double wl,
+                           double x) noexcept nogil:
+    """The cut after position p against the best: recorded if better, or tied
+    exactly and of a larger tie key. wl: its left weight; x: its left class-1
+    weight (``gini``: two classes) or its left sum of w*y (one regression output)."""
+    cdef double wr = g.weight - wl, xr = g.total - x, l0, r0, num, den, key
+    cdef int order
+    if gini:
+        l0 = wl - x
+        r0 = wr - xr
+        num = gini_binary_proxy(l0, x, r0, xr, wl, wr, &den)
+    else:
+        l0 = x      # (the monotonic test compares the sides' means)
+        r0 = xr
+        num = reg_proxy(g.crit, wl, x, wr, xr, &den)
+    order = compare_score(num, den, best)
+    if order < 0 or not (g.mono == 0 or monotonic_ok(g.mono, g.lower, g.upper, l0 / wl,
+                                                     r0 / wr)):
+        return
+    if order == 0:
+        if g.pending:
+            best.tie_key = cut_key(g, gini, g.pending_wl, g.pending_x)
+            g.pending = False
+        key = cut_key(g, gini, wl, x)
+        if wins(order, key, best):
+            record_cut(best, num, den, g.f, g.missing_left, g.v, p, g.end_known)
+            best.tie_key = key
+    else:
+        record_cut(best, num, den, g.f, g.missing_left, g.v, p, g.end_known)
+        g.pending = True
+        g.pending_x = x
+        g.pending_wl = wl
+
+
+cdef inline void finish_scan(CutScan* g, SplitRecord* best, bint gini) noexcept nogil:
+    # the tie key of the scan's own best, if it was never needed on a tie
+    if g.pending:
+        best.tie_key = cut_key(g, gini, g.pending_wl, g.pending_x)
+
+
+cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gini,
+                        const class_t* yc, const double* yv, const int* ix,
+                        const unsigned char* counts, const double* sw, double w_left,
+                        double x_left) noexcept nogil:
+    """The scan of cuts start..last of a two-class Gini (``gini``: class codes yc)
+    or squared-error (targets yv) segment without a monotonic constraint, a block
+    of cuts at a time: the running sums in the scan's order, then every cut's
+    score on vector lanes (``dtree_cut_scores``), then the offer of only the
+    cuts within a relative 1e-7 of the best score seen (the block's or the
+    record's). w_left and x_left: the sums of the missing values scanned first.
+
+    The same record as offering every cut in order: a cut further below the best
+    than any rounding can never be the final choice, and whatever it did as a
+    passing best is undone when the better one comes (which it replaces, or
+    never beat). A score that overflows has every scored cut of its block offered.
+    """
+    cdef double cw[SCAN_BLOCK]
+    cdef double cx[SCAN_BLOCK]
+    cdef double score[SCAN_BLOCK]
+    cdef const DTYPE_t* v = g.v
+    cdef DTYPE_t tol = g.tol
+    cdef Py_ssize_t a = g.start, m, q, q_stop, first = g.first_left
+    cdef Py_ssize_t q_lo, q_end, q_stop_n, q_stop_w
+    cdef Py_ssize_t min_leaf = g.min_leaf, n_node = g.n_node
+    cdef long long iw = <long long>w_left, i1 = <long long>x_left
+    cdef unsigned char c
+    cdef double w, top, floor
+    cdef double weight = g.weight, total = g.total, min_wleaf = g.min_wleaf, tiny = g.tiny
+    cdef int kind = SCORES_GINI if gini else SCORES_MSE
+    while a <= last:
+        m = min(<Py_ssize_t>SCAN_BLOCK, last + 1 - a)
+        # the running sums, as the cut-by-cut scan adds them (a two-class Gini's are
+        # whole numbers: exact in any type)
+        if gini and counts != NULL:
+            for q in range(m):
+                c = counts[ix[a + q]]
+                iw += c
+                i1 += c * yc[a + q]
+                cw[q] = <double>iw
+                cx[q] = <double>i1
+        elif gini and sw == NULL:
+            for q in range(m):
+                i1 += yc[a + q]
+                cx[q] = <double>i1
+                cw[q] = <double>(a + q + 1 - first)
+        elif gini:
+            for q in range(m):
+                w = sw[ix[a + q]]
+                w_left += w
+                x_left += w * yc[a + q]
+                cw[q] = w_left
+                cx[q] = x_left
+        else:
+            for q in range(m):
+                if counts != NULL:
+                    w = <double>counts[ix[a + q]]
+                elif sw != NULL:
+                    w = sw[ix[a + q]]
+                else:
+                    w = 1.0
+                w_left += w
+                x_left += w * yv[a + q]
+                cw[q] = w_left
+                cx[q] = x_left
+        # The leaf-size rules (``scan_cut``) as ranges of the block: cuts from q_lo
+        # have min_leaf samples on the left; from q_stop_n too few on the right;
+        # from q_stop_w too little right weight (it only shrinks). The first cut
+        # past a stop where the value changes ends the scan, unscored.
+        q_lo = max(<Py_ssize_t>0, min_leaf - (a + 1 - first))
+        q_stop_n = n_node - min_leaf - (a - first)
+        q_stop_w = m
+        if weight - cw[m - 1] < min_wleaf or weight - cw[m - 1] <= tiny:
+            q_stop_w = 0
+            while not (weight - cw[q_stop_w] < min_wleaf or weight - cw[q_stop_w] <= tiny):
+                q_stop_w += 1
+        q_end = max(q_lo, min(m, min(q_stop_n, q_stop_w)))
+        q_stop = q_end
+        while q_stop < m and v[a + q_stop + 1] <= <DTYPE_t>(v[a + q_stop] + tol):
+            q_stop += 1
+        # every scored cut's score, -inf for the others: on vector lanes where the
+        # machine has them, the rest here (v[p + 1] is in the segment: a number, or
+        # the first missing value when p is the cut "numbers | missing")
+        q = cut_scores(kind, cw, cx, v + a, tol, weight, total, min_wleaf, tiny, score,
+                       q_lo, q_end, &top)
+        for q in range(q, q_end):
+            score[q] = cut_score(kind, cw[q], cx[q], v + a + q, tol, weight, total,
+                                 min_wleaf, tiny)
+            top = score[q] if score[q] > top else top
+        top = max(top, best.num / best.den)
+        # (a top that overflowed to inf, or NaN: every scored cut offered)
+        floor = top - 1e-7 * fabs(top) if -INFINITY < top < INFINITY else -INFINITY
+        if top > -INFINITY or top != top:
+            for q in range(q_lo, q_end):
+                if score[q] > -INFINITY and score[q] >= floor:
+                    offer_cut(g, best, gini, a + q, cw[q], cx[q])
+        if q_stop < m:
+            return
+        a += m
 
 
 cdef class Splitter:
@@ -1918,6 +2085,31 @@ cdef class Splitter:
                 record_cut(best, num, den, f, missing_left, v, p, end_known)
                 best.tie_key = key
 
+    cdef void _begin_scan(self, CutScan* g, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+                          Py_ssize_t n_missing, bint missing_left, double total,
+                          double weight) noexcept nogil:
+        """A one-output scan of feature f's segment [start, end): its settings."""
+        g.v = self.vals + f * self.n_samples
+        g.f = f
+        g.start = start
+        g.end_known = end - n_missing
+        g.n_node = end - start
+        g.first_left = start - (n_missing if missing_left else 0)
+        g.min_leaf = self.settings.min_samples_leaf
+        g.missing_left = missing_left
+        g.pending = False
+        g.min_wleaf = self.settings.min_weight_leaf
+        g.tiny = tiny_weight(weight)
+        g.weight = weight
+        g.lower = self.lower
+        g.upper = self.upper
+        g.total = total
+        g.pending_x = 0.0
+        g.pending_wl = 0.0
+        g.tol = self.tol
+        g.mono = self.monotonic[f] if self.monotonic != NULL else 0
+        g.crit = self.criterion
+
     cdef void _scan_binary_gini(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 Py_ssize_t n_missing, bint missing_left,
                                 const double* stats, double weight,
@@ -1929,28 +2121,20 @@ cdef class Splitter:
         accumulates are exactly l0^2 + l1^2 and r0^2 + r1^2: computing them from
         the running weight of class-1 samples gives bit-identical scores. The
         gain is that no count lives in memory, which in the general scan makes
-        a store-to-load chain from one sample to the next.
+        a store-to-load chain from one sample to the next. Long segments without
+        a monotonic constraint are scanned a block at a time (``filtered_scan``).
         """
         cdef Py_ssize_t n_samples = self.n_samples, p, last
-        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start
-        cdef const DTYPE_t* v = self.vals + f * n_samples
+        cdef Py_ssize_t end_known = end - n_missing
         cdef const class_t* yc = self.ycode + f * n_samples
-        cdef Py_ssize_t min_leaf = self.settings.min_samples_leaf
-        cdef double min_wleaf = self.settings.min_weight_leaf
-        cdef double tiny = tiny_weight(weight)
-        cdef double ones = stats[1]
-        cdef int cut
-        cdef Py_ssize_t ones_left = 0, base = n_missing if missing_left else 0
-        cdef double wl, wr, l1, l0, r1, r0, num, den, key, w
-        cdef double w_left = 0.0, ones_w = 0.0       # (whole weights: running sums)
+        cdef const int* ix = self.idx + f * n_samples
         cdef const double* sw = self.sw
         cdef const unsigned char* counts = self.counts
-        cdef const int* ix = self.idx + f * n_samples
-        # this scan's best so far, its tie key not computed yet (pending_l1 < 0: none):
-        # keys are needed on ties only, so a record costs no division
-        cdef double pending_l1 = -1.0, pending_wl = 0.0
-        cdef int order
-        cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
+        cdef Py_ssize_t ones_left = 0
+        cdef double wl, l1, w, w_left = 0.0, ones_w = 0.0   # (whole weights: running sums)
+        cdef int cut
+        cdef CutScan g
+        self._begin_scan(&g, f, start, end, n_missing, missing_left, stats[1], weight)
         if missing_left:
             for p in range(end_known, end):
                 ones_left += yc[p]
@@ -1959,54 +2143,37 @@ cdef class Splitter:
                     w_left += w
                     ones_w += w * yc[p]
         last = last_cut(end_known, n_missing, missing_left)
-        # (kept duplicate: the cut handling below is the same in the three scans, each
-        # its criterion family's hot loop; one shared loop would branch per sample)
-        for p in range(start, last + 1):
-            if counts != NULL:
-                w = <double>counts[ix[p]]
-                w_left += w
-                ones_w += w * yc[p]
-                wl = w_left
-                l1 = ones_w
-            elif sw != NULL:
-                w = sw[ix[p]]
-                w_left += w
-                ones_w += w * yc[p]
-                wl = w_left
-                l1 = ones_w
-            else:
-                ones_left += yc[p]
-                wl = <double>(p + 1 - start + base)
-                l1 = <double>ones_left
-            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
-                           min_leaf, min_wleaf, tiny, self.tol)
-            if cut == CUT_STOP:
-                break
-            if cut != CUT_SCORE:
-                continue
-            wr = weight - wl
-            l0 = wl - l1
-            r1 = ones - l1
-            r0 = wr - r1
-            num = gini_binary_proxy(l0, l1, r0, r1, wl, wr, &den)
-            order = compare_score(num, den, best)
-            if order < 0 or not (mono == 0 or monotonic_ok(
-                    mono, self.lower, self.upper, l0 / wl, r0 / wr)):
-                continue
-            if order == 0:
-                if pending_l1 >= 0.0:
-                    best.tie_key = gini_binary_key(pending_l1, pending_wl, ones, weight)
-                    pending_l1 = -1.0
-                key = gini_binary_key(l1, wl, ones, weight)
-                if wins(order, key, best):
-                    record_cut(best, num, den, f, missing_left, v, p, end_known)
-                    best.tie_key = key
-            else:
-                record_cut(best, num, den, f, missing_left, v, p, end_known)
-                pending_l1 = l1
-                pending_wl = wl
-        if pending_l1 >= 0.0:
-            best.tie_key = gini_binary_key(pending_l1, pending_wl, ones, weight)
+        if g.mono == 0 and last + 1 - start >= FILTERED_SCAN_MIN and filtered_scans():
+            filtered_scan(&g, best, last, True, yc, NULL, ix, counts, sw, w_left,
+                          ones_w if sw != NULL else <double>ones_left)
+        else:
+            # (kept duplicate: the cut handling below is the same in the three scans,
+            # each its criterion family's hot loop; one shared loop would branch per
+            # sample)
+            for p in range(start, last + 1):
+                if counts != NULL:
+                    w = <double>counts[ix[p]]
+                    w_left += w
+                    ones_w += w * yc[p]
+                    wl = w_left
+                    l1 = ones_w
+                elif sw != NULL:
+                    w = sw[ix[p]]
+                    w_left += w
+                    ones_w += w * yc[p]
+                    wl = w_left
+                    l1 = ones_w
+                else:
+                    ones_left += yc[p]
+                    wl = <double>(p + 1 - g.first_left)
+                    l1 = <double>ones_left
+                cut = scan_cut(g.v, p, end_known, p + 1 - g.first_left, g.n_node, wl,
+                               weight - wl, g.min_leaf, g.min_wleaf, g.tiny, g.tol)
+                if cut == CUT_STOP:
+                    break
+                if cut == CUT_SCORE:
+                    offer_cut(&g, best, True, p, wl, l1)
+        finish_scan(&g, best, True)
 
     # ------------------------------------------------------------ the audit's replay
     cdef void scan_feature(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
@@ -2389,25 +2556,19 @@ cdef class Splitter:
                                Py_ssize_t n_missing, bint missing_left,
                                const double* stats, double weight,
                                SplitRecord* best) noexcept nogil:
+        """One regression output's scan (squared error or Poisson); long squared
+        error segments without a monotonic constraint a block at a time
+        (``filtered_scan``)."""
         cdef Py_ssize_t n_samples = self.n_samples, p, last
-        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start
-        cdef Py_ssize_t base = n_missing if missing_left else 0
-        cdef const DTYPE_t* v = self.vals + f * n_samples
+        cdef Py_ssize_t end_known = end - n_missing
         cdef const double* yv = self.yval + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
         cdef const double* sw = self.sw
         cdef const unsigned char* counts = self.counts
-        cdef Py_ssize_t min_leaf = self.settings.min_samples_leaf
-        cdef double min_wleaf = self.settings.min_weight_leaf
-        cdef double tiny = tiny_weight(weight)
-        cdef double total = stats[0]
-        cdef double w = 1.0, wl = 0.0, sl = 0.0, wr, num, den, key
-        # this scan's best so far, its tie key not computed yet (pending_wl 0: none)
-        cdef double pending_sl = 0.0, pending_wl = 0.0
-        cdef int crit = self.criterion
-        cdef int cut, order
-        cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
-
+        cdef double w = 1.0, wl = 0.0, sl = 0.0
+        cdef int cut
+        cdef CutScan g
+        self._begin_scan(&g, f, start, end, n_missing, missing_left, stats[0], weight)
         if missing_left:
             for p in range(end_known, end):
                 if sw != NULL:
@@ -2415,39 +2576,24 @@ cdef class Splitter:
                 wl += w
                 sl += w * yv[p]
         last = last_cut(end_known, n_missing, missing_left)
-        for p in range(start, last + 1):
-            if counts != NULL:
-                w = <double>counts[ix[p]]
-            elif sw != NULL:
-                w = sw[ix[p]]
-            wl += w
-            sl += w * yv[p]
-            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, wl, weight - wl,
-                           min_leaf, min_wleaf, tiny, self.tol)
-            if cut == CUT_STOP:
-                break
-            if cut != CUT_SCORE:
-                continue
-            wr = weight - wl
-            num = reg_proxy(crit, wl, sl, wr, total - sl, &den)
-            order = compare_score(num, den, best)
-            if order < 0 or not (mono == 0 or monotonic_ok(
-                    mono, self.lower, self.upper, sl / wl, (total - sl) / wr)):
-                continue
-            if order == 0:
-                if pending_wl > 0.0:
-                    best.tie_key = regression_key(crit, pending_sl, pending_wl, total, weight)
-                    pending_wl = 0.0
-                key = regression_key(crit, sl, wl, total, weight)
-                if wins(order, key, best):
-                    record_cut(best, num, den, f, missing_left, v, p, end_known)
-                    best.tie_key = key
-            else:
-                record_cut(best, num, den, f, missing_left, v, p, end_known)
-                pending_sl = sl
-                pending_wl = wl
-        if pending_wl > 0.0:
-            best.tie_key = regression_key(crit, pending_sl, pending_wl, total, weight)
+        if g.mono == 0 and is_squared_error(g.crit) and \
+                last + 1 - start >= FILTERED_SCAN_MIN and filtered_scans():
+            filtered_scan(&g, best, last, False, NULL, yv, ix, counts, sw, wl, sl)
+        else:
+            for p in range(start, last + 1):
+                if counts != NULL:
+                    w = <double>counts[ix[p]]
+                elif sw != NULL:
+                    w = sw[ix[p]]
+                wl += w
+                sl += w * yv[p]
+                cut = scan_cut(g.v, p, end_known, p + 1 - g.first_left, g.n_node, wl,
+                               weight - wl, g.min_leaf, g.min_wleaf, g.tiny, g.tol)
+                if cut == CUT_STOP:
+                    break
+                if cut == CUT_SCORE:
+                    offer_cut(&g, best, False, p, wl, sl)
+        finish_scan(&g, best, False)
 
     cdef void _scan_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                             Py_ssize_t n_missing, bint missing_left, const double* stats,

@@ -1,32 +1,39 @@
-/* Stable partition of one presorted column segment on vector lanes.
+/* The exact splitter's two hot kernels on vector lanes, chosen at run time
+ * (a wheel built for any x86-64 runs everywhere; other compilers and machines
+ * use the scalar code, which gives the same trees).
  *
- * The exact splitter keeps every column sorted at every node: after a split,
- * each column's segment is stably partitioned into the rows that go left, then
- * those that go right (values, sample ids and one target per entry moving
- * together). The scalar kernel (``partition_segment`` in _common.pxd) writes
- * each entry twice, to the left cursor in place and to a scratch right cursor,
- * so it is bound by stores. Here 8 (AVX2) or 16 (AVX-512) entries move at
- * once: their sides are read from the bitset with one gather, and each array's
- * lanes are packed left and right by a permutation (AVX2: from a table indexed
- * by the side mask; AVX-512: its compress instruction), then stored whole.
+ * 1. The stable partition of one presorted column segment. The exact splitter
+ * keeps every column sorted at every node: after a split, each column's
+ * segment is stably partitioned into the rows that go left, then those that
+ * go right (values, sample ids and one target per entry moving together). The
+ * scalar kernel (``partition_segment`` in _common.pxd) writes each entry
+ * twice, to the left cursor in place and to a scratch right cursor, so it is
+ * bound by stores. Here 8 (AVX2) or 16 (AVX-512) entries move at once: their
+ * sides are read from the bitset with one gather, and each array's lanes are
+ * packed left and right by a permutation (AVX2: from a table indexed by the
+ * side mask; AVX-512: its compress instruction), then stored whole. A
+ * whole-vector store writes some lanes past its cursor. For the in-place left
+ * part they land at positions below the end of the block just read (the left
+ * cursor never passes the read position), which later stores overwrite; the
+ * scratch right part needs DTREE_PARTITION_SLACK entries of room past the
+ * segment's length. The result is the scalar kernel's, entry for entry.
  *
- * A whole-vector store writes some lanes past its cursor. For the in-place
- * left part they land at positions below the end of the block just read
- * (the left cursor never passes the read position), which later stores
- * overwrite; the scratch right part needs DTREE_PARTITION_SLACK entries of
- * room past the segment's length.
+ * 2. The scores of a block of cuts, for the filtered scans of a two-class Gini
+ * or squared-error segment (``filtered_scan`` in _splitter.pyx): only the cuts
+ * near the best score are then offered to the exact rule.
  *
- * The result is the scalar kernel's, entry for entry. The instruction set is
- * chosen once at run time (a wheel built for any x86-64 runs everywhere);
- * other compilers and machines use the scalar kernel.
+ * DTREE_SIMD=0 (or 1) in the environment caps the instruction set at none (or
+ * AVX2); DTREE_FILTERED_SCANS=0 offers every cut, one by one. Both are read
+ * once, at import, and are there to compare kernels.
  */
-#ifndef DTREE_PARTITION_SIMD_H
-#define DTREE_PARTITION_SIMD_H
+#ifndef DTREE_VECTOR_KERNELS_H
+#define DTREE_VECTOR_KERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 /* entries of scratch the vector kernels may write past a segment's right part */
 #define DTREE_PARTITION_SLACK 16
@@ -67,6 +74,33 @@ static int dtree_simd_level(void)
     return dtree_simd_level_in_use;
 }
 
+/* whether the scans may filter their cuts a block at a time (any machine);
+ * DTREE_FILTERED_SCANS=0 has every cut offered one by one, to compare */
+static int dtree_filtered_scans(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char* env = getenv("DTREE_FILTERED_SCANS");
+        on = !(env != NULL && env[0] == '0');
+    }
+    return on;
+}
+
+#ifdef DTREE_X86_SIMD
+static void dtree_fill_tables(void);
+#endif
+
+/* the level, the switches and the permutation tables settled once, at the
+ * module's import (before any thread can ask) */
+static void dtree_simd_init(void)
+{
+    (void)dtree_simd_level();
+    (void)dtree_filtered_scans();
+#ifdef DTREE_X86_SIMD
+    dtree_fill_tables();
+#endif
+}
+
 /* a level no higher than the machine's; returns the level now in use */
 static int dtree_simd_set_level(int level)
 {
@@ -83,7 +117,6 @@ static int dtree_simd_set_level(int level)
 static uint32_t dtree_pack8[256][8];
 static uint32_t dtree_pack4d[16][8];
 static uint8_t dtree_pack8w[256][16];
-static int dtree_tables_ready = 0;
 
 static void dtree_fill_tables(void)
 {
@@ -116,7 +149,6 @@ static void dtree_fill_tables(void)
             dtree_pack4d[m][2 * k + 1] = 1;
         }
     }
-    dtree_tables_ready = 1;
 }
 
 /* the side bits of 8 sample ids, bit j for lane j (the bitset read as 32-bit
@@ -324,6 +356,98 @@ static ptrdiff_t dtree_partition_avx512_f64(float* v, int* ix, double* y,
     return nl;
 }
 
+/* The scores of a block's cuts for a filtered scan (``filtered_scan`` in
+ * _splitter.pyx): for q in [lo, hi), with the left weight wl = cw[q], x = cx[q]
+ * (the left class-1 weight for a two-class Gini, kind 0; the left sum of w*y
+ * for squared error, kind 1) and the value test on v[q], v[q + 1] (float32,
+ * as ``scan_cut`` makes it), score[q] is the cut's proxy over its
+ * denominator where the cut is scored, else -inf. The vector versions return
+ * q where their lanes stopped (the caller scores the rest with
+ * ``dtree_cut_score``) and their greatest score in *top (lower than the true
+ * greatest when a NaN came up: the filter then only offers more). A score
+ * here need not be the scalar one bit for bit: the filter's margin is far
+ * above rounding. */
+__attribute__((target("avx2")))
+static ptrdiff_t dtree_cut_scores_avx2(int kind, const double* cw, const double* cx,
+                                       const float* v, float tol, double weight,
+                                       double total, double min_wleaf, double tiny,
+                                       double* score, ptrdiff_t lo, ptrdiff_t hi,
+                                       double* top)
+{
+    __m256d best = _mm256_set1_pd(-INFINITY), none = _mm256_set1_pd(-INFINITY);
+    __m256d W = _mm256_set1_pd(weight), T = _mm256_set1_pd(total);
+    __m256d minw = _mm256_set1_pd(min_wleaf), tin = _mm256_set1_pd(tiny);
+    __m128 t4 = _mm_set1_ps(tol);
+    double lanes[4];
+    ptrdiff_t q = lo;
+    int k;
+    for (; q + 4 <= hi; q += 4) {
+        __m256d here = _mm256_cvtps_pd(_mm_add_ps(_mm_loadu_ps(v + q), t4));
+        __m256d next = _mm256_cvtps_pd(_mm_loadu_ps(v + q + 1));
+        __m256d wl = _mm256_loadu_pd(cw + q), x = _mm256_loadu_pd(cx + q);
+        __m256d wr = _mm256_sub_pd(W, wl), xr = _mm256_sub_pd(T, x), num;
+        if (kind == 0) {   /* (l0^2 + l1^2) wr + (r0^2 + r1^2) wl */
+            __m256d l0 = _mm256_sub_pd(wl, x), r0 = _mm256_sub_pd(wr, xr);
+            num = _mm256_add_pd(
+                _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(l0, l0), _mm256_mul_pd(x, x)), wr),
+                _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(r0, r0), _mm256_mul_pd(xr, xr)),
+                              wl));
+        } else {           /* sl^2 wr + sr^2 wl */
+            num = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(x, x), wr),
+                                _mm256_mul_pd(_mm256_mul_pd(xr, xr), wl));
+        }
+        __m256d ok = _mm256_and_pd(_mm256_cmp_pd(next, here, _CMP_NLE_UQ),
+                                   _mm256_and_pd(_mm256_cmp_pd(wl, minw, _CMP_GE_OQ),
+                                                 _mm256_cmp_pd(wl, tin, _CMP_GT_OQ)));
+        __m256d sc = _mm256_blendv_pd(none, _mm256_div_pd(num, _mm256_mul_pd(wl, wr)), ok);
+        _mm256_storeu_pd(score + q, sc);
+        best = _mm256_max_pd(best, sc);
+    }
+    _mm256_storeu_pd(lanes, best);
+    *top = lanes[0];
+    for (k = 1; k < 4; k++)
+        *top = lanes[k] > *top ? lanes[k] : *top;
+    return q;
+}
+
+__attribute__((target("avx512f")))
+static ptrdiff_t dtree_cut_scores_avx512(int kind, const double* cw, const double* cx,
+                                         const float* v, float tol, double weight,
+                                         double total, double min_wleaf, double tiny,
+                                         double* score, ptrdiff_t lo, ptrdiff_t hi,
+                                         double* top)
+{
+    __m512d best = _mm512_set1_pd(-INFINITY), none = _mm512_set1_pd(-INFINITY);
+    __m512d W = _mm512_set1_pd(weight), T = _mm512_set1_pd(total);
+    __m512d minw = _mm512_set1_pd(min_wleaf), tin = _mm512_set1_pd(tiny);
+    __m256 t8 = _mm256_set1_ps(tol);
+    ptrdiff_t q = lo;
+    for (; q + 8 <= hi; q += 8) {
+        __m512d here = _mm512_cvtps_pd(_mm256_add_ps(_mm256_loadu_ps(v + q), t8));
+        __m512d next = _mm512_cvtps_pd(_mm256_loadu_ps(v + q + 1));
+        __m512d wl = _mm512_loadu_pd(cw + q), x = _mm512_loadu_pd(cx + q);
+        __m512d wr = _mm512_sub_pd(W, wl), xr = _mm512_sub_pd(T, x), num;
+        if (kind == 0) {
+            __m512d l0 = _mm512_sub_pd(wl, x), r0 = _mm512_sub_pd(wr, xr);
+            num = _mm512_add_pd(
+                _mm512_mul_pd(_mm512_add_pd(_mm512_mul_pd(l0, l0), _mm512_mul_pd(x, x)), wr),
+                _mm512_mul_pd(_mm512_add_pd(_mm512_mul_pd(r0, r0), _mm512_mul_pd(xr, xr)),
+                              wl));
+        } else {
+            num = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), wr),
+                                _mm512_mul_pd(_mm512_mul_pd(xr, xr), wl));
+        }
+        __mmask8 ok = _mm512_cmp_pd_mask(next, here, _CMP_NLE_UQ)
+                      & _mm512_cmp_pd_mask(wl, minw, _CMP_GE_OQ)
+                      & _mm512_cmp_pd_mask(wl, tin, _CMP_GT_OQ);
+        __m512d sc = _mm512_mask_div_pd(none, ok, num, _mm512_mul_pd(wl, wr));
+        _mm512_storeu_pd(score + q, sc);
+        best = _mm512_max_pd(best, sc);
+    }
+    *top = _mm512_reduce_max_pd(best);
+    return q;
+}
+
 #endif  /* DTREE_X86_SIMD */
 
 /* Stable partition of [start, end) into left + right on the level in use, the
@@ -339,8 +463,6 @@ static ptrdiff_t dtree_partition_u16(float* v, int* ix, unsigned short* y,
     ptrdiff_t nl, nr;
     if (level == DTREE_SIMD_SCALAR)
         return -1;
-    if (!dtree_tables_ready)
-        dtree_fill_tables();
     if (level == DTREE_SIMD_AVX512)
         nl = dtree_partition_avx512_u16(v, ix, y, goes_left, tv, ti, ty, start, end);
     else
@@ -366,8 +488,6 @@ static ptrdiff_t dtree_partition_f64(float* v, int* ix, double* y,
     ptrdiff_t nl, nr;
     if (level == DTREE_SIMD_SCALAR)
         return -1;
-    if (!dtree_tables_ready)
-        dtree_fill_tables();
     if (level == DTREE_SIMD_AVX512)
         nl = dtree_partition_avx512_f64(v, ix, y, goes_left, tv, ti, ty, start, end);
     else
@@ -384,4 +504,49 @@ static ptrdiff_t dtree_partition_f64(float* v, int* ix, double* y,
 #endif
 }
 
-#endif  /* DTREE_PARTITION_SIMD_H */
+/* one cut's score as the vector versions make it (their scalar rest, and the
+ * whole block where no vector version runs) */
+static inline double dtree_cut_score(int kind, double wl, double x, const float* v, float tol,
+                                     double weight, double total, double min_wleaf,
+                                     double tiny)
+{
+    double wr = weight - wl, xr = total - x, num, l0, r0;
+    float here = v[0] + tol;
+    if (!(!(v[1] <= here) && wl >= min_wleaf && wl > tiny))
+        return -INFINITY;
+    if (kind == 0) {
+        l0 = wl - x;
+        r0 = wr - xr;
+        num = (l0 * l0 + x * x) * wr + (r0 * r0 + xr * xr) * wl;
+    } else {
+        num = x * x * wr + xr * xr * wl;
+    }
+    return num / (wl * wr);
+}
+
+/* ``dtree_cut_scores_*`` on the level in use; lo (and *top -inf) where none runs */
+static ptrdiff_t dtree_cut_scores(int kind, const double* cw, const double* cx,
+                                  const float* v, float tol, double weight, double total,
+                                  double min_wleaf, double tiny, double* score, ptrdiff_t lo,
+                                  ptrdiff_t hi, double* top)
+{
+    *top = -INFINITY;
+#ifdef DTREE_X86_SIMD
+    switch (dtree_simd_level()) {
+    case DTREE_SIMD_AVX512:
+        return dtree_cut_scores_avx512(kind, cw, cx, v, tol, weight, total, min_wleaf, tiny,
+                                       score, lo, hi, top);
+    case DTREE_SIMD_AVX2:
+        return dtree_cut_scores_avx2(kind, cw, cx, v, tol, weight, total, min_wleaf, tiny,
+                                     score, lo, hi, top);
+    default:
+        break;
+    }
+#else
+    (void)kind; (void)cw; (void)cx; (void)v; (void)tol; (void)weight; (void)total;
+    (void)min_wleaf; (void)tiny; (void)score; (void)hi;
+#endif
+    return lo;
+}
+
+#endif  /* DTREE_VECTOR_KERNELS_H */

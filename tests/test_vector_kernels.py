@@ -1,7 +1,8 @@
-"""The exact splitter's stable partition on vector lanes (``_partition_simd.h``):
-entry for entry the scalar kernel's result at every instruction-set level this
-machine has, nothing written outside the segment, and the same trees with the
-vector kernels switched off (``DTREE_SIMD=0``)."""
+"""The exact splitter's kernels on vector lanes (``_vector_kernels.h``): the
+stable partition entry for entry the scalar kernel's at every instruction-set
+level this machine has, nothing written outside the segment; and the same trees
+with every level and with the scans' filter switched off (``DTREE_SIMD``,
+``DTREE_FILTERED_SCANS``)."""
 import json
 import os
 import subprocess
@@ -78,41 +79,66 @@ import numpy as np
 import dtree
 from dtree import _splitter
 rng = np.random.RandomState(0)
-X = rng.rand(3000, 6).astype(np.float32)
+n = 3000
+X = rng.rand(n, 6).astype(np.float32)
 X[:, 5] = np.round(X[:, 5] * 4)                       # ties
-X[rng.rand(3000) < 0.1, 2] = np.nan                    # missing values go either way
-y = (X[:, 0] + X[:, 1] * X[:, 3] + 0.3 * rng.rand(3000) > 1).astype(int)
-t = X[:, 0] + np.sin(6 * X[:, 1]) + 0.2 * rng.rand(3000)
-w = rng.randint(0, 4, 3000).astype(float)
+X[:, 4] = np.round(X[:, 4] * 300) / 7                  # ties within blocks of cuts
+X[rng.rand(n) < 0.1, 2] = np.nan                       # missing values go either way
+y = (X[:, 0] + X[:, 1] * X[:, 3] + 0.3 * rng.rand(n) > 1).astype(int)
+t = X[:, 0] + np.sin(6 * X[:, 1]) + 0.2 * rng.rand(n)
+whole = rng.randint(0, 4, n).astype(float)
+real = rng.rand(n) * 3
+cases = [
+    ("class", dtree.DecisionTreeClassifier(random_state=0), y, None),
+    ("class ties", dtree.DecisionTreeClassifier(random_state=0), (X[:, 5] > 1).astype(int), None),
+    ("class whole weights", dtree.DecisionTreeClassifier(random_state=0, n_jobs=2), y, whole),
+    ("class leaves", dtree.DecisionTreeClassifier(random_state=0, min_samples_leaf=7,
+                                                   min_weight_fraction_leaf=0.01), y, whole),
+    ("class best-first", dtree.DecisionTreeClassifier(random_state=0, max_leaf_nodes=40), y, None),
+    ("regression", dtree.DecisionTreeRegressor(random_state=0), t, None),
+    ("regression weights", dtree.DecisionTreeRegressor(random_state=0, min_samples_leaf=3), t, real),
+    ("regression huge", dtree.DecisionTreeRegressor(random_state=0, max_depth=8), t * 1e300, None),
+    ("regression tiny", dtree.DecisionTreeRegressor(random_state=0, max_depth=8), t * 1e-300, None),
+    ("friedman", dtree.DecisionTreeRegressor(criterion="friedman_mse", random_state=0), t, None),
+    ("monotonic", dtree.DecisionTreeRegressor(random_state=0, monotonic_cst=[1, 0, 0, 0, 0, 0]),
+     t, None),
+    ("forest class", dtree.RandomForestClassifier(n_estimators=3, random_state=0), y, None),
+    ("forest regression", dtree.RandomForestRegressor(n_estimators=3, random_state=0), t, None),
+]
 out = {"level": _splitter.simd_level()}
-for name, est, target, weight in [
-        ("class", dtree.DecisionTreeClassifier(random_state=0), y, None),
-        ("class weighted", dtree.DecisionTreeClassifier(random_state=0, n_jobs=2), y, w),
-        ("regression", dtree.DecisionTreeRegressor(random_state=0), t, None),
-        ("forest", dtree.RandomForestRegressor(n_estimators=3, random_state=0), t, None)]:
+for name, est, target, weight in cases:
     est.fit(X, target, sample_weight=weight)
     trees = getattr(est, "estimators_", [est])
     out[name] = [zlib.crc32(b"".join(np.ascontiguousarray(getattr(e.tree_, a)).tobytes()
                                      for a in ("feature", "threshold", "value",
-                                               "children_left")))
+                                               "children_left", "impurity")))
                  for e in trees]
 print(json.dumps(out))
 """
 
 
-def _fit_in(env_level):
-    env = dict(os.environ)
-    env.pop("DTREE_SIMD", None)
-    if env_level is not None:
-        env["DTREE_SIMD"] = env_level
+def _fit_in(**switches):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DTREE_SIMD", "DTREE_FILTERED_SCANS")}
+    env.update(switches)
     run = subprocess.run([sys.executable, "-c", FIT], capture_output=True, text=True,
-                         env=env, timeout=120)
+                         env=env, timeout=240)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 
 
-def test_the_same_trees_with_and_without_vector_kernels():
-    scalar, best = _fit_in("0"), _fit_in(None)
-    assert scalar.pop("level") == 0
-    assert best.pop("level") == _splitter.simd_level()
-    assert scalar == best
+def test_the_same_trees_with_every_kernel():
+    """Every vector level and the filtered scans grow the trees the scalar code
+    (every cut offered, one by one) grows: ties, missing values, whole and real
+    weights, leaf limits, best-first growth, targets near the ends of the
+    doubles' range, monotonic constraints, forests."""
+    plain = _fit_in(DTREE_SIMD="0", DTREE_FILTERED_SCANS="0")
+    assert plain.pop("level") == 0
+    runs = [({}, _splitter.simd_level()), ({"DTREE_SIMD": "0"}, 0)]
+    if _splitter.simd_level() >= 2:
+        runs.append(({"DTREE_SIMD": "1"}, 1))
+    runs.append(({"DTREE_FILTERED_SCANS": "0"}, _splitter.simd_level()))
+    for switches, level in runs:
+        other = _fit_in(**switches)
+        assert other.pop("level") == level
+        assert other == plain, switches
