@@ -142,3 +142,13 @@ def test_the_same_trees_with_every_kernel():
         other = _fit_in(**switches)
         assert other.pop("level") == level
         assert other == plain, switches
+
+
+def test_the_bench_compares_both_settings_on_the_same_trees():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, os.path.join(root, "bench", "vector_kernels.py"),
+                          "--rows", "20000", "--rounds", "1"], capture_output=True,
+                         text=True, timeout=240)
+    assert run.returncode == 0, run.stderr
+    rows = [line for line in run.stdout.splitlines() if line.endswith(("yes", "NO"))]
+    assert len(rows) == 6 and all(line.endswith("yes") for line in rows), run.stdout
