@@ -584,6 +584,40 @@ cdef inline void finish_scan(CutScan* g, SplitRecord* best, bint gini) noexcept 
         best.tie_key = cut_key(g, gini, g.pending_wl, g.pending_x)
 
 
+cdef inline void block_cuts(const CutScan* g, const double* cw, Py_ssize_t a, Py_ssize_t m,
+                            Py_ssize_t* q_lo, Py_ssize_t* q_end, Py_ssize_t* q_stop) noexcept nogil:
+    """The leaf-size rules (``scan_cut``) over a block of m cuts after positions a,
+    a + 1, ... (cw: their left weights), as ranges: cuts from q_lo have min_leaf
+    samples on the left; from q_end on one rule stops the scan (too few samples or
+    too little weight on the right: the right only shrinks), and the first such
+    cut where the value changes, q_stop (m: none in the block), ends it unscored.
+    Between q_lo and q_end a cut is scored where its value changes and its left
+    weight passes the rules."""
+    cdef Py_ssize_t lo, stop_n, stop_w = m, end, stop, first = g.first_left
+    cdef double weight = g.weight
+    lo = max(<Py_ssize_t>0, g.min_leaf - (a + 1 - first))
+    stop_n = g.n_node - g.min_leaf - (a - first)
+    if weight - cw[m - 1] < g.min_wleaf or weight - cw[m - 1] <= g.tiny:
+        stop_w = 0
+        while not (weight - cw[stop_w] < g.min_wleaf or weight - cw[stop_w] <= g.tiny):
+            stop_w += 1
+    end = max(lo, min(m, min(stop_n, stop_w)))
+    stop = end
+    while stop < m and g.v[a + stop + 1] <= <DTYPE_t>(g.v[a + stop] + g.tol):
+        stop += 1
+    q_lo[0] = lo
+    q_end[0] = end
+    q_stop[0] = stop
+
+
+cdef inline bint offer_floor(double top, double* floor) noexcept nogil:
+    """Whether a block has cuts to offer, and from which score on: within a
+    relative 1e-7 of top, the greatest score seen (the block's or the record's),
+    or every scored cut where top overflowed to inf or is NaN."""
+    floor[0] = top - 1e-7 * fabs(top) if -INFINITY < top < INFINITY else -INFINITY
+    return top > -INFINITY or top != top
+
+
 cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gini,
                         const class_t* yc, const double* yv, const int* ix,
                         const unsigned char* counts, const double* sw, double w_left,
@@ -605,9 +639,7 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
     cdef double score[SCAN_BLOCK]
     cdef const DTYPE_t* v = g.v
     cdef DTYPE_t tol = g.tol
-    cdef Py_ssize_t a = g.start, m, q, q_stop, first = g.first_left
-    cdef Py_ssize_t q_lo, q_end, q_stop_n, q_stop_w
-    cdef Py_ssize_t min_leaf = g.min_leaf, n_node = g.n_node
+    cdef Py_ssize_t a = g.start, m, q, q_lo, q_end, q_stop, first = g.first_left
     cdef long long iw = <long long>w_left, i1 = <long long>x_left
     cdef unsigned char c
     cdef double w, top, floor
@@ -648,21 +680,7 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
                 x_left += w * yv[a + q]
                 cw[q] = w_left
                 cx[q] = x_left
-        # The leaf-size rules (``scan_cut``) as ranges of the block: cuts from q_lo
-        # have min_leaf samples on the left; from q_stop_n too few on the right;
-        # from q_stop_w too little right weight (it only shrinks). The first cut
-        # past a stop where the value changes ends the scan, unscored.
-        q_lo = max(<Py_ssize_t>0, min_leaf - (a + 1 - first))
-        q_stop_n = n_node - min_leaf - (a - first)
-        q_stop_w = m
-        if weight - cw[m - 1] < min_wleaf or weight - cw[m - 1] <= tiny:
-            q_stop_w = 0
-            while not (weight - cw[q_stop_w] < min_wleaf or weight - cw[q_stop_w] <= tiny):
-                q_stop_w += 1
-        q_end = max(q_lo, min(m, min(q_stop_n, q_stop_w)))
-        q_stop = q_end
-        while q_stop < m and v[a + q_stop + 1] <= <DTYPE_t>(v[a + q_stop] + tol):
-            q_stop += 1
+        block_cuts(g, cw, a, m, &q_lo, &q_end, &q_stop)
         # every scored cut's score, -inf for the others: on vector lanes where the
         # machine has them, the rest here (v[p + 1] is in the segment: a number, or
         # the first missing value when p is the cut "numbers | missing")
@@ -672,16 +690,34 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
             score[q] = cut_score(kind, cw[q], cx[q], v + a + q, tol, weight, total,
                                  min_wleaf, tiny)
             top = score[q] if score[q] > top else top
-        top = max(top, best.num / best.den)
-        # (a top that overflowed to inf, or NaN: every scored cut offered)
-        floor = top - 1e-7 * fabs(top) if -INFINITY < top < INFINITY else -INFINITY
-        if top > -INFINITY or top != top:
+        if offer_floor(max(top, best.num / best.den), &floor):
             for q in range(q_lo, q_end):
                 if score[q] > -INFINITY and score[q] >= floor:
                     offer_cut(g, best, gini, a + q, cw[q], cx[q])
         if q_stop < m:
             return
         a += m
+
+
+cdef inline void offer_clf_cut(CutScan* g, SplitRecord* best, Py_ssize_t p, double wl,
+                               double acc_left, double acc_right, const double* cl,
+                               const double* cr, Py_ssize_t K, double w_node_entropy,
+                               double wlogw, const double* table) noexcept nogil:
+    """The cut after position p of a classification scan of any number of classes
+    (gini, entropy, gain ratio) against the best, as ``offer_cut``: the sides'
+    accumulators (``Side.acc``) and class weights cl, cr at the cut."""
+    cdef double wr = g.weight - wl, num, den, key
+    cdef int order
+    num = clf_proxy(g.crit, wl, acc_left, wr, acc_right, w_node_entropy, wlogw, table, 1.0,
+                    &den)
+    order = compare_score(num, den, best)
+    if order < 0 or not (g.mono == 0 or monotonic_ok(g.mono, g.lower, g.upper, cl[0] / wl,
+                                                     cr[0] / wr)):
+        return
+    key = sklearn_score(g.crit, cl, cr, K, 1, wl, wr)
+    if wins(order, key, best):
+        record_cut(best, num, den, g.f, g.missing_left, g.v, p, g.end_known)
+        best.tie_key = key
 
 
 cdef class Splitter:
@@ -2028,10 +2064,12 @@ cdef class Splitter:
                                    Py_ssize_t n_missing, bint missing_left,
                                    const double* stats, double weight,
                                    SplitRecord* best) noexcept nogil:
-        cdef Py_ssize_t n_samples = self.n_samples, K = self.n_stats, k, p, last
-        cdef Py_ssize_t end_known = end - n_missing, n_node = end - start
-        cdef Py_ssize_t base = n_missing if missing_left else 0   # missing values left first
-        cdef const DTYPE_t* v = self.vals + f * n_samples
+        """One output's classification scan, any criterion, cut by cut. (Scanning
+        a block at a time, as the two-class Gini scan does, was no faster here: the
+        sides' accumulators and class counts move sample by sample either way,
+        and that chain is most of the time.)"""
+        cdef Py_ssize_t n_samples = self.n_samples, K = self.n_stats, p, last
+        cdef Py_ssize_t end_known = end - n_missing
         cdef const class_t* yc = self.ycode + f * n_samples
         cdef const int* ix = self.idx + f * n_samples
         cdef const double* sw = self.sw
@@ -2039,16 +2077,12 @@ cdef class Splitter:
         cdef double* cl = s.count_left
         cdef double* cr = s.count_right
         cdef int crit = self.criterion
-        cdef Py_ssize_t min_leaf = self.settings.min_samples_leaf
-        cdef double min_wleaf = self.settings.min_weight_leaf
-        # Both children need a weight clearly above rounding noise to be real.
-        cdef double tiny = tiny_weight(weight)
-        cdef double w = 1.0, wr, num, den, key
+        cdef double w = 1.0
         cdef double w_node_entropy, wlogw
-        cdef int cut, order
+        cdef int cut
         cdef Side left, right
-        cdef signed char mono = self.monotonic[f] if self.monotonic != NULL else 0
-
+        cdef CutScan g
+        self._begin_scan(&g, f, start, end, n_missing, missing_left, 0.0, weight)
         memset(cl, 0, K * sizeof(double))
         memcpy(cr, stats, K * sizeof(double))
         left.w = 0.0
@@ -2062,28 +2096,17 @@ cdef class Splitter:
                     w = sw[ix[p]]
                 clf_move(crit, &left, &right, cl, cr, yc[p], w, table)
         last = last_cut(end_known, n_missing, missing_left)
-
         for p in range(start, last + 1):
             if sw != NULL:
                 w = sw[ix[p]]
             clf_move(crit, &left, &right, cl, cr, yc[p], w, table)
-            cut = scan_cut(v, p, end_known, p + 1 - start + base, n_node, left.w,
-                           weight - left.w, min_leaf, min_wleaf, tiny, self.tol)
+            cut = scan_cut(g.v, p, end_known, p + 1 - g.first_left, g.n_node, left.w,
+                           weight - left.w, g.min_leaf, g.min_wleaf, g.tiny, g.tol)
             if cut == CUT_STOP:
                 break
-            if cut != CUT_SCORE:
-                continue
-            wr = weight - left.w
-            num = clf_proxy(crit, left.w, left.acc, wr, right.acc,
-                            w_node_entropy, wlogw, table, 1.0, &den)
-            order = compare_score(num, den, best)
-            if order < 0 or not (mono == 0 or monotonic_ok(
-                    mono, self.lower, self.upper, cl[0] / left.w, cr[0] / wr)):
-                continue
-            key = sklearn_score(crit, cl, cr, K, 1, left.w, wr)
-            if wins(order, key, best):
-                record_cut(best, num, den, f, missing_left, v, p, end_known)
-                best.tie_key = key
+            if cut == CUT_SCORE:
+                offer_clf_cut(&g, best, p, left.w, left.acc, right.acc, cl, cr, K,
+                              w_node_entropy, wlogw, table)
 
     cdef void _begin_scan(self, CutScan* g, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                           Py_ssize_t n_missing, bint missing_left, double total,
