@@ -793,3 +793,31 @@ def test_a_surrogate_forest_comes_back_from_its_file():
     without = {k: v for k, v in members.items() if not k.startswith("other_")}
     with pytest.raises(dtree.ModelFileError):
         dtree.load(io.BytesIO(deflated(without)))
+
+
+def test_balanced_class_weights_with_a_class_weighing_nothing():
+    # every row of class 1 weighs 0: its "balanced" weight is infinite, and its rows
+    # must stay at 0 (scikit-learn fails: "probabilities contain NaN")
+    X = np.array([[0.1], [0.5], [0.9], [0.3]])
+    y = np.array([1, 0, 0, 0])
+    sw = np.array([0.0, 0.0, 0.6, 1.2])
+    for class_weight in ("balanced", "balanced_subsample"):
+        forest = dtree.RandomForestClassifier(n_estimators=3, random_state=0,
+                                              class_weight=class_weight)
+        forest.fit(X, y, sample_weight=sw)
+        np.testing.assert_array_equal(forest.predict_proba(X), [[1.0, 0.0]] * 4)
+        for tree in forest.estimators_:
+            assert np.isfinite(tree.tree_.weighted_n_node_samples).all()
+
+
+def test_max_samples_beyond_memory_is_refused(monkeypatch):
+    # a fraction of a large total sample weight: drawing it would exhaust memory
+    from dtree._forest import draws
+    monkeypatch.setattr(draws, "physical_memory", lambda: 10**9)
+    X = np.arange(10, dtype=float).reshape(5, 2)
+    y = np.array([0, 1, 0, 1, 0])
+    forest = dtree.RandomForestClassifier(n_estimators=2, max_samples=0.5, random_state=0)
+    with pytest.raises(ValueError, match="max_samples=0.5 draws 250000000 rows per tree.*memory"):
+        forest.fit(X, y, sample_weight=np.full(5, 1e8))
+    forest.fit(X, y, sample_weight=np.full(5, 10.0))      # 25 rows: fine
+    assert len(forest.estimators_) == 2

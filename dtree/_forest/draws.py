@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .._input.encode import class_weight_table
+from .._plan.machine import physical_memory
 
 # scikit-learn's per-tree seeds are randint(MAX_INT)
 MAX_INT = np.iinfo(np.int32).max
@@ -45,6 +46,9 @@ def tree_seeds(random_state, n_new, n_existing=0):
 
 # rows one tree may draw: int32 indices, as scikit-learn's
 MAX_DRAWN = 2**31 - 1
+# bytes a drawn row takes at the draw's peak (numpy's uniform numbers and int64
+# picks of ``choice``, then the int32 copy)
+DRAW_BYTES = 24
 
 
 def n_bootstrap(n_samples, max_samples, sample_weight):
@@ -62,6 +66,12 @@ def n_bootstrap(n_samples, max_samples, sample_weight):
     if drawn > MAX_DRAWN:
         raise ValueError(f"max_samples={max_samples!r} draws more than {MAX_DRAWN} rows per "
                          "tree; pass at most that many")
+    memory = physical_memory()
+    if memory is not None and drawn * DRAW_BYTES > memory:
+        # (a fraction of a large total sample weight: drawing would exhaust memory)
+        raise ValueError(f"max_samples={max_samples!r} draws {drawn} rows per tree, about "
+                         f"{drawn * DRAW_BYTES:.3g} bytes: more than this machine's memory "
+                         f"({memory:.3g} bytes); pass a smaller max_samples")
     if isinstance(max_samples, numbers.Integral):
         return drawn
     if drawn < max(10, n_samples ** (1 / 3)):

@@ -54,7 +54,12 @@ class ForestClassifier(BaseForest):
                                              data.weights, self.bootstrap)
         if factors is None:
             return data.weights
-        return factors if data.weights is None else data.weights * factors
+        if data.weights is None:
+            return factors
+        # a class whose rows all weigh 0 has an infinite "balanced" weight: its rows
+        # stay at 0 (0 * inf would be NaN), as a single tree's do
+        with np.errstate(invalid="ignore"):
+            return np.where(data.weights == 0, 0.0, data.weights * factors)
 
     def _validate_y_class_weight(self, y, sample_weight):
         """scikit-learn's hook: the class codes of y (n_samples, n_outputs) and each
