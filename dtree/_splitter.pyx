@@ -65,6 +65,8 @@ cdef extern from "_vector_kernels.h" nogil:
         int kind, const double* cw, const double* cx, const DTYPE_t* v, DTYPE_t tol,
         double weight, double total, double min_wleaf, double tiny, double* score,
         Py_ssize_t lo, Py_ssize_t hi, double* top)
+    Py_ssize_t kept_rows "dtree_kept_rows"(const DTYPE_t* v, const int* ix, Py_ssize_t n,
+                                           const int* renumber, DTYPE_t* out_v, int* out_i)
     double cut_score "dtree_cut_score"(
         int kind, double wl, double x, const DTYPE_t* v, DTYPE_t tol, double weight,
         double total, double min_wleaf, double tiny)
@@ -718,6 +720,40 @@ cdef inline void offer_clf_cut(CutScan* g, SplitRecord* best, Py_ssize_t p, doub
     if wins(order, key, best):
         record_cut(best, num, den, g.f, g.missing_left, g.v, p, g.end_known)
         best.tie_key = key
+
+
+cdef inline void mark_run(unsigned long long* marks, const int* ix, const class_t* codes,
+                          const double* targets, const unsigned char* counts,
+                          const double* sw, int crit, Py_ssize_t K, Py_ssize_t n_stats,
+                          bint whole, Py_ssize_t offset, Py_ssize_t lo, Py_ssize_t hi,
+                          bint left, double* stats, double* weight) noexcept nogil:
+    """``_mark_sides`` for the positions lo..hi of one side: their bits, their sum
+    into ``stats`` and their weight, in position order (``ix``: the sorted column's
+    sample ids; ``codes`` / ``targets`` indexed by offset + position)."""
+    cdef Py_ssize_t p
+    cdef double w = 1.0, total = 0.0, ones = 0.0
+    if codes != NULL and K == 1 and n_stats == 2 and whole:
+        # two classes, whole weights: exact sums in any order, kept in registers
+        for p in range(lo, hi):
+            if counts != NULL:
+                w = <double>counts[ix[p]]
+            elif sw != NULL:
+                w = sw[ix[p]]
+            put_bit(marks, ix[p], left)
+            total += w
+            ones += w * codes[offset + p]
+        stats[0] = total - ones
+        stats[1] = ones
+        weight[0] = total
+        return
+    for p in range(lo, hi):
+        if counts != NULL:
+            w = <double>counts[ix[p]]
+        elif sw != NULL:
+            w = sw[ix[p]]
+        put_bit(marks, ix[p], left)
+        weight[0] += w
+        add_position(stats, crit, K, n_stats // K, codes, targets, offset + p, w)
 
 
 cdef class Splitter:
@@ -2844,17 +2880,35 @@ cdef class Splitter:
     cdef Py_ssize_t _mark_sides(self, unsigned long long* marks, Py_ssize_t start,
                                 Py_ssize_t end, const SplitRecord* split, double* left_stats,
                                 double* right_stats, double* weights) noexcept nogil:
-        """Mark each sample's side (the routing predict uses) and sum both children."""
-        cdef Py_ssize_t offset = split.feature * self.n_samples, p, n_left = 0
+        """Mark each sample's side (the routing predict uses) and sum both children,
+        each side in position order. A numeric cut sends a prefix of its sorted
+        segment left (the missing values, last, go right unless the segment has
+        none): then each side is one run (``mark_run``)."""
+        cdef Py_ssize_t offset = split.feature * self.n_samples, p, n_left = 0, lo, hi, mid
         cdef Py_ssize_t K = self.n_outputs
         cdef const DTYPE_t* v = self.vals + offset
         cdef const int* ix = self.idx + offset
+        cdef const class_t* codes = self.ycode if self.is_classifier else NULL
+        cdef const double* targets = NULL if self.is_classifier else self.yval
         cdef double w = 1.0
-        cdef bint go_left
+        cdef bint go_left, whole = self.sw == NULL or self.whole_weights
         memset(left_stats, 0, self.n_stats * sizeof(double))
         memset(right_stats, 0, self.n_stats * sizeof(double))
         weights[0] = 0.0
         weights[1] = 0.0
+        if not split.categorical and not (split.missing_left and v[end - 1] != v[end - 1]):
+            lo, hi = start, end      # the first position routed right
+            while lo < hi:
+                mid = lo + (hi - lo) // 2
+                if routes_left(split, v[mid]):
+                    lo = mid + 1
+                else:
+                    hi = mid
+            mark_run(marks, ix, codes, targets, self.counts, self.sw, self.criterion, K,
+                     self.n_stats, whole, offset, start, lo, True, left_stats, &weights[0])
+            mark_run(marks, ix, codes, targets, self.counts, self.sw, self.criterion, K,
+                     self.n_stats, whole, offset, lo, end, False, right_stats, &weights[1])
+            return lo - start
         for p in range(start, end):
             if self.counts != NULL:
                 w = <double>self.counts[ix[p]]
@@ -2865,8 +2919,7 @@ cdef class Splitter:
             n_left += go_left
             weights[0 if go_left else 1] += w
             add_position(left_stats if go_left else right_stats, self.criterion, K,
-                         self.n_stats // K, self.ycode if self.is_classifier else NULL,
-                         NULL if self.is_classifier else self.yval, offset + p, w)
+                         self.n_stats // K, codes, targets, offset + p, w)
         return n_left
 
     cdef double _add_range(self, double* stats, Py_ssize_t f, Py_ssize_t lo,
@@ -2965,30 +3018,28 @@ class ColumnOrder:
         cdef Py_ssize_t d = self.vals.shape[0], n = self.vals.shape[1]
         if keep.shape[0] != n:
             raise ValueError(f"keep has {keep.shape[0]} rows; the columns {n}")
-        new_id = np.cumsum(keep, dtype=np.int64).astype(np.int32)
-        cdef Py_ssize_t n_keep = int(new_id[n - 1]) if n else 0
-        # one slot of slack: each entry is written before the test of its row
-        # (branch-free), so the last column's last write may land one past its end
-        out_v = np.empty(d * n_keep + 1, dtype=np.float32)
-        out_i = np.empty(d * n_keep + 1, dtype=np.int32)
-        _kept_rows(self.vals, self.idx, keep.view(np.uint8), new_id, out_v, out_i)
+        # each row's number among the kept rows, -1 where it is not kept
+        renumber = np.cumsum(keep, dtype=np.int64).astype(np.int32) - 1
+        renumber[~keep] = -1
+        cdef Py_ssize_t n_keep = int(np.count_nonzero(keep))
+        # room for whole vectors past the last column's kept entries
+        out_v = np.empty(d * n_keep + DTREE_PARTITION_SLACK, dtype=np.float32)
+        out_i = np.empty(d * n_keep + DTREE_PARTITION_SLACK, dtype=np.int32)
+        _kept_rows(self.vals, self.idx, renumber, n_keep, out_v, out_i)
         return out_v[:d * n_keep].reshape(d, n_keep), out_i[:d * n_keep].reshape(d, n_keep)
 
 
-def _kept_rows(const DTYPE_t[:, ::1] vals, const int[:, ::1] idx,
-               const unsigned char[::1] keep, const int[::1] new_id, DTYPE_t[::1] out_v,
-               int[::1] out_i):
-    """Each column's kept entries in order, sample ids renumbered (``new_id`` is
-    the count of kept rows up to and including each row)."""
-    cdef Py_ssize_t d = vals.shape[0], n = vals.shape[1], f, p, q = 0
-    cdef int i
+def _kept_rows(const DTYPE_t[:, ::1] vals, const int[:, ::1] idx, const int[::1] renumber,
+               Py_ssize_t n_keep, DTYPE_t[::1] out_v, int[::1] out_i):
+    """Each column's kept entries in order, sample ids renumbered (``kept_rows``),
+    column f's at f * n_keep."""
+    cdef Py_ssize_t d = vals.shape[0], n = vals.shape[1], f
+    if n == 0 or d == 0:
+        return
     with nogil:
         for f in range(d):
-            for p in range(n):
-                i = idx[f, p]
-                out_v[q] = vals[f, p]
-                out_i[q] = new_id[i] - 1
-                q += keep[i]
+            kept_rows(&vals[f, 0], &idx[f, 0], n, &renumber[0], &out_v[f * n_keep],
+                      &out_i[f * n_keep])
 
 
 def _codes_by_position(const int[::1] y, const int[:, ::1] idx, unsigned short[:, ::1] out,

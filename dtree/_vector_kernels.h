@@ -504,6 +504,53 @@ static ptrdiff_t dtree_partition_f64(float* v, int* ix, double* y,
 #endif
 }
 
+/* A forest tree's sorted columns: the entries of one sorted column (values v,
+ * sample ids ix, n of them) whose row the tree keeps, in order, renumbered:
+ * renumber[i] is row i's number among the kept rows, or -1 where the tree does
+ * not keep it. Writes the kept values and new ids to out_v, out_i (room for n +
+ * DTREE_PARTITION_SLACK entries: whole vectors are stored) and returns how many
+ * there are. */
+static ptrdiff_t dtree_kept_rows_scalar(const float* v, const int* ix, ptrdiff_t n,
+                                        const int* renumber, float* out_v, int* out_i)
+{
+    ptrdiff_t p, q = 0;
+    for (p = 0; p < n; p++) {
+        int id = renumber[ix[p]];
+        out_v[q] = v[p];
+        out_i[q] = id;
+        q += id >= 0;
+    }
+    return q;
+}
+
+#ifdef DTREE_X86_SIMD
+__attribute__((target("avx512f")))
+static ptrdiff_t dtree_kept_rows_avx512(const float* v, const int* ix, ptrdiff_t n,
+                                        const int* renumber, float* out_v, int* out_i)
+{
+    ptrdiff_t p = 0, q = 0;
+    __m512i none = _mm512_set1_epi32(-1);
+    for (; p + 16 <= n; p += 16) {
+        __m512i ids = _mm512_i32gather_epi32(_mm512_loadu_si512(ix + p), renumber, 4);
+        __mmask16 kept = _mm512_cmpneq_epi32_mask(ids, none);
+        _mm512_storeu_ps(out_v + q, _mm512_maskz_compress_ps(kept, _mm512_loadu_ps(v + p)));
+        _mm512_storeu_si512(out_i + q, _mm512_maskz_compress_epi32(kept, ids));
+        q += __builtin_popcount((unsigned)kept);
+    }
+    return q + dtree_kept_rows_scalar(v + p, ix + p, n - p, renumber, out_v + q, out_i + q);
+}
+#endif
+
+static ptrdiff_t dtree_kept_rows(const float* v, const int* ix, ptrdiff_t n,
+                                 const int* renumber, float* out_v, int* out_i)
+{
+#ifdef DTREE_X86_SIMD
+    if (dtree_simd_level() == DTREE_SIMD_AVX512)
+        return dtree_kept_rows_avx512(v, ix, n, renumber, out_v, out_i);
+#endif
+    return dtree_kept_rows_scalar(v, ix, n, renumber, out_v, out_i);
+}
+
 /* one cut's score as the vector versions make it (their scalar rest, and the
  * whole block where no vector version runs) */
 static inline double dtree_cut_score(int kind, double wl, double x, const float* v, float tol,
