@@ -67,6 +67,11 @@ cdef extern from "_vector_kernels.h" nogil:
         Py_ssize_t lo, Py_ssize_t hi, double* top)
     Py_ssize_t kept_rows "dtree_kept_rows"(const DTYPE_t* v, const int* ix, Py_ssize_t n,
                                            const int* renumber, DTYPE_t* out_v, int* out_i)
+    void gini_sums "dtree_gini_sums"(const unsigned char* counts, const int* ix,
+                                     const class_t* codes, Py_ssize_t m, double w_left,
+                                     double* ones, double* cw, double* cx)
+    Py_ssize_t cuts_to_offer "dtree_cuts_to_offer"(const double* score, Py_ssize_t lo,
+                                                   Py_ssize_t hi, double floor, int* out)
     double cut_score "dtree_cut_score"(
         int kind, double wl, double x, const DTYPE_t* v, DTYPE_t tol, double weight,
         double total, double min_wleaf, double tiny)
@@ -639,11 +644,10 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
     cdef double cw[SCAN_BLOCK]
     cdef double cx[SCAN_BLOCK]
     cdef double score[SCAN_BLOCK]
+    cdef int offered[SCAN_BLOCK]
     cdef const DTYPE_t* v = g.v
     cdef DTYPE_t tol = g.tol
-    cdef Py_ssize_t a = g.start, m, q, q_lo, q_end, q_stop, first = g.first_left
-    cdef long long iw = <long long>w_left, i1 = <long long>x_left
-    cdef unsigned char c
+    cdef Py_ssize_t a = g.start, m, q, j, q_lo, q_end, q_stop, first = g.first_left
     cdef double w, top, floor
     cdef double weight = g.weight, total = g.total, min_wleaf = g.min_wleaf, tiny = g.tiny
     cdef int kind = SCORES_GINI if gini else SCORES_MSE
@@ -651,18 +655,12 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
         m = min(<Py_ssize_t>SCAN_BLOCK, last + 1 - a)
         # the running sums, as the cut-by-cut scan adds them (a two-class Gini's are
         # whole numbers: exact in any type)
-        if gini and counts != NULL:
-            for q in range(m):
-                c = counts[ix[a + q]]
-                iw += c
-                i1 += c * yc[a + q]
-                cw[q] = <double>iw
-                cx[q] = <double>i1
-        elif gini and sw == NULL:
-            for q in range(m):
-                i1 += yc[a + q]
-                cx[q] = <double>i1
-                cw[q] = <double>(a + q + 1 - first)
+        if gini and sw == NULL:
+            # (unit weights: the left weight is the cut's position)
+            gini_sums(NULL, ix + a, yc + a, m, <double>(a - first), &x_left, cw, cx)
+        elif gini and counts != NULL:
+            gini_sums(counts, ix + a, yc + a, m, w_left, &x_left, cw, cx)
+            w_left = cw[m - 1]
         elif gini:
             for q in range(m):
                 w = sw[ix[a + q]]
@@ -693,9 +691,9 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
                                  min_wleaf, tiny)
             top = score[q] if score[q] > top else top
         if offer_floor(max(top, best.num / best.den), &floor):
-            for q in range(q_lo, q_end):
-                if score[q] > -INFINITY and score[q] >= floor:
-                    offer_cut(g, best, gini, a + q, cw[q], cx[q])
+            for j in range(cuts_to_offer(score, q_lo, q_end, floor, offered)):
+                q = offered[j]
+                offer_cut(g, best, gini, a + q, cw[q], cx[q])
         if q_stop < m:
             return
         a += m
@@ -994,7 +992,9 @@ cdef class Splitter:
         self.counts = NULL
         cdef const unsigned char[::1] counts_view
         if self.whole_weights and n > 0 and float(np.max(sample_weight)) < 256:
-            counts = np.ascontiguousarray(sample_weight, dtype=np.uint8)
+            # (3 bytes of padding: a vector gather reads each count as 4 bytes)
+            counts = np.zeros(n + 4, dtype=np.uint8)
+            counts[:n] = sample_weight
             owned.append(counts)
             counts_view = counts
             self.counts = &counts_view[0]

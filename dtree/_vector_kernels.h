@@ -551,6 +551,134 @@ static ptrdiff_t dtree_kept_rows(const float* v, const int* ix, ptrdiff_t n,
     return dtree_kept_rows_scalar(v, ix, n, renumber, out_v, out_i);
 }
 
+/* A two-class block's running sums (``filtered_scan``): for q < m, cw[q] is
+ * w_left plus the weights of samples 0..q, cx[q] *ones plus their weights
+ * times their class codes (0 or 1); *ones is left at cx[m - 1]. Weights are
+ * counts[ix[q]] (whole, below 256; the array readable 3 bytes past its end),
+ * or 1 for counts NULL. Every sum is a whole number: exact in any order. */
+static void dtree_gini_sums_scalar(const unsigned char* counts, const int* ix,
+                                   const unsigned short* codes, ptrdiff_t m, double w_left,
+                                   double* ones, double* cw, double* cx)
+{
+    ptrdiff_t q;
+    long long w = 0, x = 0, c;
+    for (q = 0; q < m; q++) {
+        c = counts != NULL ? counts[ix[q]] : 1;
+        w += c;
+        x += c * codes[q];
+        cw[q] = w_left + (double)w;
+        cx[q] = *ones + (double)x;
+    }
+    if (m > 0)
+        *ones = cx[m - 1];
+}
+
+#ifdef DTREE_X86_SIMD
+/* 16 lanes' inclusive prefix sums */
+__attribute__((target("avx512f")))
+static inline __m512i dtree_prefix16(__m512i x)
+{
+    __m512i zero = _mm512_setzero_si512();
+    x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 15));
+    x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 14));
+    x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 12));
+    return _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 8));
+}
+
+__attribute__((target("avx512f")))
+static void dtree_gini_sums_avx512(const unsigned char* counts, const int* ix,
+                                   const unsigned short* codes, ptrdiff_t m, double w_left,
+                                   double* ones, double* cw, double* cx)
+{
+    ptrdiff_t q = 0;
+    double base_w = w_left, base_x = *ones;
+    __m512i low_byte = _mm512_set1_epi32(0xFF), one = _mm512_set1_epi32(1);
+    for (; q + 16 <= m; q += 16) {
+        __m512i c = one, x, w;
+        if (counts != NULL)
+            c = _mm512_and_si512(_mm512_i32gather_epi32(_mm512_loadu_si512(ix + q), counts, 1),
+                                 low_byte);
+        x = _mm512_mullo_epi32(c, _mm512_cvtepu16_epi32(
+            _mm256_loadu_si256((const __m256i*)(codes + q))));
+        w = dtree_prefix16(c);
+        x = dtree_prefix16(x);
+        __m512d bw = _mm512_set1_pd(base_w), bx = _mm512_set1_pd(base_x);
+        _mm512_storeu_pd(cw + q, _mm512_add_pd(bw, _mm512_cvtepi32_pd(
+            _mm512_castsi512_si256(w))));
+        _mm512_storeu_pd(cw + q + 8, _mm512_add_pd(bw, _mm512_cvtepi32_pd(
+            _mm512_extracti64x4_epi64(w, 1))));
+        _mm512_storeu_pd(cx + q, _mm512_add_pd(bx, _mm512_cvtepi32_pd(
+            _mm512_castsi512_si256(x))));
+        _mm512_storeu_pd(cx + q + 8, _mm512_add_pd(bx, _mm512_cvtepi32_pd(
+            _mm512_extracti64x4_epi64(x, 1))));
+        base_w = cw[q + 15];
+        base_x = cx[q + 15];
+    }
+    *ones = base_x;
+    dtree_gini_sums_scalar(counts, ix + q, codes + q, m - q, base_w, ones, cw + q, cx + q);
+}
+#endif
+
+static void dtree_gini_sums(const unsigned char* counts, const int* ix,
+                            const unsigned short* codes, ptrdiff_t m, double w_left,
+                            double* ones, double* cw, double* cx)
+{
+#ifdef DTREE_X86_SIMD
+    if (dtree_simd_level() == DTREE_SIMD_AVX512) {
+        dtree_gini_sums_avx512(counts, ix, codes, m, w_left, ones, cw, cx);
+        return;
+    }
+#endif
+    dtree_gini_sums_scalar(counts, ix, codes, m, w_left, ones, cw, cx);
+}
+
+/* The cuts of [lo, hi) to offer: those whose score is above -inf and at least
+ * floor, their indices written to out in order; returns how many. */
+static ptrdiff_t dtree_cuts_to_offer_scalar(const double* score, ptrdiff_t lo, ptrdiff_t hi,
+                                            double floor, int* out)
+{
+    ptrdiff_t q, k = 0;
+    for (q = lo; q < hi; q++)
+        if (score[q] > -INFINITY && score[q] >= floor)
+            out[k++] = (int)q;
+    return k;
+}
+
+#ifdef DTREE_X86_SIMD
+__attribute__((target("avx512f")))
+static ptrdiff_t dtree_cuts_to_offer_avx512(const double* score, ptrdiff_t lo, ptrdiff_t hi,
+                                            double floor, int* out)
+{
+    ptrdiff_t q = lo, k = 0;
+    __m512d f = _mm512_set1_pd(floor), none = _mm512_set1_pd(-INFINITY);
+    for (; q + 8 <= hi; q += 8) {
+        __m512d sc = _mm512_loadu_pd(score + q);
+        __mmask8 m = _mm512_cmp_pd_mask(sc, f, _CMP_GE_OQ)
+                     & _mm512_cmp_pd_mask(sc, none, _CMP_GT_OQ);
+        if (m) {
+            /* (few cuts pass: their indices one by one) */
+            int bits = m, b;
+            while (bits) {
+                b = __builtin_ctz((unsigned)bits);
+                out[k++] = (int)(q + b);
+                bits &= bits - 1;
+            }
+        }
+    }
+    return k + dtree_cuts_to_offer_scalar(score, q, hi, floor, out + k);
+}
+#endif
+
+static ptrdiff_t dtree_cuts_to_offer(const double* score, ptrdiff_t lo, ptrdiff_t hi,
+                                     double floor, int* out)
+{
+#ifdef DTREE_X86_SIMD
+    if (dtree_simd_level() == DTREE_SIMD_AVX512)
+        return dtree_cuts_to_offer_avx512(score, lo, hi, floor, out);
+#endif
+    return dtree_cuts_to_offer_scalar(score, lo, hi, floor, out);
+}
+
 /* one cut's score as the vector versions make it (their scalar rest, and the
  * whole block where no vector version runs) */
 static inline double dtree_cut_score(int kind, double wl, double x, const float* v, float tol,
