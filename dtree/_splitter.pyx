@@ -585,6 +585,17 @@ cdef inline void offer_cut(CutScan* g, SplitRecord* best, bint gini, Py_ssize_t 
         g.pending_wl = wl
 
 
+cdef inline bint scan_step(CutScan* g, SplitRecord* best, bint gini, Py_ssize_t p, double wl,
+                           double x) noexcept nogil:
+    """The cut-by-cut scans' step: ``scan_cut``'s verdict on the cut after position
+    p, and the offer of a scored one; True where the scan stops."""
+    cdef int cut = scan_cut(g.v, p, g.end_known, p + 1 - g.first_left, g.n_node, wl,
+                            g.weight - wl, g.min_leaf, g.min_wleaf, g.tiny, g.tol)
+    if cut == CUT_SCORE:
+        offer_cut(g, best, gini, p, wl, x)
+    return cut == CUT_STOP
+
+
 cdef inline void finish_scan(CutScan* g, SplitRecord* best, bint gini) noexcept nogil:
     # the tie key of the scan's own best, if it was never needed on a tie
     if g.pending:
@@ -2191,7 +2202,6 @@ cdef class Splitter:
         cdef const unsigned char* counts = self.counts
         cdef Py_ssize_t ones_left = 0
         cdef double wl, l1, w, w_left = 0.0, ones_w = 0.0   # (whole weights: running sums)
-        cdef int cut
         cdef CutScan g
         self._begin_scan(&g, f, start, end, n_missing, missing_left, stats[1], weight)
         if missing_left:
@@ -2226,12 +2236,8 @@ cdef class Splitter:
                     ones_left += yc[p]
                     wl = <double>(p + 1 - g.first_left)
                     l1 = <double>ones_left
-                cut = scan_cut(g.v, p, end_known, p + 1 - g.first_left, g.n_node, wl,
-                               weight - wl, g.min_leaf, g.min_wleaf, g.tiny, g.tol)
-                if cut == CUT_STOP:
+                if scan_step(&g, best, True, p, wl, l1):
                     break
-                if cut == CUT_SCORE:
-                    offer_cut(&g, best, True, p, wl, l1)
         finish_scan(&g, best, True)
 
     # ------------------------------------------------------------ the audit's replay
@@ -2625,7 +2631,6 @@ cdef class Splitter:
         cdef const double* sw = self.sw
         cdef const unsigned char* counts = self.counts
         cdef double w = 1.0, wl = 0.0, sl = 0.0
-        cdef int cut
         cdef CutScan g
         self._begin_scan(&g, f, start, end, n_missing, missing_left, stats[0], weight)
         if missing_left:
@@ -2646,12 +2651,8 @@ cdef class Splitter:
                     w = sw[ix[p]]
                 wl += w
                 sl += w * yv[p]
-                cut = scan_cut(g.v, p, end_known, p + 1 - g.first_left, g.n_node, wl,
-                               weight - wl, g.min_leaf, g.min_wleaf, g.tiny, g.tol)
-                if cut == CUT_STOP:
+                if scan_step(&g, best, False, p, wl, sl):
                     break
-                if cut == CUT_SCORE:
-                    offer_cut(&g, best, False, p, wl, sl)
         finish_scan(&g, best, False)
 
     cdef void _scan_outputs(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
