@@ -551,6 +551,16 @@ cdef inline double cut_key(const CutScan* g, bint gini, double wl, double x) noe
     return regression_key(g.crit, x, wl, g.total, g.weight)
 
 
+cdef inline double weight_of(const unsigned char* counts, const double* sw,
+                             int i) noexcept nogil:
+    # sample i's weight: its bootstrap count (kept as bytes), its sample weight, or 1
+    if counts != NULL:
+        return <double>counts[i]
+    if sw != NULL:
+        return sw[i]
+    return 1.0
+
+
 cdef inline void offer_cut(CutScan* g, SplitRecord* best, bint gini, Py_ssize_t p, double wl,
                            double x) noexcept nogil:
     """The cut after position p against the best: recorded if better, or tied
@@ -681,12 +691,7 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
                 cx[q] = x_left
         else:
             for q in range(m):
-                if counts != NULL:
-                    w = <double>counts[ix[a + q]]
-                elif sw != NULL:
-                    w = sw[ix[a + q]]
-                else:
-                    w = 1.0
+                w = weight_of(counts, sw, ix[a + q])
                 w_left += w
                 x_left += w * yv[a + q]
                 cw[q] = w_left
@@ -744,10 +749,7 @@ cdef inline void mark_run(unsigned long long* marks, const int* ix, const class_
     if codes != NULL and K == 1 and n_stats == 2 and whole:
         # two classes, whole weights: exact sums in any order, kept in registers
         for p in range(lo, hi):
-            if counts != NULL:
-                w = <double>counts[ix[p]]
-            elif sw != NULL:
-                w = sw[ix[p]]
+            w = weight_of(counts, sw, ix[p])
             put_bit(marks, ix[p], left)
             total += w
             ones += w * codes[offset + p]
@@ -756,10 +758,7 @@ cdef inline void mark_run(unsigned long long* marks, const int* ix, const class_
         weight[0] = total
         return
     for p in range(lo, hi):
-        if counts != NULL:
-            w = <double>counts[ix[p]]
-        elif sw != NULL:
-            w = sw[ix[p]]
+        w = weight_of(counts, sw, ix[p])
         put_bit(marks, ix[p], left)
         weight[0] += w
         add_position(stats, crit, K, n_stats // K, codes, targets, offset + p, w)
@@ -2645,10 +2644,7 @@ cdef class Splitter:
             filtered_scan(&g, best, last, False, NULL, yv, ix, counts, sw, wl, sl)
         else:
             for p in range(start, last + 1):
-                if counts != NULL:
-                    w = <double>counts[ix[p]]
-                elif sw != NULL:
-                    w = sw[ix[p]]
+                w = weight_of(counts, sw, ix[p])
                 wl += w
                 sl += w * yv[p]
                 if scan_step(&g, best, False, p, wl, sl):
@@ -2911,10 +2907,7 @@ cdef class Splitter:
                      self.n_stats, whole, offset, lo, end, False, right_stats, &weights[1])
             return lo - start
         for p in range(start, end):
-            if self.counts != NULL:
-                w = <double>self.counts[ix[p]]
-            elif self.sw != NULL:
-                w = self.sw[ix[p]]
+            w = weight_of(self.counts, self.sw, ix[p])
             go_left = routes_left(split, v[p])
             put_bit(marks, ix[p], go_left)
             n_left += go_left
