@@ -54,8 +54,9 @@ from ._subsets cimport Groups, SubsetRules, order_groups, record_category_split,
 
 
 cdef extern from "_vector_kernels.h" nogil:
-    # the stable partition on vector lanes (AVX2 / AVX-512, chosen at run time);
-    # -1 where none runs, the scalar partition_segment then does the work
+    # the partition, the filtered scans' sums and scores and a forest tree's kept
+    # rows on vector lanes (AVX2 / AVX-512, chosen at import); the partition
+    # returns -1 where none runs (the scalar partition_segment then does the work)
     enum: DTREE_PARTITION_SLACK
     int dtree_simd_level()
     int dtree_simd_set_level(int level)

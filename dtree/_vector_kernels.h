@@ -18,9 +18,13 @@
  * scratch right part needs DTREE_PARTITION_SLACK entries of room past the
  * segment's length. The result is the scalar kernel's, entry for entry.
  *
- * 2. The scores of a block of cuts, for the filtered scans of a two-class Gini
- * or squared-error segment (``filtered_scan`` in _splitter.pyx): only the cuts
- * near the best score are then offered to the exact rule.
+ * 2. The filtered scans of a two-class Gini or squared-error segment
+ * (``filtered_scan`` in _splitter.pyx): a two-class block's running sums
+ * (``dtree_gini_sums``), every cut's score (``dtree_cut_scores``) and the cuts
+ * near the best score (``dtree_cuts_to_offer``), which alone are then offered
+ * to the exact rule.
+ *
+ * 3. A forest tree's rows of the shared sorted columns (``dtree_kept_rows``).
  *
  * DTREE_SIMD=0 (or 1) in the environment caps the instruction set at none (or
  * AVX2); DTREE_FILTERED_SCANS=0 offers every cut, one by one. Both are read
