@@ -14,10 +14,10 @@ cimport numpy as cnp
 
 from cython.parallel cimport prange, threadid
 
-from libc.math cimport INFINITY, nextafterf
+from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
-from ._common cimport CAT_WORDS, DTYPE_t, bit_is_set, dtree_prefetch
+from ._common cimport CAT_WORDS, DTYPE_t, bit_is_set, dtree_prefetch, float_at_most
 
 cnp.import_array()
 
@@ -186,13 +186,6 @@ cdef inline void _slim_block(const SlimNode* nodes, const DTYPE_t* x0, Py_ssize_
                 r += 1
 
 
-cdef inline float _float_below(double t) noexcept nogil:
-    # the greatest float32 at most t: for a float32 x, x > t exactly when x > it
-    cdef float f = <float>t
-    if f > t:
-        f = nextafterf(f, -INFINITY)
-    return f
-
 
 # a tree's nodes as the top's builder reads them: packed or slim
 ctypedef fused node_t:
@@ -211,7 +204,7 @@ cdef inline float _top_threshold(const node_t* p) noexcept nogil:
     if node_t is SlimNode:
         return p.threshold
     else:
-        return _float_below(p.threshold)
+        return float_at_most(p.threshold)
 
 
 cdef const unsigned char* _node_bytes(nodes):
@@ -1073,7 +1066,7 @@ def slim_nodes(packed):
     cdef SlimNode* out = <SlimNode*> &out_raw[0]
     with nogil:
         for i in range(n):
-            out[i].threshold = _float_below(nodes[i].threshold)
+            out[i].threshold = float_at_most(nodes[i].threshold)
             out[i].feature = <unsigned short>nodes[i].feature
             out[i].flags = SLIM_MISSING_RIGHT if nodes[i].missing_right else 0
             out[i].child[0] = nodes[i].child[0]
@@ -1134,7 +1127,7 @@ cdef void _pack_into(node_t* nodes, const Py_ssize_t[::1] left, const Py_ssize_t
             nodes[i].child[0] = <int>left[i]
             nodes[i].child[1] = <int>right[i]
             if node_t is SlimNode:
-                nodes[i].threshold = _float_below(threshold[i])
+                nodes[i].threshold = float_at_most(threshold[i])
                 nodes[i].flags = (SLIM_MISSING_RIGHT * (1 - missing_go_to_left[i])
                                   | SLIM_LEAF_CHILD * _leaf_at(left, left[i])
                                   | (SLIM_LEAF_CHILD << 1) * _leaf_at(left, right[i]))

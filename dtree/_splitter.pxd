@@ -239,8 +239,6 @@ cdef class Splitter:
                          const double* weights) noexcept nogil
     cdef void _row_cuts(self, Node* node, const double* stats, double weight_root,
                         SplitRecord* best, double* child_stats) noexcept nogil
-    cdef bint _sums_seen(self, Py_ssize_t f, const Py_ssize_t* seen,
-                         Py_ssize_t n_seen) noexcept nogil
     cdef Py_ssize_t _sum_gathered(self, const SplitRecord* cut, Py_ssize_t start, Py_ssize_t end,
                                   const DTYPE_t* values, double* child_stats,
                                   double* weights) noexcept nogil

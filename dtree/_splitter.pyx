@@ -33,7 +33,7 @@ from ._common cimport by_output, better, bit_is_set, check_cut, clear_bit, clear
 from ._common cimport constraints_of, count_bits, CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit
 from ._common cimport dtree_prefetch
 from ._common cimport draw_category_cut, draw_end, draw_next, draw_numeric_cut, draw_take
-from ._common cimport float_key, keep_better, keep_random_cut, key_float
+from ._common cimport float_at_most, float_key, keep_better, keep_random_cut, key_float
 from ._common cimport keep_doubles, lowest_bit, midpoint, partition_ids, partition_segment
 from ._common cimport payload_t, put_bit, RADIX_BITS, RADIX_SIZE, radix_sort_keys, rand_int, record_candidate
 from ._common cimport scan_cut, SearchSettings, set_bit, tiny_weight, wins
@@ -84,6 +84,24 @@ cdef extern from "_vector_kernels.h" nogil:
                                    const unsigned long long* goes_left, DTYPE_t* tmp_v,
                                    int* tmp_i, double* tmp_y, Py_ssize_t start,
                                    Py_ssize_t end)
+
+
+cdef extern from "_row_kernels.h" nogil:
+    # the random splitter's row mode (``_row_cuts``) on vector lanes: 0 where
+    # none runs (the scalar loops then do the work)
+    enum:
+        DTREE_ROWS_TWO_CLASSES
+        DTREE_ROWS_CLASSES
+        DTREE_ROWS_SQUARES
+        DTREE_ROWS_WEIGHTED_SQUARES
+    bint row_ranges "dtree_row_ranges"(const DTYPE_t* xrows, const int* ids, Py_ssize_t n,
+                                       Py_ssize_t d, DTYPE_t* lo, DTYPE_t* hi, int* nm)
+    bint row_sums "dtree_row_sums"(int kind, const DTYPE_t* xrows, const int* ids,
+                                   Py_ssize_t n, Py_ssize_t d, const double* threshold,
+                                   const double* nan_value, const double* ny,
+                                   const double* nw, const int* nc, double* count,
+                                   double* ones, double* weight, double* sum,
+                                   double* squares, double* by_class)
 
 
 dtree_simd_init()     # (once, before any thread partitions)
@@ -234,7 +252,6 @@ cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double*
 cdef enum:
     SMALL_OUTPUTS = 4   # squared error scans of at most this many outputs keep sums in locals
     AHEAD = 8           # row mode: rows fetched this far ahead of their use
-    SEEN_CUTS = 4       # row mode: offered cuts a node's next cut is compared with (a power of 2)
     SINGLES_MAX = 64    # the largest node ``splits_to_singles`` looks at
 
 
@@ -1442,8 +1459,7 @@ cdef class Splitter:
         cdef const double* ny = self.node_y
         cdef const int* nc = self.node_c
         cdef double w, yv, g, gw, code
-        cdef Py_ssize_t seen[SEEN_CUTS]
-        cdef Py_ssize_t n_seen
+        cdef int kind
         cdef double weights[2]
         cdef bint constant
         cdef SplitRecord cut
@@ -1451,13 +1467,14 @@ cdef class Splitter:
             lo[f] = INFINITY
             hi[f] = -INFINITY
             nm[f] = 0
-        for q in range(n):
-            row = node_row(self.xrows, ids, q, n, d)
-            for f in range(d):
-                x = row[f]
-                nm[f] += x != x
-                lo[f] = min(lo[f], x)         # (NaN compares false: kept out of both)
-                hi[f] = max(hi[f], x)
+        if not row_ranges(self.xrows, ids, n, d, lo, hi, nm):
+            for q in range(n):
+                row = node_row(self.xrows, ids, q, n, d)
+                for f in range(d):
+                    x = row[f]
+                    nm[f] += x != x
+                    lo[f] = min(lo[f], x)         # (NaN compares false: kept out of both)
+                    hi[f] = max(hi[f], x)
         # (a feature drawn for no cut gets a cut anyway, summed and never offered:
         # every row is then summed in one plain loop over its d values)
         for f in range(d):
@@ -1493,7 +1510,14 @@ cdef class Splitter:
         # and 0 on the right (``row_goes_left``), so each sum below is
         # _score_sides's, term for term: plain compare-and-add loops over arrays,
         # which the compiler runs on vector lanes.
-        if self.is_classifier and self.sw == NULL and S == 2:
+        if self.is_classifier:
+            kind = DTREE_ROWS_TWO_CLASSES if self.sw == NULL and S == 2 else DTREE_ROWS_CLASSES
+        else:
+            kind = DTREE_ROWS_SQUARES if self.sw == NULL else DTREE_ROWS_WEIGHTED_SQUARES
+        if row_sums(kind, self.xrows, ids, n, d, ct, cnan, ny,
+                    nw if self.sw != NULL else NULL, nc, an, a1, aw, s0, s1, acl):
+            pass    # (on vector lanes: ``_row_kernels.h``)
+        elif self.is_classifier and self.sw == NULL and S == 2:
             for q in range(n):
                 row = node_row(self.xrows, ids, q, n, d)
                 code = <double>nc[q]
@@ -1534,19 +1558,10 @@ cdef class Splitter:
                     s0[f] += gw * yv
                     s1[f] += gw * yv * yv
                     aw[f] += gw
-        # A cut whose left side sums to an earlier offered cut's, number for number,
-        # scores as that one and can never beat it (ties go to the cut drawn first):
-        # it is not offered. In small nodes most cuts repeat one of a few partitions
-        # (at two rows, every cut is one of two). A monotonic constraint, which
-        # depends on the feature, turns this off.
-        n_seen = 0
+        # (a cut whose sums repeat an earlier cut's scores as that one and never
+        # beats it: comparing the sums first measured slower than offering it)
         for k in range(m):
             f = cf[k]
-            if self.monotonic == NULL:
-                if self._sums_seen(f, seen, n_seen):
-                    continue
-                seen[n_seen & (SEEN_CUTS - 1)] = f      # (a ring of the last few)
-                n_seen += 1
             clear_split(&cut, end)
             cut.feature = f
             cut.den = 1.0
@@ -1573,26 +1588,6 @@ cdef class Splitter:
             # the winner's values, for its sides' marks
             for q in range(n):
                 self.best_v[q] = self.xrows[<Py_ssize_t>ids[q] * d + best.feature]
-
-    cdef bint _sums_seen(self, Py_ssize_t f, const Py_ssize_t* seen,
-                         Py_ssize_t n_seen) noexcept nogil:
-        """Whether feature f's cut has the left-side sums of one of the last
-        SEEN_CUTS cuts offered (``seen``: their features, ``n_seen`` offered)."""
-        cdef Py_ssize_t i, g, c, d = self.n_features
-        for i in range(min(n_seen, SEEN_CUTS)):
-            g = seen[i]
-            if (self.acc_count[f] == self.acc_count[g] and self.acc_ones[f] == self.acc_ones[g]
-                    and self.acc_weight[f] == self.acc_weight[g]
-                    and self.acc_sum[f] == self.acc_sum[g]
-                    and self.acc_squares[f] == self.acc_squares[g]):
-                if not self.is_classifier:
-                    return True
-                for c in range(self.n_stats):
-                    if self.acc_classes[c * d + f] != self.acc_classes[c * d + g]:
-                        break
-                else:
-                    return True
-        return False
 
     def _set_row_mode(self, X, n_categories, list owned):
         """Row mode's room (``_row_cuts``), where it applies."""
@@ -3068,6 +3063,16 @@ def simd_level():
     kernel), 1 AVX2, 2 AVX-512 (the machine's best unless the environment
     variable DTREE_SIMD, read once, names a lower level)."""
     return dtree_simd_level()
+
+
+def _float_at_most(const double[::1] t):
+    """Test hook: ``float_at_most`` of each value (the thresholds' float32)."""
+    out = np.empty(t.shape[0], dtype=np.float32)
+    cdef DTYPE_t[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(t.shape[0]):
+        o[i] = float_at_most(t[i])
+    return out
 
 
 def _stable_partition(DTYPE_t[::1] v, int[::1] ix, y, const unsigned long long[::1] goes_left,

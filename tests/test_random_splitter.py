@@ -347,3 +347,17 @@ def test_the_tree_is_scikit_learns_for_the_same_random_state(make, theirs, seed,
     # a random cut is kept as the float32 at or below scikit-learn's float64 one
     np.testing.assert_allclose(a.threshold[split], b.threshold[split], rtol=1e-6)
     np.testing.assert_allclose(ours.predict(X), sk.predict(X))
+
+
+def test_thresholds_are_the_greatest_float32_at_most_the_draw():
+    # the bit step that replaced nextafterf: signs, zeros, subnormals, overflow
+    from dtree._splitter import _float_at_most
+    rng = np.random.default_rng(0)
+    t = np.concatenate([rng.normal(size=20000), rng.normal(size=2000) * 1e-41,
+                        rng.normal(size=2000) * 1e38,
+                        [0.0, -0.0, 1e-46, -1e-46, 3.5e38, -3.5e38, 1.0, -1.0, 0.1, -0.1,
+                         1e300, -1e300]])
+    with np.errstate(over="ignore"):
+        f = t.astype(np.float32)
+    want = np.where(f.astype(np.float64) > t, np.nextafter(f, np.float32(-np.inf)), f)
+    np.testing.assert_array_equal(_float_at_most(t).view(np.uint32), want.view(np.uint32))

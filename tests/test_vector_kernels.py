@@ -1,8 +1,8 @@
-"""The exact splitter's kernels on vector lanes (``_vector_kernels.h``): the
-stable partition entry for entry the scalar kernel's at every instruction-set
-level this machine has, nothing written outside the segment; and the same trees
-with every level and with the scans' filter switched off (``DTREE_SIMD``,
-``DTREE_FILTERED_SCANS``)."""
+"""The splitters' kernels on vector lanes (``_vector_kernels.h``, and the random
+splitter's row mode in ``_row_kernels.h``): the stable partition entry for entry
+the scalar kernel's at every instruction-set level this machine has, nothing
+written outside the segment; and the same trees with every level and with the
+scans' filter switched off (``DTREE_SIMD``, ``DTREE_FILTERED_SCANS``)."""
 import json
 import os
 import subprocess
@@ -85,6 +85,7 @@ X[:, 5] = np.round(X[:, 5] * 4)                       # ties
 X[:, 4] = np.round(X[:, 4] * 300) / 7                  # ties within blocks of cuts
 X[rng.rand(n) < 0.1, 2] = np.nan                       # missing values go either way
 y = (X[:, 0] + X[:, 1] * X[:, 3] + 0.3 * rng.rand(n) > 1).astype(int)
+y3 = y + (X[:, 1] > 0.7)
 t = X[:, 0] + np.sin(6 * X[:, 1]) + 0.2 * rng.rand(n)
 whole = rng.randint(0, 4, n).astype(float)
 real = rng.rand(n) * 3
@@ -104,10 +105,25 @@ cases = [
      t, None),
     ("forest class", dtree.RandomForestClassifier(n_estimators=3, random_state=0), y, None),
     ("forest regression", dtree.RandomForestRegressor(n_estimators=3, random_state=0), t, None),
+    # the random splitter's row mode (``_row_kernels.h``), each kind of sums
+    ("extra regression", dtree.ExtraTreesRegressor(n_estimators=2, random_state=0), t, None),
+    ("extra regression weights", dtree.ExtraTreesRegressor(n_estimators=2, random_state=0),
+     t * 1e300, real),
+    ("extra two classes", dtree.ExtraTreesClassifier(n_estimators=2, max_features=None,
+                                                     random_state=0), y, None),
+    ("extra classes weights", dtree.ExtraTreesClassifier(
+        n_estimators=2, max_features=None, bootstrap=True, random_state=0), y3, None),
+    ("extra classes", dtree.ExtraTreeClassifier(max_features=None, random_state=0), y3, None),
 ]
+# a wide X: the row kernels take 32 features per pass over the rows
+wide = np.hstack([X] * 7)
+wide[:, 6:] += rng.rand(n, 36).astype(np.float32)
+cases += [(name + " wide", est, target, weight, wide) for name, est, target, weight in [
+    ("extra regression", dtree.ExtraTreeRegressor(random_state=0), t, real),
+    ("extra classes", dtree.ExtraTreeClassifier(max_features=0.5, random_state=0), y3, whole)]]
 out = {"level": _splitter.simd_level()}
-for name, est, target, weight in cases:
-    est.fit(X, target, sample_weight=weight)
+for name, est, target, weight, *data in cases:
+    est.fit(data[0] if data else X, target, sample_weight=weight)
     trees = getattr(est, "estimators_", [est])
     out[name] = [zlib.crc32(b"".join(np.ascontiguousarray(getattr(e.tree_, a)).tobytes()
                                      for a in ("feature", "threshold", "value",
