@@ -38,6 +38,43 @@ cdef extern from "Python.h":
     Py_ssize_t PyLong_AsSsize_t(PyObject* o) except? -1
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* The n < 8 bytes at s as a word, as copying them into eight zeroed bytes and
+     * reading those gives it, from at most two fixed-size loads within the text
+     * (little-endian: overlapping halves placed by shifts). A copy of variable
+     * length measured a quarter of encoding object columns: a library call, then
+     * a word read back from bytes just stored. */
+    static inline uint64_t dtree_short_word(const unsigned char* s, Py_ssize_t n)
+    {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint32_t a, b;
+        uint16_t c, e;
+        if (n >= 4) {
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            return (uint64_t)a | ((uint64_t)b << (8 * (n - 4)));
+        }
+        if (n >= 2) {
+            memcpy(&c, s, 2);
+            memcpy(&e, s + n - 2, 2);
+            return (uint64_t)c | ((uint64_t)e << (8 * (n - 2)));
+        }
+        return n ? (uint64_t)s[0] : 0;
+    #else
+        unsigned char tail[8] = {0};
+        uint64_t w;
+        memcpy(tail, s, (size_t)n);
+        memcpy(&w, tail, 8);
+        return w;
+    #endif
+    }
+    """
+    uint64_t short_word "dtree_short_word"(const unsigned char* s, Py_ssize_t n) nogil
+
+
 ctypedef fused offset_t:
     int32_t
     int64_t
@@ -429,13 +466,10 @@ cdef inline int _ascii_find(const Table* t, const unsigned char* text, Py_ssize_
     # a Python string's characters, of which perhaps nothing after them is readable:
     # read within them (``text_key_within``), a short one from a zero-padded copy
     cdef Key key
-    cdef unsigned char tail[8]
     if n >= KEY_BYTES:
         return table_find(t, text, n)
     if n < 8:
-        memset(tail, 0, 8)
-        memcpy(tail, text, n)
-        memcpy(&key.w0, tail, 8)
+        key.w0 = short_word(text, n)
         key.w1 = 0
         key.w2 = 0
         key.end = 0
