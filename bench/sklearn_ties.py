@@ -5,10 +5,17 @@ train/test split and a fit per seed; default parameters, max_features="sqrt",
 max_leaf_nodes=20, min_samples_leaf=3, integer sample weights), the shipped
 datasets one-hot encoded, and the cases dtree does not copy (non-integer
 targets or weights: scikit-learn's rounding depends on its summation order),
-with the share of test predictions that differ.
+with the share of test predictions that differ. Then random fits on tie-free X
+(``--random N``; dtree with ``value_tolerance=1e-7``, scikit-learn's rule for
+near values): where a pair of trees parts, the node is classified as a
+partition both libraries make on different features (a tie that scikit-learn's
+rounding decides), a node scikit-learn splits on an impurity of rounding
+noise, or a different partition, whose exact scores (fractions) say which
+library chose better.
 
     python bench/sklearn_ties.py            # about a minute
 """
+from fractions import Fraction
 import argparse
 import time
 import warnings
@@ -88,10 +95,104 @@ def shipped_row(name, seeds, n_jobs, rows=20000):
     return same, total, X.shape
 
 
+def random_case(seed):
+    """A random tie-free fit's data and parameters: (X, y, weights, params, regression)."""
+    rng = np.random.RandomState(seed)
+    regression = rng.rand() < 0.5
+    n = int(rng.choice([rng.randint(10, 60), rng.randint(60, 400), rng.randint(400, 2500)]))
+    d = int(rng.randint(1, 6))
+    X = np.empty((n, d), dtype=np.float32)
+    for j in range(d):
+        X[:, j] = (rng.randn(n) * rng.choice([1, 100])).astype(np.float32)
+        while len(np.unique(X[:, j])) < n:           # distinct values in each column
+            X[:, j] = (rng.randn(n) * 10).astype(np.float32)
+    noise = rng.randn(n)
+    y = X[:, 0] * 0.5 + noise if regression else \
+        (X[:, 0] + noise * rng.choice([0.3, 1, 3]) > 0).astype(int)
+    if not regression and len(np.unique(y)) < 2:
+        y[0] = 1 - y[0]
+    weights = None
+    if rng.rand() < 0.3:
+        weights = rng.rand(n) + 0.5 if rng.rand() < 0.5 else rng.randint(1, 4, n).astype(float)
+    params = {"random_state": int(rng.randint(1000))}
+    for name, p, value in (("max_depth", 0.4, lambda: int(rng.randint(1, 8))),
+                           ("min_samples_leaf", 0.3, lambda: int(rng.choice([2, 5, 20]))),
+                           ("max_leaf_nodes", 0.2, lambda: int(rng.randint(2, 40)))):
+        if rng.rand() < p:
+            params[name] = value()
+    return X, y, weights, params, regression
+
+
+def _exact_score(X_rows, y_rows, w_rows, goes_left, regression):
+    """The split's proxy in exact arithmetic: the sides' sum of (class weight)^2 / weight,
+    or (sum of w y)^2 / weight; the larger is the better split."""
+    total = Fraction(0)
+    for side in (goes_left, ~goes_left):
+        w = [Fraction(float(v)) for v in w_rows[side]]
+        if regression:
+            total += sum(a * Fraction(float(t)) for a, t in zip(w, y_rows[side])) ** 2 / sum(w)
+        else:
+            per_class = {}
+            for a, c in zip(w, y_rows[side]):
+                per_class[c] = per_class.get(c, 0) + a
+            total += sum(v * v for v in per_class.values()) / sum(w)
+    return total
+
+
+def where_they_part(ours, theirs, X, y, weights, regression):
+    """The first node (pre-order) where two trees differ, classified; None if none."""
+    a, b = ours.tree_, theirs.tree_
+    w = np.ones(len(y)) if weights is None else weights
+    stack = [(0, 0, np.arange(len(y)))]
+    while stack:
+        i, j, rows = stack.pop()
+        leaf_a, leaf_b = a.children_left[i] < 0, b.children_left[j] < 0
+        if leaf_a and leaf_b:
+            continue
+        if leaf_a != leaf_b:
+            if leaf_a and a.impurity[i] == 0 and b.impurity[j] < 1e-12:
+                return "scikit-learn splits a pure node (its impurity rounding noise)"
+            return "one library splits a node the other leaves"
+        left_a = X[rows, a.feature[i]] <= a.threshold[i]
+        left_b = X[rows, b.feature[j]] <= b.threshold[j]
+        if a.feature[i] == b.feature[j] and np.array_equal(left_a, left_b):
+            stack += [(a.children_right[i], b.children_right[j], rows[~left_a]),
+                      (a.children_left[i], b.children_left[j], rows[left_a])]
+            continue
+        if np.array_equal(left_a, left_b) or np.array_equal(left_a, ~left_b):
+            return "the same partition on another feature"
+        ours_, theirs_ = (_exact_score(X[rows], y[rows], w[rows], g, regression)
+                          for g in (left_a, left_b))
+        verdict = "exact tie" if ours_ == theirs_ else \
+            ("dtree's scores better" if ours_ > theirs_ else "SCIKIT-LEARN'S SCORES BETTER")
+        return f"another partition: {verdict}"
+    return None
+
+
+def random_fits(count, n_jobs):
+    """How many of ``count`` random tie-free fits equal scikit-learn's, and where the
+    others part (see the module's docstring)."""
+    same, partings = 0, {}
+    for seed in range(count):
+        X, y, weights, params, regression = random_case(seed)
+        ours = (dtree.DecisionTreeRegressor if regression else dtree.DecisionTreeClassifier)(
+            value_tolerance=1e-7, n_jobs=n_jobs, **params).fit(X, y, sample_weight=weights)
+        theirs = (sk.DecisionTreeRegressor if regression else sk.DecisionTreeClassifier)(
+            **params).fit(X, y, sample_weight=weights)
+        parting = where_they_part(ours, theirs, X, y, weights, regression)
+        if parting is None:
+            same += 1
+        else:
+            partings[parting] = partings.get(parting, 0) + 1
+    return same, partings
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--random", type=int, default=200,
+                        help="random tie-free fits to compare (0: none)")
     args = parser.parse_args()
     seeds = range(args.seeds)
     warnings.simplefilter("ignore")
@@ -113,6 +214,12 @@ def main():
             continue
         same, total, shape = shipped_row(name, range(min(args.seeds, 5)), args.threads)
         print(f"  {name:20s} {shape[0]:6d} x {shape[1]:5d}  {same}/{total}")
+    if args.random:
+        same, partings = random_fits(args.random, args.threads)
+        print(f"random tie-free fits (value_tolerance=1e-7): {same}/{args.random} the same "
+              "tree; where the others part:")
+        for parting, count in sorted(partings.items(), key=lambda kv: -kv[1]):
+            print(f"  {count:4d}  {parting}")
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

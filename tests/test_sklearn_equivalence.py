@@ -131,3 +131,22 @@ def test_decision_path_matches_sklearn():
     assert (ours.decision_path(X) != theirs.decision_path(X)).nnz == 0
     assert ours.get_depth() == theirs.get_depth()
     assert ours.get_n_leaves() == theirs.get_n_leaves()
+
+
+def test_random_tie_free_fits_part_from_sklearn_only_at_ties_rounding_decides():
+    # bench/sklearn_ties.py's random fits (tie-free columns, value_tolerance=1e-7):
+    # a pair of trees may part only where scikit-learn's rounding in its own
+    # sample order decides (the same partition on another feature, a pure node it
+    # splits on rounding noise), never at another partition
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "bench"))
+    try:
+        import sklearn_ties
+    finally:
+        sys.path.pop(0)
+    same, partings = sklearn_ties.random_fits(40, 1)
+    assert set(partings) <= {"the same partition on another feature",
+                             "scikit-learn splits a pure node (its impurity rounding noise)"}
+    assert same >= 30, partings
