@@ -152,7 +152,6 @@ cdef class Splitter:
     cdef double* acc_ones                 # doubles: one lane width with the others)
     cdef double* acc_weight
     cdef double* acc_sum
-    cdef double* acc_squares
     cdef double* acc_classes              # (n_stats, d): a class's sums over the cuts
     cdef object _owned                    # numpy arrays that own the memory above
 

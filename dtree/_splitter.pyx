@@ -87,21 +87,21 @@ cdef extern from "_vector_kernels.h" nogil:
 
 
 cdef extern from "_row_kernels.h" nogil:
-    # the random splitter's row mode (``_row_cuts``) on vector lanes: 0 where
-    # none runs (the scalar loops then do the work)
+    # the random splitter's row mode (``_row_cuts``): its two passes over a node's
+    # rows, on the vector lanes the machine has
     enum:
         DTREE_ROWS_TWO_CLASSES
         DTREE_ROWS_CLASSES
-        DTREE_ROWS_SQUARES
-        DTREE_ROWS_WEIGHTED_SQUARES
-    bint row_ranges "dtree_row_ranges"(const DTYPE_t* xrows, const int* ids, Py_ssize_t n,
+        DTREE_ROWS_SUMS
+        DTREE_ROWS_WEIGHTED_SUMS
+    void row_ranges "dtree_row_ranges"(const DTYPE_t* xrows, const int* ids, Py_ssize_t n,
                                        Py_ssize_t d, DTYPE_t* lo, DTYPE_t* hi, int* nm)
-    bint row_sums "dtree_row_sums"(int kind, const DTYPE_t* xrows, const int* ids,
+    void row_sums "dtree_row_sums"(int kind, const DTYPE_t* xrows, const int* ids,
                                    Py_ssize_t n, Py_ssize_t d, const double* threshold,
                                    const double* nan_value, const double* ny,
                                    const double* nw, const int* nc, double* count,
                                    double* ones, double* weight, double* sum,
-                                   double* squares, double* by_class)
+                                   double* by_class)
 
 
 dtree_simd_init()     # (once, before any thread partitions)
@@ -175,24 +175,6 @@ cdef inline void partition_rows(DTYPE_t* v, int* ix, payload_t* y, Py_ssize_t K,
         partition_segment(v, ix, y, 4, goes_left, tmp_v, tmp_i, tmp_y, start, end)
     else:
         partition_segment(v, ix, y, K, goes_left, tmp_v, tmp_i, tmp_y, start, end)
-
-
-cdef inline const DTYPE_t* node_row(const DTYPE_t* xrows, const int* ids, Py_ssize_t q,
-                                    Py_ssize_t n, Py_ssize_t d) noexcept nogil:
-    """Row mode: the q-th of a node's n rows of X (d values each). The node's rows
-    lie anywhere in X: the one AHEAD rows on is asked for now."""
-    if q + AHEAD < n:
-        dtree_prefetch(xrows + <Py_ssize_t>ids[q + AHEAD] * d)
-    return xrows + <Py_ssize_t>ids[q] * d
-
-
-cdef inline double row_goes_left(DTYPE_t x, double nan_value, double threshold) noexcept nogil:
-    """Row mode: 1.0 where a value goes left at a numeric cut, else 0.0, NaN read as
-    ``nan_value`` (the infinity on the cut's side), so that ``value <= threshold``
-    is the whole rule: a compare and a select, no branch (a loop of them runs on
-    vector lanes)."""
-    cdef double v = x if x == x else nan_value
-    return 1.0 if v <= threshold else 0.0
 
 
 cdef inline void add_row(double* stats, int crit, Py_ssize_t n_outputs, Py_ssize_t stride,
@@ -1439,9 +1421,7 @@ cdef class Splitter:
                         SplitRecord* best, double* child_stats) noexcept nogil:
         cdef Py_ssize_t start = node.start, end = node.end, n = end - start
         cdef Py_ssize_t d = self.n_features, S = self.n_stats, q, j, f, k, m = 0, c
-        cdef const DTYPE_t* row
         cdef const int* ids = self.samples + start
-        cdef DTYPE_t x
         cdef DTYPE_t* lo = self.row_lo
         cdef DTYPE_t* hi = self.row_hi
         cdef int* nm = self.row_missing
@@ -1452,13 +1432,10 @@ cdef class Splitter:
         cdef double* a1 = self.acc_ones
         cdef double* aw = self.acc_weight
         cdef double* s0 = self.acc_sum
-        cdef double* s1 = self.acc_squares
         cdef double* acl = self.acc_classes
-        cdef double* ac
         cdef const double* nw = self.node_w
         cdef const double* ny = self.node_y
         cdef const int* nc = self.node_c
-        cdef double w, yv, g, gw, code
         cdef int kind
         cdef double weights[2]
         cdef bint constant
@@ -1467,14 +1444,7 @@ cdef class Splitter:
             lo[f] = INFINITY
             hi[f] = -INFINITY
             nm[f] = 0
-        if not row_ranges(self.xrows, ids, n, d, lo, hi, nm):
-            for q in range(n):
-                row = node_row(self.xrows, ids, q, n, d)
-                for f in range(d):
-                    x = row[f]
-                    nm[f] += x != x
-                    lo[f] = min(lo[f], x)         # (NaN compares false: kept out of both)
-                    hi[f] = max(hi[f], x)
+        row_ranges(self.xrows, ids, n, d, lo, hi, nm)
         # (a feature drawn for no cut gets a cut anyway, summed and never offered:
         # every row is then summed in one plain loop over its d values)
         for f in range(d):
@@ -1502,62 +1472,16 @@ cdef class Splitter:
             a1[f] = 0.0
             aw[f] = 0.0
             s0[f] = 0.0
-            s1[f] = 0.0
         if self.is_classifier:
             memset(acl, 0, d * S * sizeof(double))
-        # (kept duplicate: one loop per criterion family, as the scans; a shared loop
-        # would branch on the family for every sample and cut.) g is 1 on the left
-        # and 0 on the right (``row_goes_left``), so each sum below is
-        # _score_sides's, term for term: plain compare-and-add loops over arrays,
-        # which the compiler runs on vector lanes.
+        # g is 1 on the left and 0 on the right, so each sum is _score_sides's, term
+        # for term (``_row_kernels.h``)
         if self.is_classifier:
             kind = DTREE_ROWS_TWO_CLASSES if self.sw == NULL and S == 2 else DTREE_ROWS_CLASSES
         else:
-            kind = DTREE_ROWS_SQUARES if self.sw == NULL else DTREE_ROWS_WEIGHTED_SQUARES
-        if row_sums(kind, self.xrows, ids, n, d, ct, cnan, ny,
-                    nw if self.sw != NULL else NULL, nc, an, a1, aw, s0, s1, acl):
-            pass    # (on vector lanes: ``_row_kernels.h``)
-        elif self.is_classifier and self.sw == NULL and S == 2:
-            for q in range(n):
-                row = node_row(self.xrows, ids, q, n, d)
-                code = <double>nc[q]
-                for f in range(d):
-                    g = row_goes_left(row[f], cnan[f], ct[f])
-                    an[f] += g
-                    a1[f] += g * code
-        elif self.is_classifier:
-            for q in range(n):
-                row = node_row(self.xrows, ids, q, n, d)
-                ac = acl + nc[q] * d
-                w = nw[q] if self.sw != NULL else 1.0
-                for f in range(d):
-                    g = row_goes_left(row[f], cnan[f], ct[f])
-                    gw = g * w
-                    an[f] += g
-                    ac[f] += gw
-                    aw[f] += gw
-        elif self.sw == NULL:
-            # (unit weights: the left weight is the count)
-            for q in range(n):
-                row = node_row(self.xrows, ids, q, n, d)
-                yv = ny[q]
-                for f in range(d):
-                    g = row_goes_left(row[f], cnan[f], ct[f])
-                    an[f] += g
-                    s0[f] += g * yv
-                    s1[f] += g * yv * yv
-        else:
-            for q in range(n):
-                row = node_row(self.xrows, ids, q, n, d)
-                yv = ny[q]
-                w = nw[q]
-                for f in range(d):
-                    g = row_goes_left(row[f], cnan[f], ct[f])
-                    gw = g * w
-                    an[f] += g
-                    s0[f] += gw * yv
-                    s1[f] += gw * yv * yv
-                    aw[f] += gw
+            kind = DTREE_ROWS_SUMS if self.sw == NULL else DTREE_ROWS_WEIGHTED_SUMS
+        row_sums(kind, self.xrows, ids, n, d, ct, cnan, ny, nw if self.sw != NULL else NULL,
+                 nc, an, a1, aw, s0, acl)
         # (a cut whose sums repeat an earlier cut's scores as that one and never
         # beats it: comparing the sums first measured slower than offering it)
         for k in range(m):
@@ -1577,7 +1501,7 @@ cdef class Splitter:
                 weights[0] = aw[f] if self.sw != NULL else an[f]
             else:
                 child_stats[0] = s0[f]
-                child_stats[1] = s1[f]
+                child_stats[1] = 0.0        # (the squares: read by no random cut)
                 weights[0] = aw[f] if self.sw != NULL else an[f]
             weights[1] = node.weight - weights[0]
             for c in range(S):
@@ -1607,8 +1531,8 @@ cdef class Splitter:
         lo_hi = np.empty((2, d), dtype=np.float32)
         missing = np.empty(d, dtype=np.intc)
         features = np.empty(d, dtype=np.intp)
-        # by feature: thresholds, NaN values, counts, ones, weight, sums, squares
-        reals = np.empty((7, d), dtype=np.float64)
+        # by feature: thresholds, NaN values, counts, ones, weight, sums
+        reals = np.empty((6, d), dtype=np.float64)
         classes = np.empty(d * S, dtype=np.float64)
         owned.extend([rows, lo_hi, missing, features, reals, classes])
         cdef DTYPE_t[:, ::1] lh = lo_hi
@@ -1620,7 +1544,7 @@ cdef class Splitter:
         self.row_missing, self.cut_feature = &mv[0], &fv[0]
         self.cut_threshold, self.cut_nan_value = &rv[0, 0], &rv[1, 0]
         self.acc_count, self.acc_ones, self.acc_weight = &rv[2, 0], &rv[3, 0], &rv[4, 0]
-        self.acc_sum, self.acc_squares = &rv[5, 0], &rv[6, 0]
+        self.acc_sum = &rv[5, 0]
         self.acc_classes = &kv[0]
 
     cdef void _gather_targets(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
@@ -1647,7 +1571,7 @@ cdef class Splitter:
         the left count."""
         cdef Py_ssize_t S = self.n_stats, q, k, n = node.end - node.start, n_left = 0
         cdef double* left = child_stats
-        cdef double t = cut.threshold, w, wl = 0.0, yv, s0 = 0.0, s1 = 0.0
+        cdef double t = cut.threshold, w, wl = 0.0, s0 = 0.0
         cdef const double* nw = self.node_w
         cdef const double* ny = self.node_y
         cdef const int* nc = self.node_c
@@ -1682,27 +1606,23 @@ cdef class Splitter:
                 wl += w
                 n_left += g
         elif self.sw == NULL:
+            # (squared error: the sums of w y alone; no proxy, tie key or check of a
+            # random cut reads the squares, and the winner's children are summed
+            # afresh, squares too, by _sum_gathered)
             for q in range(n):
                 g = 1 - numeric_side(values[q], t, missing_right)
-                w = <double>g
-                yv = ny[q]
-                s0 += w * yv
-                s1 += w * yv * yv
+                s0 += <double>g * ny[q]
                 n_left += g
             wl = <double>n_left
             left[0] = s0
-            left[1] = s1
         else:
             for q in range(n):
                 g = 1 - numeric_side(values[q], t, missing_right)
                 w = g * nw[q]
-                yv = ny[q]
-                s0 += w * yv
-                s1 += w * yv * yv
+                s0 += w * ny[q]
                 wl += w
                 n_left += g
             left[0] = s0
-            left[1] = s1
         for k in range(S):
             child_stats[S + k] = stats[k] - left[k]
         weights[0] = wl
