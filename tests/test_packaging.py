@@ -70,9 +70,13 @@ def test_sdist_manifest_ships_sources_and_tests():
     manifest = (ROOT / "MANIFEST.in").read_text()
     for needed in ("*.pyx", "*.pxd", "*.h", "LICENSE", "README.md", "recursive-include tests"):
         assert needed in manifest
-    # every C header a kernel includes ships beside it (an sdist without one fails to build)
-    for header in (ROOT / "dtree").glob("*.h"):
-        assert any(header.name in pyx.read_text() for pyx in (ROOT / "dtree").glob("*.pyx"))
+    # every C header ships beside the kernels (an sdist without one fails to build),
+    # and each is one a kernel or another header includes
+    headers = list((ROOT / "dtree").glob("*.h"))
+    for header in headers:
+        assert any(f'"{header.name}"' in source.read_text()
+                   for source in list((ROOT / "dtree").glob("*.pyx")) + headers
+                   if source != header), header.name
     assert "exclude dtree/*.c" in manifest
 
 
