@@ -233,7 +233,7 @@ cdef inline void move_outputs(const Outputs* o, Side* left, Side* right, double*
 
 cdef enum:
     SMALL_OUTPUTS = 4   # squared error scans of at most this many outputs keep sums in locals
-    AHEAD = 8           # row mode: rows fetched this far ahead of their use
+    AHEAD = 8           # a feature's gather from the rows: rows fetched this far ahead
     SINGLES_MAX = 64    # the largest node ``splits_to_singles`` looks at
 
 
