@@ -51,6 +51,8 @@ cdef struct Scratch:
     Fenwick weighted                # the weighted tracker (its 2 (N + 2) sums
     word_t* present                 # double as pairs' room and as the unit
                                     # tracker's bitset)
+    const double* known_best        # a score some other feature's cut reaches in the
+                                    # node (``_scan_each``), or NULL
 
 
 cdef struct CutScan:
@@ -64,6 +66,7 @@ cdef struct CutScan:
     double min_wleaf, tiny, weight, lower, upper
     double total              # the node's class-1 weight (Gini) or sum of w*y
     double pending_x, pending_wl
+    double known_best         # a score another feature's cut reaches (Scratch.known_best)
     DTYPE_t tol
     signed char mono
     int crit
@@ -205,6 +208,9 @@ cdef class Splitter:
                                 int n_threads, Py_ssize_t start, Py_ssize_t end,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil
+    cdef void _scan_known(self, Scratch* s, double* known, Py_ssize_t f, Py_ssize_t start,
+                          Py_ssize_t end, const double* stats, double weight,
+                          SplitRecord* best) noexcept nogil
     cdef void _scan_each(self, Scratch* s, int n_threads, const Py_ssize_t* visit,
                          Py_ssize_t n_visit, Py_ssize_t start, Py_ssize_t end,
                          const double* stats, double weight,
@@ -217,7 +223,7 @@ cdef class Splitter:
                                    Py_ssize_t n_missing, bint missing_left,
                                    const double* stats, double weight,
                                    SplitRecord* best) noexcept nogil
-    cdef void _scan_binary_gini(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_binary_gini(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 Py_ssize_t n_missing, bint missing_left,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil

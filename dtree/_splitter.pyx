@@ -25,7 +25,7 @@ import numpy as np
 
 from libc.float cimport DBL_EPSILON
 from libc.math cimport fabs, INFINITY, NAN, log, nextafterf
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange, threadid
 
@@ -457,10 +457,64 @@ cdef void scan_quantile_groups(Scratch* s, const QuantileScanArgs* a, Py_ssize_t
                     set_bit(best.cat_left, code)
 
 
-cdef int _compare_keys(const void* a, const void* b) noexcept nogil:
-    cdef unsigned long long x = (<const unsigned long long*> a)[0]
-    cdef unsigned long long y = (<const unsigned long long*> b)[0]
-    return (x > y) - (x < y)
+cdef unsigned long long* sort_runs(unsigned long long* a, unsigned long long* tmp,
+                                   Py_ssize_t m) noexcept nogil:
+    """Sort the m keys at ``a`` ascending, merging its ascending runs pairwise
+    (``tmp``: room for m more); returns where the sorted keys are (``a`` or
+    ``tmp``). A column segment partitioned below a node is a few sorted runs, one
+    per part: a pass halves their number, each pass a sequential sweep."""
+    cdef unsigned long long* src = a
+    cdef unsigned long long* dst = tmp
+    cdef unsigned long long* swap
+    cdef unsigned long long key
+    cdef Py_ssize_t i, j, k, p, q, w, runs
+    if m <= 32:
+        # (a few keys: insertion, in place)
+        for i in range(1, m):
+            key = a[i]
+            j = i
+            while j > 0 and a[j - 1] > key:
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = key
+        return a
+    while True:
+        runs = 0
+        i = 0
+        while i < m:
+            j = i + 1
+            while j < m and src[j - 1] <= src[j]:
+                j += 1
+            k = j
+            if j < m:
+                k = j + 1
+                while k < m and src[k - 1] <= src[k]:
+                    k += 1
+            # merge [i, j) and [j, k) into dst[i, k)
+            p, q, w = i, j, i
+            while p < j and q < k:
+                if src[q] < src[p]:
+                    dst[w] = src[q]
+                    q += 1
+                else:
+                    dst[w] = src[p]
+                    p += 1
+                w += 1
+            while p < j:
+                dst[w] = src[p]
+                p += 1
+                w += 1
+            while q < k:
+                dst[w] = src[q]
+                q += 1
+                w += 1
+            runs += 1
+            i = k
+        swap = src
+        src = dst
+        dst = swap
+        if runs <= 1:
+            return src
 
 
 cdef enum:
@@ -654,8 +708,9 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
     or squared-error (targets yv) segment without a monotonic constraint, a block
     of cuts at a time: the running sums in the scan's order, then every cut's
     score on vector lanes (``dtree_cut_scores``), then the offer of only the
-    cuts within a relative 1e-7 of the best score seen (the block's or the
-    record's). w_left and x_left: the sums of the missing values scanned first.
+    cuts within a relative 1e-7 of the best score seen (the block's, the
+    record's, or ``g.known_best``: another feature's in the node). w_left and
+    x_left: the sums of the missing values scanned first.
 
     The same record as offering every cut in order: a cut further below the best
     than any rounding can never be the final choice, and whatever it did as a
@@ -706,7 +761,7 @@ cdef void filtered_scan(CutScan* g, SplitRecord* best, Py_ssize_t last, bint gin
             score[q] = cut_score(kind, cw[q], cx[q], v + a + q, tol, weight, total,
                                  min_wleaf, tiny)
             top = score[q] if score[q] > top else top
-        if offer_floor(max(top, best.num / best.den), &floor):
+        if offer_floor(max(max(top, best.num / best.den), g.known_best), &floor):
             for j in range(cuts_to_offer(score, q_lo, q_end, floor, offered)):
                 q = offered[j]
                 offer_cut(g, best, gini, a + q, cw[q], cx[q])
@@ -1071,6 +1126,7 @@ cdef class Splitter:
             self.scratch[t].group_code = &gc[t, 0]
             self.scratch[t].tmp_v = &tv[t, 0]
             self.scratch[t].tmp_i = &ti[t, 0]
+            self.scratch[t].known_best = NULL
             self.scratch[t].tmp_yc = &tyc[t, 0] if self.is_classifier else NULL
             self.scratch[t].tmp_yv = NULL if self.is_classifier else &tyv[t, 0]
             self.scratch[t].ranks = &rv[t, 0]
@@ -1968,16 +2024,43 @@ cdef class Splitter:
                          const double* stats, double weight,
                          SplitRecord* per_feature) noexcept nogil:
         """Each feature of ``visit``'s best split from an empty record, into
-        ``per_feature``: on ``n_threads`` threads (their scratch ``s``), or in a loop."""
+        ``per_feature``: on ``n_threads`` threads (their scratch ``s``), or in a loop.
+
+        A feature's filtered scan offers only cuts near the best score of the
+        features scanned before it (on any thread), as one record across the
+        features would: a feature far below that score gets an empty record
+        instead of its own best. Such a record can neither win nor tie nor come
+        within rounding of the node's best (``keep_better``, ``spec_split``), so
+        which records are empty, however the threads ran, changes nothing."""
         cdef Py_ssize_t i
+        cdef double known[1]
+        cdef double* shared = &known[0]
+        shared[0] = -INFINITY
         if n_threads > 1:
             for i in prange(n_visit, nogil=True, num_threads=n_threads, schedule="dynamic"):
                 clear_split(&per_feature[i], end)
-                self._scan(&s[threadid()], visit[i], start, end, stats, weight, &per_feature[i])
+                self._scan_known(&s[threadid()], shared, visit[i], start, end, stats, weight,
+                                 &per_feature[i])
         else:
             for i in range(n_visit):
                 clear_split(&per_feature[i], end)
-                self._scan(s, visit[i], start, end, stats, weight, &per_feature[i])
+                self._scan_known(s, shared, visit[i], start, end, stats, weight,
+                                 &per_feature[i])
+
+    cdef void _scan_known(self, Scratch* s, double* known, Py_ssize_t f, Py_ssize_t start,
+                          Py_ssize_t end, const double* stats, double weight,
+                          SplitRecord* best) noexcept nogil:
+        """``_scan`` of feature f into its own record, its filter floored by the
+        score in ``known`` (shared by the node's scans), raised to its best after."""
+        cdef double score
+        s.known_best = known
+        self._scan(s, f, start, end, stats, weight, best)
+        s.known_best = NULL
+        if best.feature >= 0:
+            score = best.num / best.den
+            # (threads may race here: a floor left lower only offers more cuts)
+            if score > known[0]:
+                known[0] = score
 
     cdef void _scan(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                     const double* stats, double weight, SplitRecord* best) noexcept nogil:
@@ -2006,9 +2089,9 @@ cdef class Splitter:
                 self._scan_outputs(s, f, start, end, n_missing, True, stats, weight, best)
         elif self.is_classifier and (self.sw == NULL or self.whole_weights) and \
                 self.n_stats == 2 and binary_scan(self.criterion):
-            self._scan_binary_gini(f, start, end, n_missing, False, stats, weight, best)
+            self._scan_binary_gini(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
-                self._scan_binary_gini(f, start, end, n_missing, True, stats, weight, best)
+                self._scan_binary_gini(s, f, start, end, n_missing, True, stats, weight, best)
         elif self.is_classifier:
             self._scan_classification(s, f, start, end, n_missing, False, stats, weight, best)
             if n_missing:
@@ -2091,11 +2174,12 @@ cdef class Splitter:
         g.total = total
         g.pending_x = 0.0
         g.pending_wl = 0.0
+        g.known_best = -INFINITY
         g.tol = self.tol
         g.mono = self.monotonic[f] if self.monotonic != NULL else 0
         g.crit = self.criterion
 
-    cdef void _scan_binary_gini(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
+    cdef void _scan_binary_gini(self, Scratch* s, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end,
                                 Py_ssize_t n_missing, bint missing_left,
                                 const double* stats, double weight,
                                 SplitRecord* best) noexcept nogil:
@@ -2119,6 +2203,8 @@ cdef class Splitter:
         cdef double wl, l1, w, w_left = 0.0, ones_w = 0.0   # (whole weights: running sums)
         cdef CutScan g
         self._begin_scan(&g, f, start, end, n_missing, missing_left, stats[1], weight)
+        if s.known_best != NULL:
+            g.known_best = s.known_best[0]
         if missing_left:
             for p in range(end_known, end):
                 ones_left += yc[p]
@@ -2353,16 +2439,17 @@ cdef class Splitter:
         cdef Py_ssize_t m = end - start, p, k, K = self.n_outputs
         cdef Py_ssize_t at = f * self.n_samples + start
         cdef unsigned long long few[32]
-        cdef unsigned long long* keys = &few[0]
+        cdef unsigned long long* room = &few[0]
+        cdef unsigned long long* keys
         cdef int i
         if m > 32:
-            keys = <unsigned long long*> malloc(m * sizeof(unsigned long long))
-            if keys == NULL:
+            room = <unsigned long long*> malloc(2 * m * sizeof(unsigned long long))
+            if room == NULL:
                 return -1
         for p in range(m):
-            keys[p] = ((<unsigned long long> float_key(self.vals[at + p])) << 32) | \
+            room[p] = ((<unsigned long long> float_key(self.vals[at + p])) << 32) | \
                 (<unsigned int> self.idx[at + p])
-        qsort(keys, m, sizeof(unsigned long long), _compare_keys)
+        keys = sort_runs(room, room + m, m)
         for p in range(m):
             i = <int> (keys[p] & 0xFFFFFFFFULL)
             self.vals[at + p] = key_float(<unsigned int> (keys[p] >> 32))
@@ -2373,7 +2460,7 @@ cdef class Splitter:
                 else:
                     self.yval[(at + p) * K + k] = self.yv_by_sample[i * K + k]
         if m > 32:
-            free(keys)
+            free(room)
         return 0
 
     cdef int resplit_on(self, Scratch* s, int* left_ids, unsigned long long* marks,
@@ -2548,6 +2635,8 @@ cdef class Splitter:
         cdef double w = 1.0, wl = 0.0, sl = 0.0
         cdef CutScan g
         self._begin_scan(&g, f, start, end, n_missing, missing_left, stats[0], weight)
+        if s.known_best != NULL:
+            g.known_best = s.known_best[0]
         if missing_left:
             for p in range(end_known, end):
                 if sw != NULL:
@@ -2983,6 +3072,18 @@ def simd_level():
     kernel), 1 AVX2, 2 AVX-512 (the machine's best unless the environment
     variable DTREE_SIMD, read once, names a lower level)."""
     return dtree_simd_level()
+
+
+def _sort_runs(unsigned long long[::1] keys):
+    """Test hook: ``sort_runs`` of a copy of ``keys``, returned as a new array."""
+    cdef Py_ssize_t m = keys.shape[0]
+    room = np.empty(2 * max(m, 1), dtype=np.uint64)
+    cdef unsigned long long[::1] r = room
+    cdef unsigned long long* out
+    if m:
+        r[:m] = keys
+    out = sort_runs(&r[0], &r[0] + m, m)
+    return room[:m].copy() if out == &r[0] else room[m:2 * m].copy()
 
 
 def _float_at_most(const double[::1] t):

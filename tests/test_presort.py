@@ -1,6 +1,7 @@
 """The exact splitter's presort (``_splitter._presort``): every column's values in
 order with their sample ids, as a stable argsort gives them, for short columns
-(by 8-bit digits) and long ones (key and id packed in one word)."""
+(by 8-bit digits) and long ones (key and id packed in one word); and the sort
+that puts a partitioned segment back in that order (``_sort_runs``)."""
 import numpy as np
 import pytest
 
@@ -33,3 +34,21 @@ def test_columns_sort_as_a_stable_argsort(n, threads, layout):
         order = np.argsort(column, kind="stable")
         np.testing.assert_array_equal(idx[f], order)
         np.testing.assert_array_equal(vals[f], column[order])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_segment_of_sorted_runs_sorts_again_as_numpy_sorts(seed):
+    # (``restore_column``: a column segment partitioned below a node is a few
+    # sorted runs, merged back into one; a few keys sort in place)
+    from dtree._splitter import _sort_runs
+    rng = np.random.default_rng(seed)
+    for trial in range(400):
+        m = int(rng.integers(0, 70)) if trial < 300 else int(rng.integers(70, 5000))
+        runs = [np.sort(rng.integers(0, 2**63, int(rng.integers(0, m + 1)), dtype=np.uint64))
+                for _ in range(int(rng.integers(1, 12)))]
+        keys = np.concatenate(runs)[:m]
+        if trial % 4 == 0:              # equal keys, any order
+            keys = rng.integers(0, 20, keys.shape[0]).astype(np.uint64)
+        if trial % 4 == 1:              # one run already, or descending
+            keys = np.sort(keys)[::-1 if trial % 8 == 1 else 1].copy()
+        np.testing.assert_array_equal(_sort_runs(keys), np.sort(keys))
