@@ -128,6 +128,146 @@ cdef inline void bin_add(double* row, bint is_classifier, intp_t n_stats, intp_t
     row[n_stats] += 1.0
 
 
+def sorted_runs(const float[::1] values):
+    """The distinct numbers of ascending float32 ``values`` (NaN, sorted last, left
+    out) and how often each occurs: (float32 array, float64 array). The first of
+    a run stands for it (-0.0 and 0.0 are one run)."""
+    cdef Py_ssize_t n = values.shape[0], i, k = 0
+    while n > 0 and values[n - 1] != values[n - 1]:
+        n -= 1
+    distinct = np.empty(n, dtype=np.float32)
+    counts = np.empty(n, dtype=np.float64)
+    cdef float[::1] dv = distinct
+    cdef double[::1] cv = counts
+    with nogil:
+        for i in range(n):
+            if i == 0 or values[i] != values[i - 1]:
+                dv[k] = values[i]
+                cv[k] = 1.0
+                k += 1
+            else:
+                cv[k - 1] += 1.0
+    return distinct[:k], counts[:k]
+
+
+def summary_thresholds(const float[::1] lo, const float[::1] hi, const double[::1] counts,
+                       int max_bins):
+    """A feature's bin thresholds from the summary of its values (runs ``lo``..``hi``
+    in increasing order, ``counts`` values each; ``binning``): at most
+    ``max_bins - 1`` of them, each between a bin's last run and the next run's
+    first value by the splitter's rule (``midpoint``). Runs of merged summaries may
+    overlap: the caller keeps the thresholds increasing (``np.unique``).
+
+    A run holding more than a bin's share of the values gets edges on both sides,
+    heaviest first while there is room; the other edges split the remaining
+    values into bins of about equal counts (so a heavy run does not swallow them).
+    """
+    cdef Py_ssize_t nd = counts.shape[0], j, m
+    if lo.shape[0] != nd or hi.shape[0] != nd or max_bins < 2:
+        raise ValueError("a summary's runs need a low, a high and a count each, and "
+                         "max_bins at least 2")
+    ends = np.empty(max(2 * max_bins, 1), dtype=np.intp)
+    scratch = np.empty(max(3 * max_bins, 1), dtype=np.intp)
+    cdef Py_ssize_t[::1] ev = ends, sv = scratch
+    if nd <= max_bins:
+        m = max(nd - 1, 0)
+        for j in range(m):
+            ev[j] = j
+    else:
+        with nogil:
+            m = _bin_ends(&counts[0], nd, max_bins, &ev[0], &sv[0])
+    out = np.empty(m, dtype=np.float64)
+    cdef double[::1] ov = out
+    for j in range(m):
+        ov[j] = midpoint(hi[ev[j]], lo[ev[j] + 1])
+    return out
+
+
+cdef Py_ssize_t _bin_ends(const double* counts, Py_ssize_t nd, int max_bins, Py_ssize_t* out,
+                          Py_ssize_t* room) noexcept nogil:
+    """The index of the last run of each bin but the last (increasing, at most
+    max_bins - 1), for nd > max_bins runs of these counts (``summary_thresholds``).
+    ``out``: room for 2 max_bins; ``room``: for 3 max_bins. Returns how many."""
+    cdef Py_ssize_t* heavy = room                   # at most max_bins - 1
+    cdef Py_ssize_t* own = room + max_bins          # at most 2 (max_bins - 1)
+    cdef Py_ssize_t i, a, b, key, n_heavy = 0, n_own = 0, n_rest = 0, k, last = -1, spare
+    cdef Py_ssize_t q, r, n_out = 0
+    cdef double total = 0.0, light = 0.0, cum, target
+    cdef bint seen
+    for i in range(nd):
+        total += counts[i]
+    for i in range(nd):
+        if counts[i] * max_bins > total:
+            heavy[n_heavy] = i
+            n_heavy += 1
+    # the heavy runs, heaviest first (a stable insertion: equal counts by index)
+    for a in range(1, n_heavy):
+        key = heavy[a]
+        b = a
+        while b > 0 and counts[heavy[b - 1]] < counts[key]:
+            heavy[b] = heavy[b - 1]
+            b -= 1
+        heavy[b] = key
+    # each one's edges (after the run before it, after itself), first come first
+    for a in range(n_heavy):
+        for k in range(2):
+            i = heavy[a] - 1 + k
+            if i < 0 or i >= nd - 1:
+                continue
+            seen = False
+            for b in range(n_own):
+                if own[b] == i:
+                    seen = True
+                    break
+            if not seen:
+                own[n_own] = i
+                n_own += 1
+    if n_own > max_bins - 1:
+        n_own = max_bins - 1
+    spare = max_bins - 1 - n_own
+    # the light runs' cumulative counts cut at k / (spare + 1) of their total: the
+    # first run whose cumulative count reaches each cut (heavy runs count 0)
+    if spare > 0:
+        # (the light total as a cumulative sum leaves it)
+        for i in range(nd):
+            if counts[i] * max_bins <= total:
+                light += counts[i]
+    if spare > 0 and light > 0:
+        i = 0
+        cum = counts[0] if counts[0] * max_bins <= total else 0.0
+        for k in range(1, spare + 1):
+            target = light * <double> k / <double> (spare + 1)
+            while cum < target:
+                i += 1
+                if counts[i] * max_bins <= total:
+                    cum += counts[i]
+            if i != last and i < nd - 1:
+                out[max_bins + n_rest] = i
+                n_rest += 1
+            last = i
+    # own (sorted) and rest merged without repeats
+    for a in range(1, n_own):
+        key = own[a]
+        b = a
+        while b > 0 and own[b - 1] > key:
+            own[b] = own[b - 1]
+            b -= 1
+        own[b] = key
+    q, r = 0, 0
+    while q < n_own or r < n_rest:
+        if r >= n_rest or (q < n_own and own[q] < out[max_bins + r]):
+            i = own[q]
+            q += 1
+        else:
+            i = out[max_bins + r]
+            if q < n_own and own[q] == i:
+                q += 1
+            r += 1
+        out[n_out] = i
+        n_out += 1
+    return n_out
+
+
 def histogram_layout(hi):
     """Where each feature's bins lie in a node histogram.
 

@@ -221,6 +221,84 @@ def test_many_heavy_values_never_make_more_bins_than_allowed():
             assert 0 < t.shape[0] <= max_bins - 1 and np.all(np.diff(t) > 0)
 
 
+def _thresholds_by_definition(lo, hi, counts, max_bins):
+    """The bin rule written with numpy (what ``summary_thresholds`` computes, kept
+    here as its reference): heavy runs get edges on both sides, heaviest first,
+    the rest cut the light runs' cumulative count into equal parts."""
+    n_values = counts.shape[0]
+    if n_values <= max_bins:
+        last = np.arange(max(n_values - 1, 0))
+    else:
+        total = counts.sum()
+        heavy = np.flatnonzero(counts * max_bins > total)
+        heavy = heavy[np.argsort(-counts[heavy], kind="stable")]
+        own = np.stack([heavy - 1, heavy], axis=1).ravel()
+        own = own[(own >= 0) & (own < n_values - 1)]
+        own = own[np.sort(np.unique(own, return_index=True)[1])][:max_bins - 1]
+        room = max_bins - 1 - own.shape[0]
+        light = counts.copy()
+        light[heavy] = 0
+        cum = np.cumsum(light)
+        rest = np.zeros(0, dtype=np.intp)
+        if room > 0 and cum[-1] > 0:
+            targets = cum[-1] * np.arange(1, room + 1) / (room + 1)
+            rest = np.unique(np.searchsorted(cum, targets, side="left"))
+            rest = rest[rest < n_values - 1]
+        last = np.union1d(own, rest).astype(np.intp)
+    a, b = hi[last].astype(np.float64), lo[last + 1].astype(np.float64)
+    t = a / 2.0 + b / 2.0
+    bad = (t >= b) | np.isinf(t)
+    t[bad] = a[bad]
+    return t
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bin_thresholds_follow_their_rule(seed):
+    from dtree._hist_splitter import sorted_runs, summary_thresholds
+    rng = np.random.default_rng(seed)
+    for trial in range(300):
+        n = int(rng.integers(0, 4000))
+        kind = trial % 5
+        if kind == 0:
+            x = rng.normal(size=n)
+        elif kind == 1:             # a few heavy values amid spread ones
+            x = np.where(rng.random(n) < 0.6, rng.integers(-2, 3, n), rng.normal(size=n))
+        elif kind == 2:
+            x = rng.integers(0, int(rng.integers(1, 600)), n)
+        elif kind == 3:             # signed zeros, tiny and huge values, NaN
+            x = rng.choice([-0.0, 0.0, 1e-45, -1e-45, 3e38, -3e38, np.nan, 1.0], n)
+        else:
+            x = rng.pareto(1.0, n)
+        x = np.sort(x.astype(np.float32))
+        distinct, counts = sorted_runs(x)
+        known = x[~np.isnan(x)]
+        np.testing.assert_array_equal(np.repeat(distinct, counts.astype(int)), known)
+        assert np.all(np.diff(distinct) > 0)
+        max_bins = int(rng.choice([2, 3, 16, 255]))
+        lo = hi = distinct
+        if trial % 3 == 2 and distinct.shape[0] > 1:
+            # pooled runs (a merged summary's): lo <= hi, perhaps overlapping
+            hi = np.maximum(distinct, np.roll(distinct, -1)).astype(np.float32)
+        got = summary_thresholds(lo, hi, counts, max_bins)
+        want = _thresholds_by_definition(lo, hi, counts, max_bins)
+        np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+        assert got.shape[0] <= max_bins - 1
+    # the rule's edges: a run of exactly a bin's share is not heavy; equal heavy runs
+    # take their edges in run order when room runs out; a light run two cuts land
+    # on is cut once
+    for counts, max_bins in (([1, 6, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2], 4),
+                             ([1, 10, 1, 10, 1, 1], 4),
+                             ([10, 50] + [1] * 20, 8)):
+        counts = np.asarray(counts, dtype=np.float64)
+        runs = np.arange(counts.shape[0], dtype=np.float32)
+        got = summary_thresholds(runs, runs, counts, max_bins)
+        np.testing.assert_array_equal(got, _thresholds_by_definition(runs, runs, counts,
+                                                                     max_bins))
+        assert np.all(np.diff(got) > 0)
+    with pytest.raises(ValueError, match="runs"):
+        summary_thresholds(np.zeros(2, np.float32), np.zeros(3, np.float32), np.ones(2), 4)
+
+
 def _categorical_frame(n=4000, seed=0):
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(seed)

@@ -3,6 +3,8 @@ import concurrent.futures
 
 import numpy as np
 
+from .._hist_splitter import sorted_runs, summary_thresholds
+
 MAX_BINS = 255
 # samples of at least this many values are summarised a column per thread
 # (numpy's sorts and ufuncs release the GIL; below it a pool costs more than it saves)
@@ -56,19 +58,10 @@ FIRST_LEVEL = 16
 
 def exact_summary(column):
     """The level-0 summary of a column: its distinct numbers with their counts."""
-    # (numpy sorts NaN last; the sort and the comparison release the GIL, so
+    # (numpy sorts NaN last; the sort and the runs' count release the GIL, so
     # fit_bins' threads summarise columns side by side)
-    values = np.sort(np.asarray(column))
-    n = values.shape[0]
-    if n and values[-1] != values[-1]:
-        n = int(np.searchsorted(values, values[-1]))
-        values = values[:n]
-    first = np.empty(n, dtype=bool)
-    first[:1] = True
-    np.not_equal(values[1:], values[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    distinct = values[starts]
-    return distinct, distinct, np.diff(starts, append=n).astype(np.float64), 0
+    distinct, counts = sorted_runs(np.sort(np.asarray(column, dtype=np.float32)))
+    return distinct, distinct, counts, 0
 
 
 def column_summary(column, max_runs=SUMMARY_RUNS):
@@ -152,42 +145,14 @@ def key_floats(keys):
 
 
 def thresholds_from_summary(summary, max_bins):
-    """A feature's bin thresholds (increasing) from the summary of its values."""
+    """A feature's bin thresholds (increasing) from the summary of its values
+    (``_hist_splitter.summary_thresholds``: a heavy value is a bin of its own, the
+    other bins hold about equal numbers of values)."""
     lo, hi, counts = summary[:3]
-    if lo.shape[0] > max_bins:
-        last = _bin_ends(counts, max_bins)
-        upper, following = hi[last], lo[last + 1]
-    else:
-        upper, following = hi[:-1], lo[1:]
     # (pooled runs of merged summaries may overlap: keep the thresholds increasing)
-    return np.unique(midpoints(upper, following))
-
-
-def _bin_ends(counts, max_bins):
-    """The index of the last distinct value of each bin but the last (at most
-    max_bins - 1 of them, increasing), for distinct values with these counts.
-
-    A value holding more than a bin's share of the rows gets edges on both sides,
-    heaviest first while there is room; the other edges split the remaining rows
-    into bins of about equal counts (so a heavy value does not swallow them)."""
-    n_values = counts.shape[0]
-    total = counts.sum()
-    heavy = np.flatnonzero(counts * max_bins > total)
-    heavy = heavy[np.argsort(-counts[heavy], kind="stable")]
-    own = np.stack([heavy - 1, heavy], axis=1).ravel()
-    own = own[(own >= 0) & (own < n_values - 1)]
-    own = own[np.sort(np.unique(own, return_index=True)[1])][:max_bins - 1]
-    room = max_bins - 1 - own.shape[0]
-    light = counts.copy()
-    light[heavy] = 0
-    cum = np.cumsum(light)
-    rest = np.zeros(0, dtype=np.intp)
-    if room > 0 and cum[-1] > 0:
-        # cut where the cumulative count of the other rows crosses k/(room + 1)
-        targets = cum[-1] * np.arange(1, room + 1) / (room + 1)
-        rest = np.unique(np.searchsorted(cum, targets, side="left"))
-        rest = rest[rest < n_values - 1]
-    return np.union1d(own, rest).astype(np.intp)
+    return np.unique(summary_thresholds(np.asarray(lo, dtype=np.float32),
+                                        np.asarray(hi, dtype=np.float32),
+                                        np.asarray(counts, dtype=np.float64), max_bins))
 
 
 def midpoints(a, b):
