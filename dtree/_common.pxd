@@ -573,6 +573,24 @@ cdef inline void partition_ids(int* ids, const unsigned long long* goes_left, in
 
 
 # ---------------------------------------------------------------- sorting values
+ctypedef fused small_key_t:
+    Py_ssize_t
+    unsigned long long
+
+
+cdef inline void sort_few(small_key_t* a, Py_ssize_t n) noexcept nogil:
+    """Sort n keys ascending in place by insertion (a few of them: no call, no room)."""
+    cdef Py_ssize_t i, j
+    cdef small_key_t key
+    for i in range(1, n):
+        key = a[i]
+        j = i
+        while j > 0 and a[j - 1] > key:
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = key
+
+
 cdef enum:
     RADIX_BITS = 11
     RADIX_SIZE = 2048          # 1 << RADIX_BITS; three passes cover 32-bit keys

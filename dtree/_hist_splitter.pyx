@@ -27,7 +27,7 @@ from libc.string cimport memcpy, memset
 
 from ._common cimport bit_is_set, CAT_WORDS, check_cut, clear_split, compare_score, constraints_of
 from ._common cimport CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit, draw_end, draw_next
-from ._common cimport draw_take, keep_better, keep_doubles, midpoint, record_candidate
+from ._common cimport draw_take, keep_better, keep_doubles, midpoint, record_candidate, sort_few
 from ._common cimport SearchSettings, tiny_weight, wins
 from ._criterion cimport add_sample, check_criterion, clf_proxy, clf_rest_acc, clf_side_acc
 from ._criterion cimport is_classification, middle_value, monotonic_ok, node_entropy_terms
@@ -246,13 +246,7 @@ cdef Py_ssize_t _bin_ends(const double* counts, Py_ssize_t nd, int max_bins, Py_
                 n_rest += 1
             last = i
     # own (sorted) and rest merged without repeats
-    for a in range(1, n_own):
-        key = own[a]
-        b = a
-        while b > 0 and own[b - 1] > key:
-            own[b] = own[b - 1]
-            b -= 1
-        own[b] = key
+    sort_few(own, n_own)
     q, r = 0, 0
     while q < n_own or r < n_rest:
         if r >= n_rest or (q < n_own and own[q] < out[max_bins + r]):

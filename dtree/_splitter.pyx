@@ -31,7 +31,7 @@ from cython.parallel cimport prange, threadid
 
 from ._common cimport by_output, better, bit_is_set, check_cut, clear_bit, clear_split, compare_score
 from ._common cimport constraints_of, count_bits, CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit
-from ._common cimport dtree_prefetch
+from ._common cimport dtree_prefetch, sort_few
 from ._common cimport draw_category_cut, draw_end, draw_next, draw_numeric_cut, draw_take
 from ._common cimport float_at_most, float_key, keep_better, keep_random_cut, key_float
 from ._common cimport keep_doubles, lowest_bit, midpoint, partition_ids, partition_segment
@@ -466,17 +466,9 @@ cdef unsigned long long* sort_runs(unsigned long long* a, unsigned long long* tm
     cdef unsigned long long* src = a
     cdef unsigned long long* dst = tmp
     cdef unsigned long long* swap
-    cdef unsigned long long key
     cdef Py_ssize_t i, j, k, p, q, w, runs
     if m <= 32:
-        # (a few keys: insertion, in place)
-        for i in range(1, m):
-            key = a[i]
-            j = i
-            while j > 0 and a[j - 1] > key:
-                a[j] = a[j - 1]
-                j -= 1
-            a[j] = key
+        sort_few(a, m)
         return a
     while True:
         runs = 0
