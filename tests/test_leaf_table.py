@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import dtree
-from dtree._fit.binning import midpoints
+from dtree._model.compact import midpoints
 from dtree._model.compact import KEY, TABLE_KEY
 from dtree._model.leaf_table import LeafTable, table_codes, table_leaves
 from dtree._model.narrow import byte_planes, zigzag

@@ -32,8 +32,7 @@ then passes the single tree's checks (``file_checks.check_tree``) as ever.
 """
 import numpy as np
 
-from .._fit.binning import midpoints
-from .._model.compact import at_midpoints, derivable, gini, summed_up
+from .._model.compact import at_midpoints, derivable, gini, midpoints, summed_up
 from .._model.leaf_table import leaf_table, table_codes
 from .._model.narrow import unzigzag, zigzag
 from .._model.pooled import residuals, restored

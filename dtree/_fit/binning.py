@@ -155,18 +155,6 @@ def thresholds_from_summary(summary, max_bins):
                                         np.asarray(counts, dtype=np.float64), max_bins))
 
 
-def midpoints(a, b):
-    """The exact splitter's threshold between float32 values a < b, elementwise
-    (``_splitter.midpoint``'s rule, in numpy's float64 operations: the same bits
-    on every machine)."""
-    a = a.astype(np.float64)
-    b = b.astype(np.float64)
-    t = a / 2.0 + b / 2.0
-    bad = (t >= b) | np.isinf(t)
-    t[bad] = a[bad]
-    return t
-
-
 def category_thresholds(n_categories, label):
     """A categorical feature's thresholds: one bin per category code (bin c holds
     code c), so that the histogram splitter splits it by sets of categories."""

@@ -21,7 +21,7 @@ out (a column that does not derive exactly is kept whole):
   moderate; in a forest's pickle its leaves' values are positions in the
   forest's table of them (``leaf_table``);
 * a split's threshold is left out where it is the midpoint of the split's
-  training range (the exact splitter's rule, ``binning.midpoints``): the
+  training range (the exact splitter's rule, ``midpoints``): the
   deepest split nodes of a full-depth tree, which hold two rows;
 * what is left is narrowed (``narrow``), each array's bytes grouped by their
   place in a number (a float's sign and exponent bytes repeat; the low bytes of
@@ -34,7 +34,6 @@ import zlib
 import numpy as np
 
 from .._criterion import gini_impurities
-from .._fit.binning import midpoints
 from .._route import preorder_shape, sum_children
 from .leaf_table import LeafTable, table_codes, table_leaves
 from .narrow import (byte_planes, from_byte_planes, narrow_ints, narrow_reals, unzigzag,
@@ -245,6 +244,18 @@ def _keep_residuals(kept, columns, tree, impurity_exponent):
 # a split node's threshold left out where it is its range's midpoint (a bit per
 # split node says where)
 _DERIVED_THRESHOLDS = "threshold_from_range"
+
+
+def midpoints(a, b):
+    """The exact splitter's threshold between float32 values a < b, elementwise
+    (``_splitter.midpoint``'s rule, in numpy's float64 operations: the same bits
+    on every machine)."""
+    a = a.astype(np.float64)
+    b = b.astype(np.float64)
+    t = a / 2.0 + b / 2.0
+    bad = (t >= b) | np.isinf(t)
+    t[bad] = a[bad]
+    return t
 
 
 def at_midpoints(threshold, low, high):
