@@ -39,7 +39,11 @@ cdef enum:
     MISSING = 255              # the code of NaN; numbers use codes 0 .. max_bins - 1
     N_CODES = 256
     SMALL_NODE = 512           # below this many samples a subtree grows on sorted samples
-    PARALLEL_ROWS = 1 << 15    # larger nodes' features are scanned on several threads
+    PARALLEL_ROWS = 1 << 15    # rows per thread from which X is binned on threads
+    # A node's features are scanned, and a histogram below BLOCKED_ROWS built, on
+    # as many threads as it has NODE_ROWS rows (each thread a share of the
+    # features: each feature's sums in row order, the same on any number of threads)
+    NODE_ROWS = 1 << 10
     # A node of at least BLOCKED_ROWS samples builds its histogram by row blocks
     # (at most MAX_BLOCKS, each on a thread, added in block order): the blocks
     # depend on the node's size only, so the sums, and the tree, are the same on
@@ -545,12 +549,19 @@ cdef class HistSplitter:
 
     cdef void build_histogram(self, intp_t start, intp_t end, double* hist) noexcept nogil:
         """Histogram of the samples [start, end): one pass; a large node's by row
-        blocks on the threads, added in block order (see BLOCKED_ROWS)."""
+        blocks on the threads, added in block order (see BLOCKED_ROWS); a
+        mid-size node's by shares of the features on the threads (NODE_ROWS)."""
         cdef intp_t n = end - start, B = self.n_blocks, b, j, S = self.hist_size
         cdef intp_t T = min(self.n_threads, B)
         cdef double acc
         if n < BLOCKED_ROWS or B < 2:
             memset(hist, 0, S * sizeof(double))
+            T = min(self.n_threads, self.d, n // NODE_ROWS)
+            if T > 1:
+                for b in prange(T, nogil=True, num_threads=T, schedule="static"):
+                    self._build_features(start, end, b * self.d // T, (b + 1) * self.d // T,
+                                         hist)
+                return
             self._build_features(start, end, 0, self.d, hist)
             return
         if T > 1:
@@ -634,9 +645,9 @@ cdef class HistSplitter:
         ties go to the feature drawn first, as in the exact splitter."""
         cdef intp_t i
         clear_split(best, end)
-        if self.n_threads > 1 and hist != NULL and self.draw.n_visit > 1 \
-                and end - start >= PARALLEL_ROWS:
-            for i in prange(self.draw.n_visit, nogil=True, num_threads=self.n_threads,
+        cdef intp_t threads = min(self.n_threads, (end - start) // NODE_ROWS)
+        if threads > 1 and hist != NULL and self.draw.n_visit > 1:
+            for i in prange(self.draw.n_visit, nogil=True, num_threads=threads,
                             schedule="dynamic"):
                 clear_split(&self.feature_best[i], end)
                 self.scan_feature(&self.scratch[threadid()], self.draw.visit[i], start, end, stats,
