@@ -26,6 +26,8 @@ from libc.math cimport NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcmp, memcpy, memset
 
+from ._common cimport dtree_prefetch
+
 cnp.import_array()
 
 
@@ -82,6 +84,7 @@ ctypedef fused offset_t:
 
 cdef enum:
     CACHE_SLOTS = 4096      # object addresses remembered by object_codes (a power of 2)
+    OBJECT_AHEAD = 32       # objects object_codes asks the cache for ahead of reading them
     KEY_BYTES = 24          # a text's bytes compared as words (Key)
     ARROW_BLOCK = 1 << 15   # Arrow values per block of ArrowColumn.codes' threads
 
@@ -495,6 +498,10 @@ def object_codes(TextCategories table, cnp.ndarray values, float[::1] out):
     for i in range(CACHE_SLOTS):
         cache_key[i] = NULL
     for i in range(n):
+        if i + OBJECT_AHEAD < n:
+            # each object is a read from anywhere in memory: its header (type, kind,
+            # length; a short text's characters) asked for ahead hides the wait
+            dtree_prefetch((<PyObject**> (base + (i + OBJECT_AHEAD) * stride))[0])
         obj = (<PyObject**> (base + i * stride))[0]
         addr = <size_t> obj
         s = ((addr >> 4) ^ (addr >> 16)) & (CACHE_SLOTS - 1)
