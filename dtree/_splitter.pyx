@@ -3009,15 +3009,24 @@ class ColumnOrder:
         cdef Py_ssize_t d = self.vals.shape[0], n = self.vals.shape[1]
         if keep.shape[0] != n:
             raise ValueError(f"keep has {keep.shape[0]} rows; the columns {n}")
-        # each row's number among the kept rows, -1 where it is not kept
-        renumber = np.cumsum(keep, dtype=np.int64).astype(np.int32) - 1
-        renumber[~keep] = -1
-        cdef Py_ssize_t n_keep = int(np.count_nonzero(keep))
+        renumber = np.empty(n, dtype=np.int32)
+        cdef Py_ssize_t n_keep = _renumber(keep.view(np.uint8), renumber)
         # room for whole vectors past the last column's kept entries
         out_v = np.empty(d * n_keep + DTREE_PARTITION_SLACK, dtype=np.float32)
         out_i = np.empty(d * n_keep + DTREE_PARTITION_SLACK, dtype=np.int32)
         _kept_rows(self.vals, self.idx, renumber, n_keep, out_v, out_i)
         return out_v[:d * n_keep].reshape(d, n_keep), out_i[:d * n_keep].reshape(d, n_keep)
+
+
+cdef Py_ssize_t _renumber(const unsigned char[::1] keep, int[::1] out) noexcept:
+    """Each row's number among the kept rows into ``out`` (-1 where it is not
+    kept; one pass: a forest pays it for every tree); returns how many are kept."""
+    cdef Py_ssize_t i, q = 0
+    with nogil:
+        for i in range(keep.shape[0]):
+            out[i] = <int>q if keep[i] else -1
+            q += keep[i] != 0
+    return q
 
 
 def _kept_rows(const DTYPE_t[:, ::1] vals, const int[:, ::1] idx, const int[::1] renumber,

@@ -50,9 +50,13 @@ def grow(plan, X, y, weights, y_exp=None, shared_X=None, sizes=None):
     elif shared_X is not None and plan.builder == "hist":
         binned = shared_X.rows(keep)
     if keep is not None:
-        # (the presorted and histogram splitters read their rows from the shared X)
-        X = None if presorted is not None or binned is not None else X[keep]
-        y, weights = y[keep], weights[keep]
+        # (the presorted and histogram splitters read their rows from the shared X;
+        # taking by position is several times faster than a boolean mask: a forest
+        # does it for every tree)
+        kept = np.flatnonzero(keep)
+        X = None if presorted is not None or binned is not None else X[kept]
+        y, weights = y.take(kept, axis=0), weights.take(kept)
+        del kept, keep
     w_unit, w_exp = 1.0, 0
     if weights is not None:
         # x ln x of weighted counts depends on their unit: one unit for every
