@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .._fit.sampling import seeded
 from .._input.encode import class_weight_table
 from .._plan.machine import physical_memory
 
@@ -83,7 +84,7 @@ def n_bootstrap(n_samples, max_samples, sample_weight):
 
 def bootstrap_indices(seed, n_samples, n_drawn, sample_weight=None):
     """The rows a tree of seed ``seed`` draws (with replacement; int32, in draw order)."""
-    rs = np.random.RandomState(seed)
+    rs = seeded(seed)
     if sample_weight is None:
         drawn = rs.randint(0, n_samples, n_drawn)
     else:
