@@ -33,11 +33,43 @@ cnp.import_array()
 
 cdef extern from "Python.h":
     PyObject* PyDict_GetItem(PyObject* mapping, PyObject* key)
+    Py_ssize_t PyLong_AsSsize_t(PyObject* o) except? -1
+
+
+cdef extern from "Python.h" nogil:
+    # (reads of an object's own fields: no reference counts, no Python call)
     bint PyUnicode_CheckExact(PyObject* o)
     bint PyUnicode_IS_COMPACT_ASCII(PyObject* o)
     void* PyUnicode_DATA(PyObject* o)
     Py_ssize_t PyUnicode_GET_LENGTH(PyObject* o)
-    Py_ssize_t PyLong_AsSsize_t(PyObject* o) except? -1
+
+
+cdef extern from *:
+    """
+    typedef void (*dtree_block_fn)(void* job, Py_ssize_t block);
+
+    /* fn(job, b) for every block b < n_blocks, on up to n_threads threads, while
+     * the calling thread keeps what it holds: the GIL, so that no Python code can
+     * change or free the objects the blocks read (a parallel region of Cython's
+     * would let it go) */
+    static void dtree_blocks_holding(dtree_block_fn fn, void* job, Py_ssize_t n_blocks,
+                                     int n_threads)
+    {
+        Py_ssize_t b;
+    #if defined(_OPENMP)
+        #pragma omp parallel for schedule(dynamic) num_threads(n_threads)
+        for (b = 0; b < n_blocks; b++)
+            fn(job, b);
+    #else
+        (void)n_threads;
+        for (b = 0; b < n_blocks; b++)
+            fn(job, b);
+    #endif
+    }
+    """
+    ctypedef void (*block_fn)(void* job, Py_ssize_t block) noexcept nogil
+    void blocks_holding "dtree_blocks_holding"(block_fn fn, void* job, Py_ssize_t n_blocks,
+                                               int n_threads)
 
 
 cdef extern from *:
@@ -83,8 +115,9 @@ ctypedef fused offset_t:
 
 
 cdef enum:
-    CACHE_SLOTS = 4096      # object addresses remembered by object_codes (a power of 2)
+    CACHE_SLOTS = 4096      # object addresses a block of object_codes remembers (a power of 2)
     OBJECT_AHEAD = 32       # objects object_codes asks the cache for ahead of reading them
+    OBJECT_BLOCK = 1 << 14  # objects per block of object_codes' threads
     KEY_BYTES = 24          # a text's bytes compared as words (Key)
     ARROW_BLOCK = 1 << 15   # Arrow values per block of ArrowColumn.codes' threads
 
@@ -465,7 +498,7 @@ def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset
     return True
 
 
-cdef inline int _ascii_find(const Table* t, const unsigned char* text, Py_ssize_t n) noexcept:
+cdef inline int _ascii_find(const Table* t, const unsigned char* text, Py_ssize_t n) noexcept nogil:
     # a Python string's characters, of which perhaps nothing after them is readable:
     # read within them (``text_key_within``), a short one from a zero-padded copy
     cdef Key key
@@ -481,49 +514,88 @@ cdef inline int _ascii_find(const Table* t, const unsigned char* text, Py_ssize_
     return key_find(t, &key, text, n)
 
 
-def object_codes(TextCategories table, cnp.ndarray values, float[::1] out):
-    """Codes of a 1-D object array's exact ``str`` values, into ``out`` (NaN: None;
-    -1: any other value, or text that is no category)."""
-    if values.ndim != 1 or values.dtype != object or out.shape[0] != values.shape[0]:
-        raise ValueError("object_codes takes a 1-D object array and an output as long")
-    cdef Py_ssize_t n = values.shape[0], stride = values.strides[0], i
-    cdef char* base = <char*> cnp.PyArray_DATA(values)
-    cdef PyObject* lookup = <PyObject*> table.lookup
+cdef struct ObjectJob:
+    # object_codes' column: its objects, its codes, what each block left undecided
+    const Table* t
+    const char* base
+    Py_ssize_t stride, n
+    float* out
+    Py_ssize_t* undecided       # per block: exact non-ASCII strings (UNDECIDED codes)
+
+
+cdef float UNDECIDED = -2.0     # a code the dictionary decides (never a category's)
+
+
+cdef void _object_block(void* job_ptr, Py_ssize_t b) noexcept nogil:
+    """Block b of object_codes' column: None -> NaN, an exact ASCII ``str`` -> the
+    table's code (-1: none), an exact other ``str`` -> UNDECIDED, anything else -> -1."""
+    cdef const ObjectJob* job = <const ObjectJob*> job_ptr
+    cdef Py_ssize_t start = b * OBJECT_BLOCK, i, undecided = 0
+    cdef Py_ssize_t end = min(job.n, start + <Py_ssize_t> OBJECT_BLOCK)
     cdef PyObject* cache_key[CACHE_SLOTS]
     cdef float cache_code[CACHE_SLOTS]
     cdef PyObject* obj
-    cdef PyObject* found
     cdef size_t addr, s
     cdef float code
-    for i in range(CACHE_SLOTS):
-        cache_key[i] = NULL
-    for i in range(n):
-        if i + OBJECT_AHEAD < n:
+    memset(cache_key, 0, sizeof(cache_key))
+    for i in range(start, end):
+        if i + OBJECT_AHEAD < end:
             # each object is a read from anywhere in memory: its header (type, kind,
             # length; a short text's characters) asked for ahead hides the wait
-            dtree_prefetch((<PyObject**> (base + (i + OBJECT_AHEAD) * stride))[0])
-        obj = (<PyObject**> (base + i * stride))[0]
+            dtree_prefetch((<PyObject**> (job.base + (i + OBJECT_AHEAD) * job.stride))[0])
+        obj = (<PyObject**> (job.base + i * job.stride))[0]
         addr = <size_t> obj
         s = ((addr >> 4) ^ (addr >> 16)) & (CACHE_SLOTS - 1)
         if cache_key[s] == obj:
-            out[i] = cache_code[s]
-            continue
-        code = -1.0
-        if obj == <PyObject*> None:
-            code = NAN
-        elif obj != NULL and PyUnicode_CheckExact(obj):
-            if PyUnicode_IS_COMPACT_ASCII(obj):
-                # ASCII text is its own UTF-8: the table reads its characters in
-                # place (no hash of the string object; a short one from a copy,
-                # as the table reads KEY_BYTES bytes)
-                code = <float> _ascii_find(&table.t, <const unsigned char*> PyUnicode_DATA(obj),
-                                           PyUnicode_GET_LENGTH(obj))
-            else:
-                found = PyDict_GetItem(lookup, obj)
-                if found != NULL:
-                    code = <float> PyLong_AsSsize_t(found)
-        # (the array holds every object until the call returns: an address
-        # cannot be reused by another object meanwhile)
-        cache_key[s] = obj
-        cache_code[s] = code
-        out[i] = code
+            code = cache_code[s]
+        else:
+            code = -1.0
+            if obj == <PyObject*> None:
+                code = NAN
+            elif obj != NULL and PyUnicode_CheckExact(obj):
+                if PyUnicode_IS_COMPACT_ASCII(obj):
+                    # ASCII text is its own UTF-8: the table reads its characters in
+                    # place (no hash of the string object)
+                    code = <float> _ascii_find(job.t, <const unsigned char*> PyUnicode_DATA(obj),
+                                               PyUnicode_GET_LENGTH(obj))
+                else:
+                    code = UNDECIDED
+            # (the array holds every object until the call returns: an address
+            # cannot be reused by another object meanwhile)
+            cache_key[s] = obj
+            cache_code[s] = code
+        undecided += code == UNDECIDED
+        job.out[i] = code
+    job.undecided[b] = undecided
+
+
+def object_codes(TextCategories table, cnp.ndarray values, float[::1] out, int n_threads=1):
+    """Codes of a 1-D object array's exact ``str`` values, into ``out`` (NaN: None;
+    -1: any other value, or text that is no category), blocks of values on
+    ``n_threads`` threads (the calling thread holding the GIL meanwhile)."""
+    if values.ndim != 1 or values.dtype != object or out.shape[0] != values.shape[0]:
+        raise ValueError("object_codes takes a 1-D object array and an output as long")
+    cdef Py_ssize_t n = values.shape[0], i, n_blocks = (n + OBJECT_BLOCK - 1) // OBJECT_BLOCK
+    if n == 0:
+        return
+    left = np.zeros(n_blocks, dtype=np.intp)
+    cdef Py_ssize_t[::1] left_view = left
+    cdef ObjectJob job
+    job.t = &table.t
+    job.base = <const char*> cnp.PyArray_DATA(values)
+    job.stride = values.strides[0]
+    job.n = n
+    job.out = &out[0]
+    job.undecided = &left_view[0]
+    blocks_holding(_object_block, &job, n_blocks, max(1, min(n_threads, n_blocks)))
+    if not left.any():
+        return
+    # text beyond ASCII: looked up in the dictionary (its hash is the string's own)
+    cdef PyObject* lookup = <PyObject*> table.lookup
+    cdef PyObject* found
+    cdef PyObject* obj
+    for i in range(n):
+        if out[i] == UNDECIDED:
+            obj = (<PyObject**> (job.base + i * job.stride))[0]
+            found = PyDict_GetItem(lookup, obj)
+            out[i] = <float> PyLong_AsSsize_t(found) if found != NULL else -1.0

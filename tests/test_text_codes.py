@@ -54,6 +54,25 @@ def test_object_reader_gives_the_general_rules_codes(seed):
     assert np.isfinite(got).sum() > 1000       # most were categories
 
 
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_object_reader_on_threads_gives_the_general_rules_codes(n_threads):
+    # blocks of OBJECT_BLOCK values on the threads; texts beyond ASCII ("é",
+    # "日本語のテキスト") are left by the blocks for the dictionary, in every block
+    rng = np.random.default_rng(7)
+    values = _values(rng, 70000)
+    values[16383:16386] = ["é", "日本語", "ée"]      # across a block's edge
+    values += [3, np.nan, np.str_("ab")]
+    column = pd.Series(np.array(values, dtype=object))
+    got = cat.encode_frame_column(column, np.asarray(CATEGORIES, dtype=object), "missing",
+                                  "column 0", n_threads)
+    _same(got, _general(values))
+    table = TextCategories(CATEGORIES)
+    out = np.empty(len(values), dtype=np.float32)
+    object_codes(table, np.array(values, dtype=object), out, n_threads)
+    assert out[16383] == CATEGORIES.index("é") and out[16385] == CATEGORIES.index("ée")
+    assert out[16384] == -1 and (out[-3:] == -1).all()
+
+
 def test_object_reader_marks_none_missing_and_the_rest_unmatched():
     table = TextCategories(CATEGORIES)
     values = np.array(["a", None, "c", 1.0, np.nan, "a"], dtype=object)

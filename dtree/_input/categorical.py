@@ -282,8 +282,8 @@ def text_table(categories):
 
 def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
     """Codes of a pandas DataFrame's column (a Series) under text categories, looked
-    up in C (``_text_codes``: Arrow strings read in place, on ``n_threads``; Python
-    strings through a dictionary); None where this does not apply (no Series,
+    up in C (``_text_codes``, on ``n_threads``: Arrow strings read in place, Python
+    strings through their characters or a dictionary); None where this does not apply (no Series,
     categories not all text), for ``encode`` to do. Nulls are missing (NaN);
     values not matched exactly (unknown categories, numbers in a text column, NaN)
     are looked up by ``encode`` itself (``settle_unmatched``), so the codes are
@@ -296,7 +296,7 @@ def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
     if out is None and str(column.dtype) == "category":
         out = _category_codes(column, table)
     if out is None:
-        out = _exact_text_codes(column.to_numpy(dtype=object), table)
+        out = _exact_text_codes(column.to_numpy(dtype=object), table, n_threads)
     settle_unmatched(out, column, categories, handle_unknown, label)
     return out
 
@@ -381,11 +381,11 @@ def _codes_of(column):
     return np.asarray(codes if codes is not None else column.cat.codes)
 
 
-def _exact_text_codes(values, table):
+def _exact_text_codes(values, table, n_threads=1):
     """float32 codes of an object array's exact ``str`` values (NaN: None; -1:
-    anything else, for ``encode``'s general rule)."""
+    anything else, for ``encode``'s general rule), on ``n_threads``."""
     out = np.empty(values.shape[0], dtype=np.float32)
-    object_codes(table, values, out)
+    object_codes(table, values, out, n_threads)
     return out
 
 

@@ -212,7 +212,7 @@ def _encoded_rows(est, X, mask, categories, names):
                 codes = arrow[j] = codes if codes is not None and codes.consistent else None
             if codes is None:
                 codes = cat.encode_frame_column(column, categories[j], est.handle_unknown,
-                                                label)
+                                                label, threads)
             columns.append(codes if codes is not None else cat.encode(
                 cat.column_values(X, j), categories[j], est.handle_unknown, label))
             continue
