@@ -26,6 +26,30 @@ def test_labels_of_any_kind(data):
         assert clf.n_classes_ == len(set(labels.tolist()))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint32",
+                                   "uint64", "bool"])
+def test_integer_labels_are_counted_into_the_classes_sorting_gives(dtype):
+    # (a narrow range is counted, a wide one sorted: both give np.unique's
+    # classes, in y's dtype, and codes)
+    from dtree._input.encode import encode_labels
+
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    rng = np.random.default_rng(5)
+    ys = [rng.integers(0, 2, 500).astype(dtype)]
+    if info is not None:
+        ys += [np.array([info.max, info.max - 3, info.max], dtype=dtype),
+               np.array([info.min, info.min + 2, info.min], dtype=dtype),
+               np.array([info.min, info.max, info.min], dtype=dtype)]   # as wide as can be
+    for y in ys:
+        classes, codes = encode_labels(y)
+        expected, inverse = np.unique(y, return_inverse=True)
+        assert classes.dtype == expected.dtype and classes.tolist() == expected.tolist()
+        assert codes.dtype == np.int32 and codes.tolist() == inverse.ravel().tolist()
+        clf = DecisionTreeClassifier().fit(np.arange(len(y))[:, None], y)
+        assert clf.classes_.tolist() == expected.tolist()
+        assert clf.predict(np.arange(len(y))[:, None]).tolist() == y.tolist()
+
+
 def test_predict_proba_and_log_proba(data):
     X, y = data
     clf = DecisionTreeClassifier(max_depth=4).fit(X, y)
