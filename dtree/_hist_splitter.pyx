@@ -132,6 +132,32 @@ cdef inline void bin_add(double* row, bint is_classifier, intp_t n_stats, intp_t
     row[n_stats] += 1.0
 
 
+cdef enum:
+    GATHER_ROWS = 4096      # rows per block of sample_columns' threads
+
+
+def sample_columns(const float[:, ::1] X, const intp_t[::1] rows, int n_threads=1):
+    """``X[rows].T`` as a C-contiguous (d, m) float32 array: the sampled rows read in
+    blocks on ``n_threads`` threads, each feature's values then contiguous for its
+    sort (``fit_bins``). ``rows`` must lie in [0, n)."""
+    cdef Py_ssize_t m = rows.shape[0], d = X.shape[1], n = X.shape[0], b, i, f, r
+    cdef Py_ssize_t n_blocks = (m + GATHER_ROWS - 1) // GATHER_ROWS
+    for i in range(m):
+        if rows[i] < 0 or rows[i] >= n:
+            raise ValueError(f"row {rows[i]} is outside X's {n} rows")
+    out = np.empty((d, m), dtype=np.float32)
+    cdef float[:, ::1] ov = out
+    if m == 0 or d == 0:
+        return out
+    for b in prange(n_blocks, nogil=True, num_threads=max(1, min(n_threads, n_blocks)),
+                    schedule="static"):
+        for i in range(b * GATHER_ROWS, min(m, (b + 1) * GATHER_ROWS)):
+            r = rows[i]
+            for f in range(d):
+                ov[f, i] = X[r, f]
+    return out
+
+
 def sorted_runs(const float[::1] values):
     """The distinct numbers of ascending float32 ``values`` (NaN, sorted last, left
     out) and how often each occurs: (float32 array, float64 array). The first of

@@ -416,6 +416,25 @@ def test_bins_are_the_same_on_threads_and_skipped_features_get_none():
                 np.testing.assert_array_equal(threaded[f], serial[f])
 
 
+def test_a_sample_of_rows_is_binned_as_those_rows_alone_are():
+    # more rows than fit_bins samples: the sampled rows, laid out by feature on the
+    # threads (sample_columns), give the bins of those rows as a matrix of their own
+    from dtree._hist_splitter import sample_columns
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(30000, 5)).astype(np.float32)
+    X[rng.random(30000) < 0.2, 2] = np.nan
+    rows = np.sort(np.random.default_rng(0).choice(30000, 7000, replace=False))
+    for threads in (1, 2, 3):
+        np.testing.assert_array_equal(sample_columns(X, rows, threads), X[rows].T)
+        sampled = fit_bins(X, 32, sample_rows=7000, n_threads=threads)
+        alone = fit_bins(X[rows], 32, sample_rows=7000)
+        for f in range(5):
+            np.testing.assert_array_equal(sampled[f], alone[f])
+    with pytest.raises(ValueError, match="outside"):
+        sample_columns(X, np.array([0, 30000]), 1)
+
+
 def test_hist_trees_equal_for_every_thread_count_when_bins_are_summarised_on_threads():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40000, 8)).astype(np.float32)

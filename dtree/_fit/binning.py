@@ -3,7 +3,7 @@ import concurrent.futures
 
 import numpy as np
 
-from .._hist_splitter import sorted_runs, summary_thresholds
+from .._hist_splitter import sample_columns, sorted_runs, summary_thresholds
 
 MAX_BINS = 255
 # samples of at least this many values are summarised a column per thread
@@ -23,20 +23,23 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0, n_threads=1, skip=()):
     The columns are summarised on ``n_threads`` threads when the sample holds at
     least ``PARALLEL_VALUES`` values.
     """
-    X = np.asarray(X, dtype=np.float32)
-    n = X.shape[0]
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    n, d = X.shape
+    threads = min(n_threads, d) if min(n, sample_rows) * d >= PARALLEL_VALUES else 1
+    columns = X.T
     if n > sample_rows:
         rows = np.sort(np.random.default_rng(seed).choice(n, sample_rows, replace=False))
-        X = X[rows]
+        # (the sample laid out by feature on the threads: each column contiguous
+        # for its sort)
+        columns = sample_columns(X, rows.astype(np.intp, copy=False), threads)
     skipped = set(int(f) for f in skip)
 
     def thresholds(f):
         if f in skipped:
             return None
-        return thresholds_from_summary(exact_summary(X[:, f]), max_bins)
+        return thresholds_from_summary(exact_summary(columns[f]), max_bins)
 
     features = range(X.shape[1])
-    threads = min(n_threads, X.shape[1]) if X.size >= PARALLEL_VALUES else 1
     if threads <= 1:
         return [thresholds(f) for f in features]
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
