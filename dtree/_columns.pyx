@@ -216,3 +216,25 @@ def put_columns(list columns, float[:, ::1] out, int n_threads=1):
     if texts.any():
         status = np.where((counts < 0).any(axis=0), -1, counts.sum(axis=0))
     return status
+
+
+def float32_rows(cnp.ndarray X):
+    """A 2-D float64 array as a new C-contiguous float32 matrix, cast in C.
+
+    Values beyond float32 become infinite, as numpy's cast makes them, without
+    the overflow warning numpy's cast then raises and the floating-point state
+    ``np.errstate`` saves and restores to silence it (a single row's predict
+    feels both: about a third of its time).
+    """
+    if X.ndim != 2 or X.dtype != np.float64:
+        raise ValueError("float32_rows takes a 2-D float64 array")
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i, j
+    cdef Py_ssize_t s0 = X.strides[0], s1 = X.strides[1]
+    out = np.empty((n, d), dtype=np.float32)
+    cdef float* o = <float*> cnp.PyArray_DATA(out)
+    cdef const char* base = <const char*> cnp.PyArray_DATA(X)
+    with nogil:
+        for i in range(n):
+            for j in range(d):
+                o[i * d + j] = <float> (<const double*> (base + i * s0 + j * s1))[0]
+    return out

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import dtree
-from dtree._columns import KINDS, put_columns, readable
+from dtree._columns import KINDS, float32_rows, put_columns, readable
 from dtree._input.encode import encode_predict_X
 
 
@@ -143,3 +143,28 @@ def test_an_unseen_category_in_a_category_column_follows_the_general_rule():
         fast = encode_predict_X(model, new, check_values=False)
         assert np.isnan(fast[7, 2])
         np.testing.assert_array_equal(fast, encode_predict_X(model, new))
+
+
+def test_float64_rows_are_cast_as_numpy_casts_them_without_a_warning():
+    # predict's plain float64 rows (a single row's path): numpy's cast, values
+    # beyond float32 infinite, NaN and signed zeros kept, any strides
+    rng = np.random.RandomState(4)
+    X = rng.normal(scale=1e38, size=(50, 7))
+    X[::5, 1] = 1e300
+    X[::7, 2] = -1e300
+    X[3, 3], X[4, 4], X[5, 5], X[6, 6] = np.nan, -0.0, 1e-50, np.inf
+    for view in (X, X[:, ::2], X[::3], np.asfortranarray(X), X[:0]):
+        with np.errstate(over="ignore", under="ignore"):
+            expected = view.astype(np.float32)
+        with np.errstate(all="raise"):
+            got = float32_rows(view)
+        assert got.flags.c_contiguous and got.dtype == np.float32
+        np.testing.assert_array_equal(got, expected)
+        assert (np.signbit(got) == np.signbit(expected)).all()
+    with pytest.raises(ValueError, match="2-D float64"):
+        float32_rows(X.astype(np.float32))
+    clf = dtree.DecisionTreeClassifier(random_state=0).fit(rng.normal(size=(50, 3)),
+                                                          rng.randint(0, 2, 50))
+    rows = rng.normal(size=(200, 3))
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(clf.predict(rows), clf.predict(rows.astype(np.float32)))

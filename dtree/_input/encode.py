@@ -14,7 +14,7 @@ import numpy as np
 
 from . import categorical as cat
 from . import validation as val
-from .._columns import put_columns, readable
+from .._columns import float32_rows, put_columns, readable
 from .._plan.machine import n_threads, spare_threads
 from .._route import PARALLEL_ROWS
 from .frames import as_known_frame, is_polars, polars_to_array
@@ -264,6 +264,8 @@ def encode_predict_X(est, X, check_values=True):
         # from Python costs a few microseconds, not the full checks' tens)
         if X.dtype == val.DTYPE:
             return np.ascontiguousarray(X)
+        if X.dtype == np.float64:
+            return float32_rows(X)
         with np.errstate(over="ignore"):
             return np.ascontiguousarray(X, dtype=val.DTYPE)
     X = as_known_frame(X)
