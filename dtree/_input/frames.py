@@ -60,7 +60,9 @@ def as_known_frame(X):
     """X as a pandas or polars frame where it is another kind of frame (pyarrow,
     the interchange protocol), else X itself; TypeError for a pandas Series."""
     if _is_pandas(X):
-        if hasattr(X, "to_frame") and not hasattr(X, "columns"):
+        # (asked of the type: a DataFrame searches its column names for an
+        # attribute it lacks)
+        if hasattr(type(X), "to_frame") and not hasattr(type(X), "columns"):
             raise TypeError("X is a pandas Series (one column): pass a DataFrame "
                             "(series.to_frame()) or a 2-D array")
         return X
