@@ -226,8 +226,8 @@ def float32_rows(cnp.ndarray X):
     ``np.errstate`` saves and restores to silence it (a single row's predict
     feels both: about a third of its time).
     """
-    if X.ndim != 2 or X.dtype != np.float64:
-        raise ValueError("float32_rows takes a 2-D float64 array")
+    if X.ndim != 2 or X.dtype != np.float64 or not X.flags.aligned:
+        raise ValueError("float32_rows takes a 2-D float64 array, its values aligned")
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i, j
     cdef Py_ssize_t s0 = X.strides[0], s1 = X.strides[1]
     out = np.empty((n, d), dtype=np.float32)

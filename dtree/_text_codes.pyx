@@ -546,13 +546,15 @@ cdef void _object_block(void* job_ptr, Py_ssize_t b) noexcept nogil:
         obj = (<PyObject**> (job.base + i * job.stride))[0]
         addr = <size_t> obj
         s = ((addr >> 4) ^ (addr >> 16)) & (CACHE_SLOTS - 1)
-        if cache_key[s] == obj:
+        if obj == NULL:
+            code = NAN      # (an empty slot, which numpy reads as None)
+        elif cache_key[s] == obj:
             code = cache_code[s]
         else:
             code = -1.0
             if obj == <PyObject*> None:
                 code = NAN
-            elif obj != NULL and PyUnicode_CheckExact(obj):
+            elif PyUnicode_CheckExact(obj):
                 if PyUnicode_IS_COMPACT_ASCII(obj):
                     # ASCII text is its own UTF-8: the table reads its characters in
                     # place (no hash of the string object)

@@ -161,10 +161,17 @@ def test_float64_rows_are_cast_as_numpy_casts_them_without_a_warning():
         assert got.flags.c_contiguous and got.dtype == np.float32
         np.testing.assert_array_equal(got, expected)
         assert (np.signbit(got) == np.signbit(expected)).all()
-    with pytest.raises(ValueError, match="2-D float64"):
+    with pytest.raises(ValueError, match="2-D float64 array, its values aligned"):
         float32_rows(X.astype(np.float32))
     clf = dtree.DecisionTreeClassifier(random_state=0).fit(rng.normal(size=(50, 3)),
                                                           rng.randint(0, 2, 50))
     rows = rng.normal(size=(200, 3))
     with np.errstate(all="raise"):
         np.testing.assert_array_equal(clf.predict(rows), clf.predict(rows.astype(np.float32)))
+    # values not aligned to 8 bytes (a packed record's field) take numpy's cast
+    packed = np.zeros(200, dtype=[("c", "u1"), ("a", "f8", (3,))])
+    packed["a"] = rows
+    assert not packed["a"].flags.aligned
+    with pytest.raises(ValueError, match="aligned"):
+        float32_rows(packed["a"])
+    np.testing.assert_array_equal(clf.predict(packed["a"]), clf.predict(rows))

@@ -433,6 +433,10 @@ def test_a_sample_of_rows_is_binned_as_those_rows_alone_are():
             np.testing.assert_array_equal(sampled[f], alone[f])
     with pytest.raises(ValueError, match="outside"):
         sample_columns(X, np.array([0, 30000]), 1)
+    # X by columns (Fortran order) samples the same rows, without a copy of X
+    fortran = fit_bins(np.asfortranarray(X), 32, sample_rows=7000, n_threads=2)
+    for f in range(5):
+        np.testing.assert_array_equal(fortran[f], alone[f])
 
 
 def test_hist_trees_equal_for_every_thread_count_when_bins_are_summarised_on_threads():

@@ -73,6 +73,20 @@ def test_object_reader_on_threads_gives_the_general_rules_codes(n_threads):
     assert out[16384] == -1 and (out[-3:] == -1).all()
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_an_empty_object_slot_is_missing_as_numpy_reads_it(n_threads):
+    # an object array's NULL slots (numpy reads them as None): missing, in any block
+    table = TextCategories(CATEGORIES)
+    values = np.ndarray((40000,), object, buffer=bytearray(8 * 40000))
+    values[::3] = "a"
+    out = np.empty(len(values), dtype=np.float32)
+    object_codes(table, values, out, n_threads)
+    assert (out[::3] == CATEGORIES.index("a")).all()
+    rest = np.ones(len(values), dtype=bool)
+    rest[::3] = False
+    assert np.isnan(out[rest]).all()
+
+
 def test_object_reader_marks_none_missing_and_the_rest_unmatched():
     table = TextCategories(CATEGORIES)
     values = np.array(["a", None, "c", 1.0, np.nan, "a"], dtype=object)

@@ -23,7 +23,7 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0, n_threads=1, skip=()):
     The columns are summarised on ``n_threads`` threads when the sample holds at
     least ``PARALLEL_VALUES`` values.
     """
-    X = np.ascontiguousarray(X, dtype=np.float32)
+    X = np.asarray(X, dtype=np.float32)
     n, d = X.shape
     threads = min(n_threads, d) if min(n, sample_rows) * d >= PARALLEL_VALUES else 1
     columns = X.T
@@ -31,7 +31,8 @@ def fit_bins(X, max_bins, sample_rows=200_000, seed=0, n_threads=1, skip=()):
         rows = np.sort(np.random.default_rng(seed).choice(n, sample_rows, replace=False))
         # (the sample laid out by feature on the threads: each column contiguous
         # for its sort)
-        columns = sample_columns(X, rows.astype(np.intp, copy=False), threads)
+        columns = sample_columns(X, rows.astype(np.intp, copy=False), threads) \
+            if X.flags.c_contiguous else np.ascontiguousarray(X[rows].T)
     skipped = set(int(f) for f in skip)
 
     def thresholds(f):

@@ -264,7 +264,7 @@ def encode_predict_X(est, X, check_values=True):
         # from Python costs a few microseconds, not the full checks' tens)
         if X.dtype == val.DTYPE:
             return np.ascontiguousarray(X)
-        if X.dtype == np.float64:
+        if X.dtype == np.float64 and X.flags.aligned:
             return float32_rows(X)
         with np.errstate(over="ignore"):
             return np.ascontiguousarray(X, dtype=val.DTYPE)
@@ -501,7 +501,7 @@ def _count_labels(y):
         return None
     # each label's offset from the least, in a type that holds both (every label
     # lies in [low, low + width): no difference overflows)
-    if y.dtype == np.uint64:
+    if y.dtype.kind == "u" and y.dtype.itemsize == 8:     # (either byte order)
         offsets = (y - np.uint64(low)).astype(np.intp)
     else:
         offsets = y.astype(np.int64) - np.int64(low)
