@@ -240,7 +240,7 @@ def test_threads_do_not_change_the_forest(n_jobs):
 @pytest.mark.parametrize("tree_seconds, pooled", [(float("inf"), False), (0.0, True)])
 def test_the_default_threads_trees_only_when_one_tree_pays_for_them(monkeypatch,
                                                                      tree_seconds, pooled):
-    # with the default n_jobs the first tree is timed on one thread: quicker than
+    # with the default n_jobs the second tree is timed on one thread: quicker than
     # TREE_SECONDS, the rest grow one after another (no pool); the same forest either
     # way, and an explicit n_jobs always threads its trees
     from dtree._forest import base
@@ -254,7 +254,6 @@ def test_the_default_threads_trees_only_when_one_tree_pays_for_them(monkeypatch,
 
     monkeypatch.setattr(base, "TREE_SECONDS", tree_seconds)
     monkeypatch.setattr(base, "n_threads", lambda n_jobs: 2)
-    monkeypatch.setattr(base, "spare_threads", lambda threads, n_jobs: threads)
     monkeypatch.setattr(base.concurrent.futures, "ThreadPoolExecutor", Pool)
     X, y = _data("iris")
     forest = dtree.RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)

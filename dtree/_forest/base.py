@@ -48,8 +48,8 @@ TREE_BYTES = 4096
 
 _OOB = ("oob_score_", "oob_decision_function_", "oob_prediction_")
 
-# With the default n_jobs, trees grow on threads only when one takes at least this
-# long on one thread (seconds): a small tree's Python share holds the GIL, and two
+# With the default n_jobs, trees grow on threads only when one (the second) takes at
+# least this long on one thread (seconds): a small tree's Python share holds the GIL, and two
 # threads over trees of 300-3,000 rows x 10 took 1.2-1.8x one thread's time
 TREE_SECONDS = 1e-3
 
@@ -189,11 +189,10 @@ class BaseForest(ParamsMixin):
     def _grow_trees(self, plan, data, weights, n_drawn, jobs):
         """Each job's fitted tree, in order; threads over trees when there are
         enough of them, else the threads go to each tree's own search. The
-        default n_jobs uses no more threads than the cores other work leaves free,
-        and none over trees whose first takes less than TREE_SECONDS on one."""
+        default n_jobs puts no threads over trees whose second takes less than
+        TREE_SECONDS on one. (Trees on threads wait for no one until the last:
+        unlike a node's parallel region, they need no cores left free.)"""
         threads = n_threads(self.n_jobs)
-        if self.n_jobs is None:
-            threads = spare_threads(threads, None)
         over_trees = min(threads, len(jobs))
         one_each = dataclasses.replace(plan, n_threads=1)
         started, done, lock = time.perf_counter(), [0], threading.Lock()
@@ -216,12 +215,15 @@ class BaseForest(ParamsMixin):
 
         first = []
         if over_trees > 1 and self.n_jobs is None:
-            # (the trees are the same on any number of threads: only time is at stake)
-            clock = time.perf_counter()
-            first = [grow(jobs[0], one_each)]
-            if time.perf_counter() - clock < TREE_SECONDS:
+            # the second tree timed (the first pays for cold caches and fresh pages);
+            # the trees are the same on any number of threads: only time is at stake
+            for job in jobs[:2 if len(jobs) > 2 else 1]:
+                clock = time.perf_counter()
+                first.append(grow(job, one_each))
+                took = time.perf_counter() - clock
+            if took < TREE_SECONDS:
                 over_trees = 1
-            jobs = jobs[1:]
+            jobs = jobs[len(first):]
         if over_trees <= 1:
             own = dataclasses.replace(plan, n_threads=threads)
             return first + [grow(job, own) for job in jobs]
