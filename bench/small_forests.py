@@ -5,7 +5,8 @@
 On small tables a forest's time is mostly each tree's fixed cost (its bootstrap,
 its seed's generator, its sorted columns, the Tree object). Prints, for each size
 and forest, the best of 3 fits on one thread of each library in the same process
-(``dtree.bench.make_data``, 10 features) and their ratio.
+(``dtree.bench.make_data``, 10 features) and their ratio, and dtree's fit with the
+default ``n_jobs`` against its one-thread fit (the default must never be slower).
 """
 import argparse
 import time
@@ -40,8 +41,11 @@ def main():
                 n_estimators=args.trees, random_state=0, n_jobs=1), X, y)
             theirs = best_fit(lambda: getattr(ske, name)(
                 n_estimators=args.trees, random_state=0, n_jobs=1), X, y)
+            default = best_fit(lambda: getattr(dtree, name)(
+                n_estimators=args.trees, random_state=0), X, y)
             print(f"n={n:7d} {name:24s} dtree {ours * 1e3:8.1f} ms  scikit-learn "
-                  f"{theirs * 1e3:8.1f} ms  ratio {ours / theirs:.3f}")
+                  f"{theirs * 1e3:8.1f} ms  ratio {ours / theirs:.3f}  dtree default "
+                  f"n_jobs {default * 1e3:8.1f} ms ({default / ours:.2f} of one thread)")
 
 
 if __name__ == "__main__":
