@@ -225,8 +225,9 @@ class BaseForest(ParamsMixin):
                 over_trees = 1
             jobs = jobs[len(first):]
         if over_trees <= 1:
-            own = dataclasses.replace(plan, n_threads=threads)
-            return first + [grow(job, own) for job in jobs]
+            # (each tree then has the plan's threads: as many as a tree of this
+            # size can use, as a single tree's fit would have)
+            return first + [grow(job, plan) for job in jobs]
         with concurrent.futures.ThreadPoolExecutor(over_trees) as pool:
             return first + list(pool.map(lambda job: grow(job, one_each), jobs))
 
