@@ -416,6 +416,33 @@ def test_bins_are_the_same_on_threads_and_skipped_features_get_none():
                 np.testing.assert_array_equal(threaded[f], serial[f])
 
 
+@pytest.mark.parametrize("n_rows", [1, 15, 16, 17, 1000, 70001])
+def test_codes_count_the_thresholds_below_each_value(n_rows):
+    # bin_codes' interleaved searches (16 rows of a feature at a time, the rest one
+    # by one, on threads): a value's code is the number of its feature's thresholds
+    # below it (NaN 255), and each bin's least and greatest value are its values'
+    rng = np.random.default_rng(n_rows)
+    X = rng.normal(size=(n_rows, 4)).astype(np.float32)
+    X[rng.random(n_rows) < 0.1, 1] = np.nan
+    X[::3, 2] = np.round(X[::3, 2])              # values on the thresholds
+    X[::5, 3] = -0.0
+    X[::7, 0] = np.inf
+    X[::11, 0] = -np.inf
+    thresholds = [np.sort(rng.normal(size=k)) for k in (255, 3, 0, 40)]
+    thresholds[2] = np.array([-1.0, 0.0, 1.0])
+    for threads in (1, 2, 3):
+        codes, lo, hi = bin_codes(X, thresholds, threads)
+        for f in range(4):
+            x = X[:, f]
+            expected = np.where(np.isnan(x), 255,
+                                np.searchsorted(thresholds[f], x.astype(np.float64), "left"))
+            np.testing.assert_array_equal(codes[:, f], expected)
+            for c in np.unique(expected[expected < 255]):
+                assert lo[f, c] == x[expected == c].min() and hi[f, c] == x[expected == c].max()
+            empty = np.setdiff1d(np.arange(255), expected)
+            assert (lo[f, empty] == np.inf).all() and (hi[f, empty] == -np.inf).all()
+
+
 def test_a_sample_of_rows_is_binned_as_those_rows_alone_are():
     # more rows than fit_bins samples: the sampled rows, laid out by feature on the
     # threads (sample_columns), give the bins of those rows as a matrix of their own
