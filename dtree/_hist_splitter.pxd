@@ -93,6 +93,8 @@ cdef class HistSplitter:
                            const double* stats, double weight, const double* hist,
                            SplitRecord* best) noexcept nogil
     cdef intp_t groups_from_histogram(self, Scratch* w, intp_t f, const double* fh) noexcept nogil
+    cdef intp_t _two_stat_groups(self, Scratch* w, intp_t f, const int* ids,
+                                 intp_t n) noexcept nogil
     cdef intp_t groups_from_sorted(self, Scratch* w, intp_t f, const int* ids,
                                    intp_t n) noexcept nogil
     cdef void scan_groups(self, Scratch* w, intp_t f, intp_t n_groups, const double* stats,

@@ -775,6 +775,8 @@ cdef class HistSplitter:
         cdef intp_t p, i, g = 0, H = self.H
         cdef intp_t c, prev = N_CODES
         cdef double* row = NULL
+        if self.n_stats == 2:
+            return self._two_stat_groups(w, f, ids, n)
         memset(w.missing, 0, H * sizeof(double))
         for p in range(n):
             i = ids[p]
@@ -788,6 +790,49 @@ cdef class HistSplitter:
                 g += 1
                 prev = c
             self.add_to_bin(row, i, self.weight_of(i))
+        return g
+
+    cdef intp_t _two_stat_groups(self, Scratch* w, intp_t f, const int* ids,
+                                 intp_t n) noexcept nogil:
+        # ``groups_from_sorted`` where a bin holds two statistics (one output's
+        # (sum w, sum w*y), or two classes' weights): a run of one code summed in
+        # registers, then stored (adding into the group's row in memory made each
+        # sample wait for the last one's store). The same additions in the same
+        # order as ``add_to_bin``'s, from zero (a class's sum adding 0.0 for the
+        # other class's samples is unchanged: weights are positive): the same sums.
+        cdef intp_t p = 0, q, i, g = 0, c
+        cdef double sw, swy, count, x
+        cdef double* row
+        cdef bint classes = self.is_classifier
+        memset(w.missing, 0, 3 * sizeof(double))
+        while p < n:
+            c = self.codes[ids[p], f]
+            sw = 0.0
+            swy = 0.0
+            count = 0.0
+            q = p
+            while q < n and self.codes[ids[q], f] == c:
+                i = ids[q]
+                x = self.weight_of(i)
+                if classes:
+                    # (sw: class 0's weight, swy: class 1's)
+                    sw += x if self.yc[i] == 0 else 0.0
+                    swy += x if self.yc[i] != 0 else 0.0
+                else:
+                    sw += x
+                    swy += x * self.yv[i]
+                count += 1.0
+                q += 1
+            if c == MISSING:
+                row = w.missing
+            else:
+                row = w.groups + g * 3
+                w.group_code[g] = c
+                g += 1
+            row[0] = sw
+            row[1] = swy
+            row[2] = count
+            p = q
         return g
 
     cdef void scan_groups(self, Scratch* w, intp_t f, intp_t n_groups, const double* stats,
