@@ -1063,6 +1063,8 @@ cdef class HistSplitter:
         cdef intp_t lo_p = start - self.local_base, hi_p = end - self.local_base
         cdef int* seg
         cdef int* tmp = self.local + self.d * n      # scratch row after the features
+        cdef int i
+        cdef intp_t side
         for f in range(self.d):
             seg = self.local + f * n
             if self.codes[seg[lo_p], f] == self.codes[seg[hi_p - 1], f]:
@@ -1070,12 +1072,14 @@ cdef class HistSplitter:
             nl = lo_p
             nr = 0
             for p in range(lo_p, hi_p):
-                if self.goes_left[seg[p]]:
-                    seg[nl] = seg[p]
-                    nl += 1
-                else:
-                    tmp[nr] = seg[p]
-                    nr += 1
+                # written to both sides, kept on one: no branch on the side, which
+                # is as unpredictable as the split (seg[nl] is at or before seg[p])
+                i = seg[p]
+                side = self.goes_left[i]
+                seg[nl] = i
+                tmp[nr] = i
+                nl += side
+                nr += 1 - side
             memcpy(seg + nl, tmp, nr * sizeof(int))
 
     # ------------------------------------------------------------ the chosen split
