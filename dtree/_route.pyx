@@ -596,28 +596,37 @@ cdef void _range_rows(const PackedNode* nodes, const unsigned long long* set_ptr
                       double* lo, double* hi) noexcept nogil:
     # split_ranges over rows [lo_row, hi_row), into one thread's bounds
     cdef int cur[BLOCK]
-    cdef int node, nxt, moved
-    cdef Py_ssize_t r, m, start = lo_row
+    cdef int active[BLOCK]
+    cdef int node, nxt
+    cdef Py_ssize_t r, k, m, n_active, start = lo_row
     cdef DTYPE_t x
-    # a block of rows one level at a time, as _apply_block (overlapped loads)
+    # a block of rows one level at a time, as _apply_block (overlapped loads); a row
+    # that reaches its leaf leaves the block's active rows (the rows of a deep tree
+    # end at very different depths: a pass over finished rows reads X for nothing).
+    # The bounds are least and greatest values: the same in any order.
     while start < hi_row:
         m = min(<Py_ssize_t>BLOCK, hi_row - start)
         for r in range(m):
             cur[r] = 0
-        moved = 1
-        while moved:
-            moved = 0
-            for r in range(m):
+            active[r] = <int>r
+        n_active = m
+        while n_active > 0:
+            k = 0
+            while k < n_active:
+                r = active[k]
                 node = cur[r]
                 x = X[start + r, nodes[node].feature]
                 nxt = step(&nodes[node], x, set_ptr)
-                if nxt != node:
-                    moved = 1
-                    cur[r] = nxt
-                    if x < lo[node]:     # (NaN compares false: no effect)
-                        lo[node] = x
-                    if x > hi[node]:
-                        hi[node] = x
+                if nxt == node:
+                    n_active -= 1
+                    active[k] = active[n_active]
+                    continue
+                cur[r] = nxt
+                if x < lo[node]:     # (NaN compares false: no effect)
+                    lo[node] = x
+                if x > hi[node]:
+                    hi[node] = x
+                k += 1
         start += m
 
 
