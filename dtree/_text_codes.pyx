@@ -115,7 +115,7 @@ ctypedef fused offset_t:
 
 
 cdef enum:
-    CACHE_SLOTS = 4096      # object addresses a block of object_codes remembers (a power of 2)
+    CACHE_SLOTS = 4096      # addresses a block of object_codes remembers (a power of 2)
     OBJECT_AHEAD = 32       # objects object_codes asks the cache for ahead of reading them
     OBJECT_BLOCK = 1 << 14  # objects per block of object_codes' threads
     KEY_BYTES = 24          # a text's bytes compared as words (Key)
@@ -498,7 +498,8 @@ def arrow_codes(TextCategories table, offsets, data, validity, Py_ssize_t offset
     return True
 
 
-cdef inline int _ascii_find(const Table* t, const unsigned char* text, Py_ssize_t n) noexcept nogil:
+cdef inline int _ascii_find(const Table* t, const unsigned char* text,
+                            Py_ssize_t n) noexcept nogil:
     # a Python string's characters, of which perhaps nothing after them is readable:
     # read within them (``text_key_within``), a short one from a zero-padded copy
     cdef Key key
@@ -558,8 +559,9 @@ cdef void _object_block(void* job_ptr, Py_ssize_t b) noexcept nogil:
                 if PyUnicode_IS_COMPACT_ASCII(obj):
                     # ASCII text is its own UTF-8: the table reads its characters in
                     # place (no hash of the string object)
-                    code = <float> _ascii_find(job.t, <const unsigned char*> PyUnicode_DATA(obj),
-                                               PyUnicode_GET_LENGTH(obj))
+                    code = <float> _ascii_find(
+                        job.t, <const unsigned char*> PyUnicode_DATA(obj),
+                        PyUnicode_GET_LENGTH(obj))
                 else:
                     code = UNDECIDED
             # (the array holds every object until the call returns: an address
@@ -577,7 +579,8 @@ def object_codes(TextCategories table, cnp.ndarray values, float[::1] out, int n
     ``n_threads`` threads (the calling thread holding the GIL meanwhile)."""
     if values.ndim != 1 or values.dtype != object or out.shape[0] != values.shape[0]:
         raise ValueError("object_codes takes a 1-D object array and an output as long")
-    cdef Py_ssize_t n = values.shape[0], i, n_blocks = (n + OBJECT_BLOCK - 1) // OBJECT_BLOCK
+    cdef Py_ssize_t n = values.shape[0], i
+    cdef Py_ssize_t n_blocks = (n + OBJECT_BLOCK - 1) // OBJECT_BLOCK
     if n == 0:
         return
     left = np.zeros(n_blocks, dtype=np.intp)

@@ -48,9 +48,10 @@ TREE_BYTES = 4096
 
 _OOB = ("oob_score_", "oob_decision_function_", "oob_prediction_")
 
-# With the default n_jobs, trees grow on threads only when one (the second) takes at
-# least this long on one thread (seconds): a small tree's Python share holds the GIL, and two
-# threads over trees of 300-3,000 rows x 10 took 1.2-1.8x one thread's time
+# With the default n_jobs, trees grow on threads only when one (the second) takes
+# at least this long on one thread (seconds): a small tree's Python share holds the
+# GIL, and two threads over trees of 300-3,000 rows x 10 took 1.2-1.8x one thread's
+# time
 TREE_SECONDS = 1e-3
 
 

@@ -283,8 +283,9 @@ def text_table(categories):
 def encode_frame_column(column, categories, handle_unknown, label, n_threads=1):
     """Codes of a pandas DataFrame's column (a Series) under text categories, looked
     up in C (``_text_codes``, on ``n_threads``: Arrow strings read in place, Python
-    strings through their characters or a dictionary); None where this does not apply (no Series,
-    categories not all text), for ``encode`` to do. Nulls are missing (NaN);
+    strings through their characters or a dictionary); None where this does not
+    apply (no Series, categories not all text), for ``encode`` to do. Nulls are
+    missing (NaN);
     values not matched exactly (unknown categories, numbers in a text column, NaN)
     are looked up by ``encode`` itself (``settle_unmatched``), so the codes are
     ``encode``'s."""
