@@ -57,14 +57,16 @@ cdef extern from *:
     {
         Py_ssize_t b;
     #if defined(_OPENMP)
-        #pragma omp parallel for schedule(dynamic) num_threads(n_threads)
-        for (b = 0; b < n_blocks; b++)
-            fn(job, b);
-    #else
-        (void)n_threads;
-        for (b = 0; b < n_blocks; b++)
-            fn(job, b);
+        if (n_threads > 1 && n_blocks > 1) {
+            #pragma omp parallel for schedule(dynamic) num_threads(n_threads)
+            for (b = 0; b < n_blocks; b++)
+                fn(job, b);
+            return;
+        }
     #endif
+        (void)n_threads;      /* (one block or one thread: no thread team) */
+        for (b = 0; b < n_blocks; b++)
+            fn(job, b);
     }
     """
     ctypedef void (*block_fn)(void* job, Py_ssize_t block) noexcept nogil
@@ -116,7 +118,7 @@ ctypedef fused offset_t:
 
 cdef enum:
     CACHE_SLOTS = 4096      # addresses a block of object_codes remembers (a power of 2)
-    OBJECT_AHEAD = 32       # objects object_codes asks the cache for ahead of reading them
+    OBJECT_AHEAD = 32       # how far ahead object_codes prefetches an object's header
     OBJECT_BLOCK = 1 << 14  # objects per block of object_codes' threads
     KEY_BYTES = 24          # a text's bytes compared as words (Key)
     ARROW_BLOCK = 1 << 15   # Arrow values per block of ArrowColumn.codes' threads
