@@ -117,8 +117,8 @@ cdef extern from *:
         for (step = 128; step > 0; step >>= 1)
             for (k = 0; k < DTREE_BIN_LANES; k++)
                 pos[k] += step * (thr[pos[k] + step - 1] < v[k]);
-        /* each bin's least and greatest value (NaN, which no comparison holds
-         * for, reaches the last bin's search and is coded 255 apart) */
+        /* each bin's least and greatest value; NaN, for which every comparison
+         * above is false, is coded 255 apart */
         for (k = 0; k < DTREE_BIN_LANES; k++) {
             float xk = x[k * stride];
             if (xk != xk) {
