@@ -360,6 +360,70 @@ static ptrdiff_t dtree_partition_avx512_f64(float* v, int* ix, double* y,
     return nl;
 }
 
+/* A segment of at most 16 entries, partitioned in registers: each array's
+ * lanes loaded once, the left lanes packed and stored at the segment's start
+ * and the right lanes behind them, each store masked to its own lanes (no
+ * scratch, no copy back: a small node's partition was mostly the three copies'
+ * calls). The same result as the kernels above. */
+__attribute__((target("avx512f")))
+static ptrdiff_t dtree_partition_few_avx512_u16(float* v, int* ix, unsigned short* y,
+                                                const unsigned long long* goes_left,
+                                                ptrdiff_t start, ptrdiff_t end)
+{
+    __mmask16 in = (__mmask16)((1u << (end - start)) - 1u);
+    __m512i ids = _mm512_maskz_loadu_epi32(in, ix + start);
+    __m512 x = _mm512_maskz_loadu_ps(in, v + start);
+    unsigned short few[16] = {0};
+    memcpy(few, y + start, (size_t)(end - start) * sizeof(unsigned short));
+    __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)few));
+    __mmask16 L = dtree_sides16(goes_left, ids) & in, R = (__mmask16)(~L & in);
+    int k = __builtin_popcount((unsigned)L);
+    __mmask16 kl = (__mmask16)((1u << k) - 1u);
+    __mmask16 kr = (__mmask16)((1u << (end - start - k)) - 1u);
+    _mm512_mask_storeu_ps(v + start, kl, _mm512_maskz_compress_ps(L, x));
+    _mm512_mask_storeu_ps(v + start + k, kr, _mm512_maskz_compress_ps(R, x));
+    _mm512_mask_storeu_epi32(ix + start, kl, _mm512_maskz_compress_epi32(L, ids));
+    _mm512_mask_storeu_epi32(ix + start + k, kr, _mm512_maskz_compress_epi32(R, ids));
+    _mm512_mask_cvtepi32_storeu_epi16(y + start, kl, _mm512_maskz_compress_epi32(L, wide));
+    _mm512_mask_cvtepi32_storeu_epi16(y + start + k, kr, _mm512_maskz_compress_epi32(R, wide));
+    return start + k;
+}
+
+__attribute__((target("avx512f")))
+static ptrdiff_t dtree_partition_few_avx512_f64(float* v, int* ix, double* y,
+                                                const unsigned long long* goes_left,
+                                                ptrdiff_t start, ptrdiff_t end)
+{
+    __mmask16 in = (__mmask16)((1u << (end - start)) - 1u);
+    __m512i ids = _mm512_maskz_loadu_epi32(in, ix + start);
+    __m512 x = _mm512_maskz_loadu_ps(in, v + start);
+    __m512d lo = _mm512_maskz_loadu_pd((__mmask8)in, y + start);
+    __m512d hi = _mm512_maskz_loadu_pd((__mmask8)(in >> 8), y + start + 8);
+    __mmask16 L = dtree_sides16(goes_left, ids) & in, R = (__mmask16)(~L & in);
+    __mmask8 L0 = (__mmask8)L, L1 = (__mmask8)(L >> 8);
+    __mmask8 R0 = (__mmask8)R, R1 = (__mmask8)(R >> 8);
+    int k0 = __builtin_popcount((unsigned)L0), k1 = __builtin_popcount((unsigned)L1);
+    int r0 = __builtin_popcount((unsigned)R0), r1 = __builtin_popcount((unsigned)R1);
+    int k = k0 + k1;
+    __mmask16 kl = (__mmask16)((1u << k) - 1u);
+    __mmask16 kr = (__mmask16)((1u << (r0 + r1)) - 1u);
+    _mm512_mask_storeu_ps(v + start, kl, _mm512_maskz_compress_ps(L, x));
+    _mm512_mask_storeu_ps(v + start + k, kr, _mm512_maskz_compress_ps(R, x));
+    _mm512_mask_storeu_epi32(ix + start, kl, _mm512_maskz_compress_epi32(L, ids));
+    _mm512_mask_storeu_epi32(ix + start + k, kr, _mm512_maskz_compress_epi32(R, ids));
+    /* (each half's lanes packed, the second half's after the first's; every
+     * value is read into a register before any store) */
+    _mm512_mask_storeu_pd(y + start, (__mmask8)((1u << k0) - 1u),
+                          _mm512_maskz_compress_pd(L0, lo));
+    _mm512_mask_storeu_pd(y + start + k0, (__mmask8)((1u << k1) - 1u),
+                          _mm512_maskz_compress_pd(L1, hi));
+    _mm512_mask_storeu_pd(y + start + k, (__mmask8)((1u << r0) - 1u),
+                          _mm512_maskz_compress_pd(R0, lo));
+    _mm512_mask_storeu_pd(y + start + k + r0, (__mmask8)((1u << r1) - 1u),
+                          _mm512_maskz_compress_pd(R1, hi));
+    return start + k;
+}
+
 /* The scores of a block's cuts for a filtered scan (``filtered_scan`` in
  * _splitter.pyx): for q in [lo, hi), with the left weight wl = cw[q], x = cx[q]
  * (the left class-1 weight for a two-class Gini, kind 0; the left sum of w*y
@@ -467,6 +531,9 @@ static ptrdiff_t dtree_partition_u16(float* v, int* ix, unsigned short* y,
     ptrdiff_t nl, nr;
     if (level == DTREE_SIMD_SCALAR)
         return -1;
+    if (level == DTREE_SIMD_AVX512 && end - start <= 16)
+        return end > start ? dtree_partition_few_avx512_u16(v, ix, y, goes_left, start, end)
+                           : start;
     if (level == DTREE_SIMD_AVX512)
         nl = dtree_partition_avx512_u16(v, ix, y, goes_left, tv, ti, ty, start, end);
     else
@@ -492,6 +559,9 @@ static ptrdiff_t dtree_partition_f64(float* v, int* ix, double* y,
     ptrdiff_t nl, nr;
     if (level == DTREE_SIMD_SCALAR)
         return -1;
+    if (level == DTREE_SIMD_AVX512 && end - start <= 16)
+        return end > start ? dtree_partition_few_avx512_f64(v, ix, y, goes_left, start, end)
+                           : start;
     if (level == DTREE_SIMD_AVX512)
         nl = dtree_partition_avx512_f64(v, ix, y, goes_left, tv, ti, ty, start, end);
     else
