@@ -1371,19 +1371,37 @@ cdef class Splitter:
         cdef const DTYPE_t* col = self.xt + f * self.n_samples
         cdef Py_ssize_t stride = 1
         cdef DTYPE_t* buf = self.scratch[0].tmp_v
-        cdef DTYPE_t x, least = INFINITY, greatest = -INFINITY
-        cdef Py_ssize_t p, missing = 0
+        cdef DTYPE_t x, z, least = INFINITY, greatest = -INFINITY
+        cdef DTYPE_t least2 = INFINITY, greatest2 = -INFINITY
+        cdef Py_ssize_t p = start, missing = 0
         cdef const int* ids = self.samples
         if self.lazy_rows:
             col, stride = self.xrows + f, self.n_features
-        for p in range(start, end):
-            if p + AHEAD < end:
+        # two values a step, each into its own least and greatest: one chain of
+        # comparisons waited on each value in turn (a minimum taken in any order is
+        # the same minimum)
+        while p + 2 <= end:
+            if p + AHEAD + 1 < end:
                 dtree_prefetch(col + <Py_ssize_t>ids[p + AHEAD] * stride)
+                dtree_prefetch(col + <Py_ssize_t>ids[p + AHEAD + 1] * stride)
+            x = col[<Py_ssize_t>ids[p] * stride]
+            z = col[<Py_ssize_t>ids[p + 1] * stride]
+            buf[p - start] = x
+            buf[p + 1 - start] = z
+            missing += (x != x) + (z != z)
+            least = x if x < least else least
+            greatest = x if x > greatest else greatest
+            least2 = z if z < least2 else least2
+            greatest2 = z if z > greatest2 else greatest2
+            p += 2
+        if p < end:
             x = col[<Py_ssize_t>ids[p] * stride]
             buf[p - start] = x
             missing += x != x
             least = x if x < least else least
             greatest = x if x > greatest else greatest
+        least = least2 if least2 < least else least
+        greatest = greatest2 if greatest2 > greatest else greatest
         lo[0], hi[0], n_missing[0] = least, greatest, missing
         if missing:
             return missing == end - start
