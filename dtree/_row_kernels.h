@@ -90,4 +90,64 @@ static void dtree_row_sums(int kind, const float* xrows, const int* ids, ptrdiff
                          ones, weight, sum, by_class);
 }
 
+/* A few features of a node's n rows gathered in one pass (``_sample_split``'s
+ * predicted draw): feature f[b]'s values into out + b * stride, their least
+ * and greatest (NaN aside) and NaN count into lo[b], hi[b], nm[b]. A row's
+ * features share its cache lines, so one pass waits on each row once where a
+ * gather per feature waited on it per feature. The count k of features is a
+ * literal in each copy (``dtree_gather_few``), so that every running least and
+ * greatest stays in a register. */
+#define DTREE_GATHER_MAX 8
+
+static inline void dtree_gather_k(const float* DTREE_RESTRICT xrows, const int* ids,
+                                  ptrdiff_t n, ptrdiff_t d, const ptrdiff_t* f, int k,
+                                  float* DTREE_RESTRICT out, ptrdiff_t stride, float* lo,
+                                  float* hi, ptrdiff_t* nm)
+{
+    float least[DTREE_GATHER_MAX], greatest[DTREE_GATHER_MAX];
+    ptrdiff_t missing[DTREE_GATHER_MAX], q;
+    int b;
+    for (b = 0; b < k; b++) {
+        least[b] = INFINITY;
+        greatest[b] = -INFINITY;
+        missing[b] = 0;
+    }
+    for (q = 0; q < n; q++) {
+        const float* row = xrows + (ptrdiff_t)ids[q] * d;
+        if (q + DTREE_ROW_AHEAD < n) {
+            const float* ahead = xrows + (ptrdiff_t)ids[q + DTREE_ROW_AHEAD] * d;
+            DTREE_ROW_PREFETCH(ahead);
+            DTREE_ROW_PREFETCH(ahead + d - 1);   /* (a row may span two lines) */
+        }
+        for (b = 0; b < k; b++) {
+            float x = row[f[b]];
+            out[b * stride + q] = x;
+            missing[b] += x != x;
+            least[b] = x < least[b] ? x : least[b];
+            greatest[b] = x > greatest[b] ? x : greatest[b];
+        }
+    }
+    for (b = 0; b < k; b++) {
+        lo[b] = least[b];
+        hi[b] = greatest[b];
+        nm[b] = missing[b];
+    }
+}
+
+static void dtree_gather_few(const float* xrows, const int* ids, ptrdiff_t n, ptrdiff_t d,
+                             const ptrdiff_t* f, int k, float* out, ptrdiff_t stride,
+                             float* lo, float* hi, ptrdiff_t* nm)
+{
+    switch (k) {   /* (each case a copy with k a literal) */
+    case 1: dtree_gather_k(xrows, ids, n, d, f, 1, out, stride, lo, hi, nm); break;
+    case 2: dtree_gather_k(xrows, ids, n, d, f, 2, out, stride, lo, hi, nm); break;
+    case 3: dtree_gather_k(xrows, ids, n, d, f, 3, out, stride, lo, hi, nm); break;
+    case 4: dtree_gather_k(xrows, ids, n, d, f, 4, out, stride, lo, hi, nm); break;
+    case 5: dtree_gather_k(xrows, ids, n, d, f, 5, out, stride, lo, hi, nm); break;
+    case 6: dtree_gather_k(xrows, ids, n, d, f, 6, out, stride, lo, hi, nm); break;
+    case 7: dtree_gather_k(xrows, ids, n, d, f, 7, out, stride, lo, hi, nm); break;
+    default: dtree_gather_k(xrows, ids, n, d, f, DTREE_GATHER_MAX, out, stride, lo, hi, nm);
+    }
+}
+
 #endif  /* DTREE_ROW_KERNELS_H */

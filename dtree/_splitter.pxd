@@ -137,8 +137,14 @@ cdef class Splitter:
     cdef int* node_c                      # (N) class codes
     cdef double* node_y                   # (N) regression targets
     cdef double* node_w                   # (N) sample weights (with sample weights only)
-    cdef DTYPE_t* best_v                  # (N) the best cut's feature values so far (its
-                                          # buffer swapped with the gather's)
+    cdef DTYPE_t* best_v                  # (N) the best cut's feature values (one of the
+                                          # buffers below, or best_home)
+    cdef DTYPE_t* best_home               # (N) a gather's second buffer, beside tmp_v
+    # the features a node's draw looks at first, predicted and gathered in one pass
+    # over its rows (``_gather_predicted``; row mode with few features drawn)
+    cdef Py_ssize_t spec_k                # how many (0: no prediction)
+    cdef Py_ssize_t spec_stride
+    cdef DTYPE_t* spec_buf                # (spec_k, N) their values
     # row mode (``_row_cuts``: node_targets and no categorical feature): X's rows,
     # each feature's least, greatest and NaN count in the node, the drawn cuts
     # (feature, threshold, NaN side) and their left sides' sums, d of each
@@ -232,11 +238,17 @@ cdef class Splitter:
                             SplitRecord* best, double* child_stats) noexcept nogil
     cdef bint _sample_split(self, Node* node, const double* stats, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil
-    cdef bint _gather(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end, DTYPE_t* lo,
-                      DTYPE_t* hi, Py_ssize_t* n_missing) noexcept nogil
-    cdef void _sample_cut(self, Py_ssize_t f, const Node* node, DTYPE_t lo, DTYPE_t hi,
-                          Py_ssize_t n_missing, const double* stats, double weight_root,
-                          SplitRecord* best, double* child_stats) noexcept nogil
+    cdef bint _gather(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end, DTYPE_t* buf,
+                      DTYPE_t* lo, DTYPE_t* hi, Py_ssize_t* n_missing) noexcept nogil
+    cdef bint _gathered_constant(self, Py_ssize_t f, DTYPE_t lo, DTYPE_t hi,
+                                 Py_ssize_t n_missing, Py_ssize_t n) noexcept nogil
+    cdef Py_ssize_t _gather_predicted(self, const Node* node, Py_ssize_t* features,
+                                      DTYPE_t* lo, DTYPE_t* hi,
+                                      Py_ssize_t* n_missing) noexcept nogil
+    cdef bint _sample_cut(self, Py_ssize_t f, const Node* node, const DTYPE_t* buf, DTYPE_t lo,
+                          DTYPE_t hi, Py_ssize_t n_missing, const double* stats,
+                          double weight_root, SplitRecord* best,
+                          double* child_stats) noexcept nogil
     cdef void _gather_targets(self, Py_ssize_t start, Py_ssize_t end) noexcept nogil
     cdef bint _offer_cut(self, SplitRecord* cut, const Node* node, Py_ssize_t n_left,
                          DTYPE_t lo, DTYPE_t hi, const double* stats, double weight_root,

@@ -31,7 +31,7 @@ from cython.parallel cimport prange, threadid
 
 from ._common cimport by_output, better, bit_is_set, check_cut, clear_bit, clear_split, compare_score
 from ._common cimport constraints_of, count_bits, CUT_SCORE, CUT_STOP, draw_begin, draw_begin_fit
-from ._common cimport dtree_prefetch, sort_few
+from ._common cimport dtree_prefetch, FeatureDraw, rand_r, sort_few
 from ._common cimport draw_category_cut, draw_end, draw_next, draw_numeric_cut, draw_take
 from ._common cimport float_at_most, float_key, keep_better, keep_random_cut, key_float
 from ._common cimport keep_doubles, lowest_bit, midpoint, partition_ids, partition_segment
@@ -96,6 +96,12 @@ cdef extern from "_row_kernels.h" nogil:
         DTREE_ROWS_WEIGHTED_SUMS
     void row_ranges "dtree_row_ranges"(const DTYPE_t* xrows, const int* ids, Py_ssize_t n,
                                        Py_ssize_t d, DTYPE_t* lo, DTYPE_t* hi, int* nm)
+    enum:
+        DTREE_GATHER_MAX
+    void gather_few "dtree_gather_few"(const DTYPE_t* xrows, const int* ids, Py_ssize_t n,
+                                       Py_ssize_t d, const Py_ssize_t* f, int k, DTYPE_t* out,
+                                       Py_ssize_t stride, DTYPE_t* lo, DTYPE_t* hi,
+                                       Py_ssize_t* nm)
     void row_sums "dtree_row_sums"(int kind, const DTYPE_t* xrows, const int* ids,
                                    Py_ssize_t n, Py_ssize_t d, const double* threshold,
                                    const double* nan_value, const double* ny,
@@ -105,6 +111,7 @@ cdef extern from "_row_kernels.h" nogil:
 
 
 dtree_simd_init()     # (once, before any thread partitions)
+
 
 
 cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
@@ -235,6 +242,10 @@ cdef enum:
     SMALL_OUTPUTS = 4   # squared error scans of at most this many outputs keep sums in locals
     AHEAD = 8           # a feature's gather from the rows: rows fetched this far ahead
     SINGLES_MAX = 64    # the largest node ``splits_to_singles`` looks at
+    SPEC_FEATURES = 256 # the most features whose draw ``_gather_predicted`` predicts
+    SPEC_ROWS = 8192    # ... in a node of at least this many samples (in smaller nodes
+                        # the prediction measured slower than a gather per feature:
+                        # their rows are in the core's cache already)
 
 
 cdef inline void scan_squared_outputs(const DTYPE_t* v, const int* ix, const double* rows,
@@ -969,6 +980,10 @@ cdef class Splitter:
             best_v_view = best_v
             self.best_v = &best_v_view[0]
             owned.append(best_v)
+        self.best_home = self.best_v
+        self.spec_k = 0
+        self.spec_stride = 0
+        self.spec_buf = NULL
         self.tol = <DTYPE_t>settings.value_tolerance   # float32 sums, as scikit-learn's
         self.lower = -INFINITY
         self.upper = INFINITY
@@ -1326,27 +1341,49 @@ cdef class Splitter:
 
     cdef bint _sample_split(self, Node* node, const double* stats, double weight_root,
                             SplitRecord* best, double* child_stats) noexcept nogil:
-        cdef Py_ssize_t j, f, n_missing, n_left, start = node.start, end = node.end
+        cdef Py_ssize_t j, f, n_missing, n_left, start = node.start, end = node.end, b, k = 0
         cdef DTYPE_t lo, hi
         cdef bint constant
         cdef double weights[2]
+        cdef Py_ssize_t spec_f[DTREE_GATHER_MAX]
+        cdef Py_ssize_t spec_missing[DTREE_GATHER_MAX]
+        cdef DTYPE_t spec_lo[DTREE_GATHER_MAX]
+        cdef DTYPE_t spec_hi[DTREE_GATHER_MAX]
+        cdef DTYPE_t* buf
+        cdef DTYPE_t* best_buf = NULL
         clear_split(best, end)
         if self.node_targets:
             self._gather_targets(start, end)
         if self.row_mode and not self.lazy_rows:
             self._row_cuts(node, stats, weight_root, best, child_stats)
         else:
+            if self.spec_k > 0 and end - start >= SPEC_ROWS:
+                k = self._gather_predicted(node, spec_f, spec_lo, spec_hi, spec_missing)
             draw_begin(&self.draw, 0 if self.best_first else node.n_constant)
             j = draw_next(&self.draw)
             while j >= 0:
                 f = self.draw.features[j]
-                constant = self._gather(f, start, end, &lo, &hi, &n_missing)
+                b = 0
+                while b < k and spec_f[b] != f:
+                    b += 1
+                if b < k:
+                    # (predicted right: gathered already)
+                    buf = self.spec_buf + b * self.spec_stride
+                    lo, hi, n_missing = spec_lo[b], spec_hi[b], spec_missing[b]
+                    constant = self._gathered_constant(f, lo, hi, n_missing, end - start)
+                else:
+                    # (into a buffer the best so far is not in)
+                    buf = self.scratch[0].tmp_v if self.scratch[0].tmp_v != best_buf \
+                        else self.best_home
+                    constant = self._gather(f, start, end, buf, &lo, &hi, &n_missing)
                 draw_take(&self.draw, j, constant)
-                if not constant:
-                    self._sample_cut(f, node, lo, hi, n_missing, stats, weight_root, best,
-                                     child_stats)
+                if not constant and self._sample_cut(f, node, buf, lo, hi, n_missing, stats,
+                                                     weight_root, best, child_stats):
+                    best_buf = buf
                 j = draw_next(&self.draw)
             node.n_constant = draw_end(&self.draw)
+            if best_buf != NULL:
+                self.best_v = best_buf
         if best.feature < 0:
             return False
         best.proxy = best.num / best.den
@@ -1362,15 +1399,14 @@ cdef class Splitter:
                         self.n_outputs, weights, node.weight, node.impurity, weight_root)
         return True
 
-    cdef bint _gather(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end, DTYPE_t* lo,
-                      DTYPE_t* hi, Py_ssize_t* n_missing) noexcept nogil:
-        """Feature f's values of the node's samples into the scratch buffer, their
-        least and greatest (NaN aside) and NaN count; returns whether f is constant
-        in the node (``is_constant``'s test). Gathered from X's rows where row mode
-        has them (they are laid out already), else from X's columns."""
+    cdef bint _gather(self, Py_ssize_t f, Py_ssize_t start, Py_ssize_t end, DTYPE_t* buf,
+                      DTYPE_t* lo, DTYPE_t* hi, Py_ssize_t* n_missing) noexcept nogil:
+        """Feature f's values of the node's samples into ``buf``, their least and
+        greatest (NaN aside) and NaN count; returns whether f is constant in the
+        node (``_gathered_constant``). Gathered from X's rows where row mode has
+        them (they are laid out already), else from X's columns."""
         cdef const DTYPE_t* col = self.xt + f * self.n_samples
         cdef Py_ssize_t stride = 1
-        cdef DTYPE_t* buf = self.scratch[0].tmp_v
         cdef DTYPE_t x, z, least = INFINITY, greatest = -INFINITY
         cdef DTYPE_t least2 = INFINITY, greatest2 = -INFINITY
         cdef Py_ssize_t p = start, missing = 0
@@ -1403,20 +1439,59 @@ cdef class Splitter:
         least = least2 if least2 < least else least
         greatest = greatest2 if greatest2 > greatest else greatest
         lo[0], hi[0], n_missing[0] = least, greatest, missing
-        if missing:
-            return missing == end - start
-        if self.n_categories[f] > 0:
-            return greatest == least
-        return greatest <= <DTYPE_t>(least + self.tol)
+        return self._gathered_constant(f, least, greatest, missing, end - start)
 
-    cdef void _sample_cut(self, Py_ssize_t f, const Node* node, DTYPE_t lo, DTYPE_t hi,
-                          Py_ssize_t n_missing, const double* stats, double weight_root,
-                          SplitRecord* best, double* child_stats) noexcept nogil:
-        """Feature f's random cut (its values gathered), drawn as ``_draw_cut`` draws
-        it, its sides summed, kept in ``best`` if admissible and better."""
+    cdef bint _gathered_constant(self, Py_ssize_t f, DTYPE_t lo, DTYPE_t hi,
+                                 Py_ssize_t n_missing, Py_ssize_t n) noexcept nogil:
+        """Whether feature f is constant in a node of n samples from its gathered
+        least and greatest value and NaN count (``is_constant``'s test)."""
+        if n_missing:
+            return n_missing == n
+        if self.n_categories[f] > 0:
+            return hi == lo
+        return hi <= <DTYPE_t>(lo + self.tol)
+
+    cdef Py_ssize_t _gather_predicted(self, const Node* node, Py_ssize_t* features,
+                                      DTYPE_t* lo, DTYPE_t* hi,
+                                      Py_ssize_t* n_missing) noexcept nogil:
+        """The first features the node's draw will look at, as long as none is
+        constant or holds a missing value (the draw made on copies of the
+        generator and the permutation; each such feature's cut takes one
+        number), gathered in one pass over the node's rows into ``spec_buf``
+        (``dtree_gather_few``); returns how many (in ``features``, their least and
+        greatest and NaN counts beside). A feature the draw then takes that is
+        not among them is gathered alone."""
+        cdef FeatureDraw sim = self.draw
+        cdef Py_ssize_t perm[SPEC_FEATURES]
+        cdef Py_ssize_t visit[SPEC_FEATURES]
+        cdef Py_ssize_t j, k = 0
+        memcpy(perm, self.draw.features, self.n_features * sizeof(Py_ssize_t))
+        sim.features = perm
+        sim.visit = visit
+        draw_begin(&sim, 0 if self.best_first else node.n_constant)
+        j = draw_next(&sim)
+        while j >= 0 and k < self.spec_k:
+            features[k] = sim.features[j]
+            k += 1
+            draw_take(&sim, j, False)
+            rand_r(&sim.state)      # (the cut's threshold: ``draw_numeric_cut``)
+            j = draw_next(&sim)
+        if k > 1:
+            gather_few(self.xrows, self.samples + node.start, node.end - node.start,
+                       self.n_features, features, <int>k, self.spec_buf, self.spec_stride,
+                       lo, hi, n_missing)
+            return k
+        return 0        # (one feature: gathered alone, as ever)
+
+    cdef bint _sample_cut(self, Py_ssize_t f, const Node* node, const DTYPE_t* buf, DTYPE_t lo,
+                          DTYPE_t hi, Py_ssize_t n_missing, const double* stats,
+                          double weight_root, SplitRecord* best,
+                          double* child_stats) noexcept nogil:
+        """Feature f's random cut (its values gathered in ``buf``), drawn as
+        ``_draw_cut`` draws it, its sides summed, kept in ``best`` if admissible and
+        better; returns whether it was (``buf`` then holds the best's values)."""
         cdef SplitRecord cut
         cdef Py_ssize_t n = node.end - node.start, q, n_left, S = self.n_stats
-        cdef const DTYPE_t* buf = self.scratch[0].tmp_v
         cdef unsigned int* state = &self.draw.state
         cdef word_t present[CAT_WORDS]
         cdef double weights[2]
@@ -1434,11 +1509,8 @@ cdef class Splitter:
         else:
             draw_numeric_cut(&cut, lo, hi, n_missing > 0, state)
         n_left = self._score_sides(&cut, node, buf, stats, child_stats, weights)
-        if self._offer_cut(&cut, node, n_left, lo, hi, stats, weight_root, best, child_stats,
-                           weights):
-            # (its values kept for the partition's marks: the next feature gathers
-            # into the other buffer)
-            self.scratch[0].tmp_v, self.best_v = self.best_v, self.scratch[0].tmp_v
+        return self._offer_cut(&cut, node, n_left, lo, hi, stats, weight_root, best,
+                               child_stats, weights)
 
     cdef bint _offer_cut(self, SplitRecord* cut, const Node* node, Py_ssize_t n_left,
                          DTYPE_t lo, DTYPE_t hi, const double* stats, double weight_root,
@@ -1594,6 +1666,16 @@ cdef class Splitter:
         rows = np.ascontiguousarray(X, dtype=np.float32)
         rows_view = rows
         self.xrows = &rows_view[0, 0]
+        cdef DTYPE_t[:, ::1] spec_view
+        if self.lazy_rows and d <= SPEC_FEATURES and self.draw.max_features >= 2:
+            # the predicted draw's buffers (``_gather_predicted``): a row read once
+            # for the node's first few features measured faster than once per feature
+            self.spec_k = min(self.draw.max_features, <Py_ssize_t>DTREE_GATHER_MAX)
+            self.spec_stride = self.n_samples + DTREE_PARTITION_SLACK
+            spec = np.empty((self.spec_k, self.spec_stride), dtype=np.float32)
+            spec_view = spec
+            self.spec_buf = &spec_view[0, 0]
+            owned.append(spec)
         lo_hi = np.empty((2, d), dtype=np.float32)
         missing = np.empty(d, dtype=np.intc)
         features = np.empty(d, dtype=np.intp)

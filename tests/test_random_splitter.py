@@ -361,3 +361,30 @@ def test_thresholds_are_the_greatest_float32_at_most_the_draw():
         f = t.astype(np.float32)
     want = np.where(f.astype(np.float64) > t, np.nextafter(f, np.float32(-np.inf)), f)
     np.testing.assert_array_equal(_float_at_most(t).view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("make, theirs", [
+    (dtree.ExtraTreeClassifier, SkExtraClassifier),
+    (dtree.ExtraTreeRegressor, SkExtraRegressor)])
+def test_a_large_nodes_predicted_draw_gives_scikit_learns_tree(make, theirs):
+    """Nodes of thousands of rows gather the features their draw is predicted to
+    take in one pass over the rows (``_gather_predicted``); a constant column and
+    a column with missing values make the prediction go wrong (a constant takes
+    no cut, a missing value's side takes a draw), which must cost time only:
+    the tree is still scikit-learn's, node for node."""
+    rng = np.random.RandomState(3)
+    X = rng.random_sample((20000, 12)).astype(np.float32)
+    X[:, 5] = 0.25                                  # constant everywhere
+    X[rng.random_sample(20000) < 0.1, 8] = np.nan   # missing values
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0.8).astype(int)
+    if make is dtree.ExtraTreeRegressor:
+        y = y + rng.random_sample(20000)
+    params = dict(random_state=7, max_features=3, max_depth=7, min_samples_leaf=3)
+    ours, sk = make(**params).fit(X, y), theirs(**params).fit(X, y)
+    a, b = ours.tree_, sk.tree_
+    assert a.n_node_samples[0] == 20000 and (a.n_node_samples[a.children_left >= 0] >= 8192).sum() >= 3
+    assert a.node_count == b.node_count
+    np.testing.assert_array_equal(a.feature, b.feature)
+    np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
+    split = b.children_left >= 0
+    np.testing.assert_allclose(a.threshold[split], b.threshold[split], rtol=1e-6)
