@@ -66,6 +66,9 @@ cdef extern from "_vector_kernels.h" nogil:
         int kind, const double* cw, const double* cx, const DTYPE_t* v, DTYPE_t tol,
         double weight, double total, double min_wleaf, double tiny, double* score,
         Py_ssize_t lo, Py_ssize_t hi, double* top)
+    void two_class_left "dtree_two_class_left"(const DTYPE_t* x, const int* codes,
+                                               Py_ssize_t n, float t, int missing_right,
+                                               Py_ssize_t* n_left, Py_ssize_t* ones)
     Py_ssize_t kept_rows "dtree_kept_rows"(const DTYPE_t* v, const int* ix, Py_ssize_t n,
                                            const int* renumber, DTYPE_t* out_v, int* out_i)
     void gini_sums "dtree_gini_sums"(const unsigned char* counts, const int* ix,
@@ -1732,11 +1735,8 @@ cdef class Splitter:
         # (``routes_left`` of a numeric cut: 1 - the rule's ``numeric_side``)
         if self.is_classifier and self.sw == NULL and S == 2:
             # two classes, unit weights: whole counts, the second class's as a sum of
-            # its codes (no store to reload; integer sums in any order are exact)
-            for q in range(n):
-                g = 1 - numeric_side(values[q], t, missing_right)
-                n_left += g
-                ones += g & nc[q]
+            # its codes (integer sums in any order are exact: on vector lanes)
+            two_class_left(values, nc, n, <float>t, missing_right, &n_left, &ones)
             left[0] = <double>(n_left - ones)
             left[1] = <double>ones
             wl = <double>n_left

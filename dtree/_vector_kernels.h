@@ -26,6 +26,8 @@
  *
  * 3. A forest tree's rows of the shared sorted columns (``dtree_kept_rows``).
  *
+ * 4. A random cut's left side in a two-class node (``dtree_two_class_left``).
+ *
  * DTREE_SIMD=0 (or 1) in the environment caps the instruction set at none (or
  * AVX2); DTREE_FILTERED_SCANS=0 offers every cut, one by one. Both are read
  * once, at import, and are there to compare kernels.
@@ -517,6 +519,89 @@ static ptrdiff_t dtree_cut_scores_avx512(int kind, const double* cw, const doubl
 }
 
 #endif  /* DTREE_X86_SIMD */
+
+/* 4. A random cut's left side in a node of two classes and unit weights (the
+ * random splitter's ``_score_sides``): of the node's n gathered values x, how
+ * many go left (x <= t, NaN where ``missing_right`` is 0) and how many of those
+ * are of class 1 (codes 0 or 1). Whole counts, the same in any order; t is a
+ * float32 value (a random cut's threshold), so comparing in float32 is the
+ * rule's own comparison. */
+static void dtree_two_class_left_scalar(const float* x, const int* codes, ptrdiff_t n,
+                                        float t, int missing_right, ptrdiff_t* n_left,
+                                        ptrdiff_t* ones)
+{
+    ptrdiff_t q, left = 0, one = 0;
+    for (q = 0; q < n; q++) {
+        int g = 1 - ((x[q] > t) | ((x[q] != x[q]) & missing_right));
+        left += g;
+        one += g & codes[q];
+    }
+    *n_left += left;
+    *ones += one;
+}
+
+#ifdef DTREE_X86_SIMD
+__attribute__((target("avx512f")))
+static ptrdiff_t dtree_two_class_left_avx512(const float* x, const int* codes, ptrdiff_t n,
+                                             float t, int missing_right, ptrdiff_t* n_left,
+                                             ptrdiff_t* ones)
+{
+    __m512 T = _mm512_set1_ps(t);
+    ptrdiff_t q = 0, left = 0, one = 0;
+    for (; q + 16 <= n; q += 16) {
+        __m512 v = _mm512_loadu_ps(x + q);
+        __mmask16 L = _mm512_cmp_ps_mask(v, T, _CMP_LE_OQ);
+        if (!missing_right)
+            L |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        __m512i c = _mm512_loadu_si512(codes + q);
+        left += __builtin_popcount((unsigned)L);
+        one += __builtin_popcount((unsigned)_mm512_mask_test_epi32_mask(L, c, c));
+    }
+    *n_left += left;
+    *ones += one;
+    return q;
+}
+
+__attribute__((target("avx2")))
+static ptrdiff_t dtree_two_class_left_avx2(const float* x, const int* codes, ptrdiff_t n,
+                                           float t, int missing_right, ptrdiff_t* n_left,
+                                           ptrdiff_t* ones)
+{
+    __m256 T = _mm256_set1_ps(t);
+    ptrdiff_t q = 0, left = 0, one = 0;
+    for (; q + 8 <= n; q += 8) {
+        __m256 v = _mm256_loadu_ps(x + q);
+        __m256 l = _mm256_cmp_ps(v, T, _CMP_LE_OQ);
+        if (!missing_right)
+            l = _mm256_or_ps(l, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        int L = _mm256_movemask_ps(l);
+        /* (class 1 lanes: their code's lowest bit moved to the sign) */
+        int C = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32(
+            _mm256_loadu_si256((const __m256i*)(codes + q)), 31)));
+        left += __builtin_popcount((unsigned)L);
+        one += __builtin_popcount((unsigned)(L & C));
+    }
+    *n_left += left;
+    *ones += one;
+    return q;
+}
+#endif
+
+static void dtree_two_class_left(const float* x, const int* codes, ptrdiff_t n, float t,
+                                 int missing_right, ptrdiff_t* n_left, ptrdiff_t* ones)
+{
+    ptrdiff_t q = 0;
+    *n_left = 0;
+    *ones = 0;
+#ifdef DTREE_X86_SIMD
+    int level = dtree_simd_level();
+    if (level == DTREE_SIMD_AVX512)
+        q = dtree_two_class_left_avx512(x, codes, n, t, missing_right, n_left, ones);
+    else if (level == DTREE_SIMD_AVX2)
+        q = dtree_two_class_left_avx2(x, codes, n, t, missing_right, n_left, ones);
+#endif
+    dtree_two_class_left_scalar(x + q, codes + q, n - q, t, missing_right, n_left, ones);
+}
 
 /* Stable partition of [start, end) into left + right on the level in use, the
  * right part moved from scratch behind the left; returns where the right part

@@ -114,6 +114,9 @@ cases = [
     ("extra classes weights", dtree.ExtraTreesClassifier(
         n_estimators=2, max_features=None, bootstrap=True, random_state=0), y3, None),
     ("extra classes", dtree.ExtraTreeClassifier(max_features=None, random_state=0), y3, None),
+    # a drawn feature's cut at a time (``_score_sides``: two classes on vector lanes)
+    ("extra two classes drawn", dtree.ExtraTreesClassifier(n_estimators=2, random_state=0),
+     y, None),
 ]
 # a wide X: the row kernels take 32 features per pass over the rows
 wide = np.hstack([X] * 7)
