@@ -137,8 +137,9 @@ cdef class Splitter:
     cdef int* node_c                      # (N) class codes
     cdef double* node_y                   # (N) regression targets
     cdef double* node_w                   # (N) sample weights (with sample weights only)
-    cdef DTYPE_t* best_v                  # (N) the best cut's feature values (one of the
-                                          # buffers below, or best_home)
+    cdef DTYPE_t* best_v                  # (N) the best cut's feature values: the buffer
+                                          # its gather filled (scratch tmp_v, best_home
+                                          # or a predicted feature's in spec_buf)
     cdef DTYPE_t* best_home               # (N) a gather's second buffer, beside tmp_v
     # the features a node's draw looks at first, predicted and gathered in one pass
     # over its rows (``_gather_predicted``; row mode with few features drawn)

@@ -116,7 +116,6 @@ cdef extern from "_row_kernels.h" nogil:
 dtree_simd_init()     # (once, before any thread partitions)
 
 
-
 cdef inline void record_cut(SplitRecord* best, double num, double den, Py_ssize_t f,
                             bint missing_left, const DTYPE_t* v, Py_ssize_t p,
                             Py_ssize_t end_known) noexcept nogil:
